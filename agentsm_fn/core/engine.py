@@ -1,0 +1,395 @@
+"""The engine: a dumb fold over the transition table. Pure; the shell supplies time and outcomes.
+
+One step: if the state is terminal the run is finished; otherwise call the state's
+handler on the memory, and route its decision: an event goes through the table (no
+row is a typed failure), an effect request parks the snapshot until the shell
+brings the outcome. Every failure keeps the snapshot from before the failing step.
+
+* :func:`step` and :func:`resume` take one step on a snapshot (the public, pure API);
+* :func:`replay` folds a recorded journal with them and no IO at all;
+* :func:`drive` is the same fold as a generator the shell runs: it yields each
+  effect and is sent the outcome. It keeps the run in local variables, so a long
+  run costs the same per step as a short one.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Generator
+from typing import Final, Literal, TypeAlias, TypeVar, cast
+
+import attrs
+from returns.result import Failure, Result, Success
+
+from agentsm_fn.core.effects import Effect, Perform
+from agentsm_fn.core.failures import (
+    BadDecision,
+    HandlerFaulted,
+    HandlerRaised,
+    InvalidTransition,
+    MissingHandler,
+    OutcomeRejected,
+    Reason,
+    ReplayDiverged,
+    RunFailed,
+    SafetyCapExceeded,
+    WrongStatus,
+)
+from agentsm_fn.core.faults import Fault
+from agentsm_fn.core.journal import Journal
+from agentsm_fn.core.machine import Machine
+from agentsm_fn.core.snapshot import Snapshot, Status
+
+__all__ = ["SUSPEND", "Suspend", "begin", "drive", "replay", "resume", "step"]
+
+StateT = TypeVar("StateT", bound=enum.Enum)
+EventT = TypeVar("EventT", bound=enum.Enum)
+MemoryT = TypeVar("MemoryT")
+
+StepResult = Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT]]
+
+
+class Suspend(enum.Enum):
+    """Sent to :func:`drive` instead of an outcome: stop here and return the awaiting snapshot."""
+
+    SUSPEND = "suspend"
+
+
+SUSPEND: Final = Suspend.SUSPEND
+"""The one :class:`Suspend` value."""
+
+_Routed: TypeAlias = (
+    tuple[Literal["move"], EventT, StateT, MemoryT]
+    | tuple[Literal["await"], Effect[object], MemoryT, None]
+    | tuple[Literal["fail"], Reason, None, None]
+)
+
+
+def begin(machine: Machine[StateT, EventT, MemoryT], memory: MemoryT) -> Snapshot[StateT, MemoryT]:
+    """The snapshot of a run that has not taken a step yet.
+
+    Example:
+        >>> import enum
+        >>> from agentsm_fn.core.machine import define_machine
+        >>> from agentsm_fn.core.handlers import emit
+        >>> class S(enum.Enum):
+        ...     A = 1
+        ...     Z = 2
+        >>> class E(enum.Enum):
+        ...     GO = 1
+        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.Z},
+        ...                    table={(S.A, E.GO): S.Z}, handlers={S.A: lambda n: emit(E.GO, n)})
+        >>> begin(m, 0).state, begin(m, 0).status
+        (<S.A: 1>, <Status.READY: 'ready'>)
+    """
+    status = Status.FINISHED if machine.initial in machine.terminals else Status.READY
+    return Snapshot(state=machine.initial, memory=memory, status=status)
+
+
+def _describe(value: object) -> str:
+    return f"{type(value).__name__} {value!r}"[:200]
+
+
+def _classify(
+    machine: Machine[StateT, EventT, MemoryT], state: StateT, decision: object
+) -> _Routed[EventT, StateT, MemoryT]:
+    """Route a handler's decision to a move, an effect request, or a failure reason."""
+    if isinstance(decision, Success):
+        value = decision.unwrap()
+        if type(value) is tuple and len(value) == 2:
+            event, memory = value
+            try:
+                target = machine.table.get((state, event))
+            except TypeError:  # an unhashable "event"
+                return "fail", BadDecision(state, _describe(event)), None, None
+            if target is None:
+                if isinstance(event, enum.Enum):
+                    return "fail", InvalidTransition(state, event), None, None
+                return (
+                    "fail",
+                    BadDecision(state, f"an event that is not an enum: {_describe(event)}"),
+                    None,
+                    None,
+                )
+            # The handler is typed to return (EventT, MemoryT); the row proves the event is ours.
+            return "move", cast(EventT, event), target, cast(MemoryT, memory)
+        if isinstance(value, Perform):
+            if not isinstance(value.effect, Effect):
+                return (
+                    "fail",
+                    BadDecision(state, f"Perform of a non-Effect {_describe(value.effect)}"),
+                    None,
+                    None,
+                )
+            return "await", value.effect, cast(MemoryT, value.memory), None
+        return "fail", BadDecision(state, f"Success({_describe(value)})"), None, None
+    if isinstance(decision, Failure):
+        fault = decision.failure()
+        if isinstance(fault, Fault):
+            return "fail", HandlerFaulted(state, fault), None, None
+        return "fail", BadDecision(state, f"Failure({_describe(fault)})"), None, None
+    return "fail", BadDecision(state, _describe(decision)), None, None
+
+
+def _raised(state: enum.Enum, phase: str, exc: Exception) -> HandlerRaised:
+    return HandlerRaised(state, phase, type(exc).__qualname__, str(exc)[:500])
+
+
+def _narrate(machine: Machine[StateT, EventT, MemoryT], state: StateT, event: EventT, memory: MemoryT) -> str:
+    narrate = machine.narrate
+    if narrate is None:
+        return ""
+    try:
+        return narrate(state, event, memory)
+    except Exception as exc:  # a narrator bug must not lose the run
+        return f"<narrator raised {type(exc).__qualname__}: {exc}>"
+
+
+def _settle(
+    machine: Machine[StateT, EventT, MemoryT],
+    snapshot: Snapshot[StateT, MemoryT],
+    journal: Journal,
+    decision: object,
+    now: float,
+) -> StepResult[StateT, MemoryT]:
+    state = snapshot.state
+    routed = _classify(machine, state, decision)
+    if routed[0] == "move":
+        _, event, target, memory = routed
+        steps = snapshot.steps + 1
+        data = _narrate(machine, state, event, memory)
+        trace = snapshot.trace.record(steps, state.name, event.name, target.name, data, now)
+        status = Status.FINISHED if target in machine.terminals else Status.READY
+        return Success(
+            Snapshot(state=target, memory=memory, status=status, steps=steps, trace=trace, journal=journal)
+        )
+    if routed[0] == "await":
+        _, effect, memory, _ = routed
+        trace = snapshot.trace.record(
+            snapshot.steps + 1, state.name, f"request {type(effect).__name__}", "", effect.summary(), now
+        )
+        return Success(
+            Snapshot(
+                state=state,
+                memory=memory,
+                status=Status.AWAITING,
+                pending=effect,
+                steps=snapshot.steps,
+                trace=trace,
+                journal=journal,
+            )
+        )
+    return Failure(RunFailed(routed[1], attrs.evolve(snapshot, journal=journal)))
+
+
+def step(
+    machine: Machine[StateT, EventT, MemoryT], snapshot: Snapshot[StateT, MemoryT], now: float
+) -> StepResult[StateT, MemoryT]:
+    """Run the handler of a READY snapshot's state once, at clock reading ``now``.
+
+    Returns the next snapshot (READY, AWAITING an effect, or FINISHED) or a
+    :class:`RunFailed` whose snapshot is ``snapshot`` with the tick journaled.
+    Never raises.
+    """
+    if snapshot.status is not Status.READY:
+        return Failure(RunFailed(WrongStatus(snapshot.state, Status.READY, snapshot.status), snapshot))
+    journal = snapshot.journal.tick(now)
+    state, memory = snapshot.state, snapshot.memory
+    reason: Reason | None = None
+    try:
+        cap = machine.cap_for(memory)
+    except Exception as exc:
+        reason = _raised(state, "safety_cap", exc)
+    else:
+        if snapshot.steps >= cap:
+            reason = SafetyCapExceeded(state, snapshot.steps, cap)
+    handler = machine.handlers.get(state)
+    if reason is None and handler is None:
+        reason = MissingHandler(state)
+    if reason is not None or handler is None:
+        return Failure(RunFailed(reason or MissingHandler(state), attrs.evolve(snapshot, journal=journal)))
+    try:
+        decision: object = handler.enter(memory)
+    except Exception as exc:
+        return Failure(RunFailed(_raised(state, "enter", exc), attrs.evolve(snapshot, journal=journal)))
+    return _settle(machine, snapshot, journal, decision, now)
+
+
+def resume(
+    machine: Machine[StateT, EventT, MemoryT],
+    snapshot: Snapshot[StateT, MemoryT],
+    outcome: object,
+    now: float,
+) -> StepResult[StateT, MemoryT]:
+    """Hand the outcome of the pending effect to the handler, at clock reading ``now``.
+
+    The outcome is journaled before the handler sees it, so a failure keeps it.
+    Never raises.
+    """
+    effect = snapshot.pending
+    if snapshot.status is not Status.AWAITING or effect is None:
+        return Failure(RunFailed(WrongStatus(snapshot.state, Status.AWAITING, snapshot.status), snapshot))
+    journal = snapshot.journal.outcome(effect, outcome, now)
+    state = snapshot.state
+    kept = attrs.evolve(snapshot, journal=journal)
+    try:
+        accepted = effect.accepts(outcome)
+    except Exception as exc:
+        return Failure(RunFailed(_raised(state, "accepts", exc), kept))
+    if not accepted:
+        reason = OutcomeRejected(state, effect.summary(), type(outcome).__qualname__)
+        return Failure(RunFailed(reason, kept))
+    handler = machine.handlers.get(state)
+    if handler is None:
+        return Failure(RunFailed(MissingHandler(state), kept))
+    try:
+        decision: object = handler.resume(snapshot.memory, outcome)
+    except Exception as exc:
+        return Failure(RunFailed(_raised(state, "resume", exc), kept))
+    ready = attrs.evolve(snapshot, status=Status.READY, pending=None)
+    return _settle(machine, ready, journal, decision, now)
+
+
+def replay(
+    machine: Machine[StateT, EventT, MemoryT],
+    start: Snapshot[StateT, MemoryT],
+    journal: Journal,
+) -> StepResult[StateT, MemoryT]:
+    """Fold a recorded journal from ``start``: the same final snapshot, with no IO.
+
+    A journal recorded from a failed run replays to the same failure.
+    Entries beyond ``start``'s own journal are replayed; the rest are skipped, so
+    ``replay(m, start, finished.journal)`` works for any run begun at ``start``.
+    """
+    snap = start
+    for index in range(len(start.journal), len(journal)):
+        entry = journal[index]
+        if entry.effect is None:
+            if snap.status is not Status.READY:
+                return Failure(
+                    RunFailed(ReplayDiverged(index, f"a tick, but the run is {snap.status.value}"), snap)
+                )
+            result = step(machine, snap, entry.at)
+        else:
+            if snap.status is not Status.AWAITING or snap.pending != entry.effect:
+                found = "nothing" if snap.pending is None else snap.pending.summary()
+                message = f"journal has an outcome of {entry.effect.summary()}, the run requested {found}"
+                return Failure(RunFailed(ReplayDiverged(index, message), snap))
+            result = resume(machine, snap, entry.outcome, entry.at)
+        if isinstance(result, Failure):
+            return result
+        snap = result.unwrap()
+    return Success(snap)
+
+
+def drive(
+    machine: Machine[StateT, EventT, MemoryT],
+    snapshot: Snapshot[StateT, MemoryT],
+    clock: Callable[[], float],
+) -> Generator[Effect[object], object, StepResult[StateT, MemoryT]]:
+    """Run to a terminal state as a generator: yields effects, is sent their outcomes.
+
+    Send :data:`SUSPEND` instead of an outcome to stop with the AWAITING snapshot.
+    ``clock`` is read once per handler call and once per outcome, exactly as
+    :func:`step` and :func:`resume` are given ``now``, so the journal replays.
+    """
+    if snapshot.status is Status.AWAITING:
+        if snapshot.pending is None:
+            return Failure(RunFailed(WrongStatus(snapshot.state, Status.AWAITING, Status.READY), snapshot))
+        outcome = yield snapshot.pending
+        if outcome is SUSPEND:
+            return Success(snapshot)
+        resumed = resume(machine, snapshot, outcome, clock())
+        if isinstance(resumed, Failure):
+            return resumed
+        snapshot = resumed.unwrap()
+    if snapshot.status is Status.FINISHED:
+        return Success(snapshot)
+
+    # The hot loop: the same logic as step/resume, on locals; snapshots are built on exit.
+    handlers, table, terminals = machine.handlers, machine.table, machine.terminals
+    narrate = machine.narrate
+    state, memory, steps = snapshot.state, snapshot.memory, snapshot.steps
+    rows: list[tuple[int, str, str, str, str, float]] = []
+    ticks: list[tuple[float, Effect[object] | None, object]] = []
+    try:
+        cap = machine.cap_for(memory)
+    except Exception as exc:
+        return Failure(RunFailed(_raised(state, "safety_cap", exc), snapshot))
+
+    def park(status: Status, pending: Effect[object] | None) -> Snapshot[StateT, MemoryT]:
+        return Snapshot(
+            state=state,
+            memory=memory,
+            status=status,
+            pending=pending,
+            steps=steps,
+            trace=snapshot.trace.extend(rows),
+            journal=Journal(snapshot.journal.rows.extend(ticks)),
+        )
+
+    def failed(reason: Reason) -> StepResult[StateT, MemoryT]:
+        return Failure(RunFailed(reason, park(Status.READY, None)))
+
+    while True:
+        if steps >= cap:
+            now = clock()
+            ticks.append((now, None, None))
+            return failed(SafetyCapExceeded(state, steps, cap))
+        handler = handlers.get(state)
+        now = clock()
+        ticks.append((now, None, None))
+        if handler is None:
+            return failed(MissingHandler(state))
+        try:
+            decision: object = handler.enter(memory)
+        except Exception as exc:
+            return failed(_raised(state, "enter", exc))
+        while True:
+            # Fast path: Success((event, memory)) with a row.
+            if type(decision) is Success or isinstance(decision, Success):
+                value = decision.unwrap()
+                if type(value) is tuple and len(value) == 2:
+                    event, new_memory = value
+                    try:
+                        target = table.get((state, event))
+                    except TypeError:
+                        target = None
+                    if target is not None:
+                        steps += 1
+                        data = "" if narrate is None else _narrate(machine, state, event, new_memory)
+                        rows.append((steps, state.name, event.name, target.name, data, now))
+                        state, memory = target, new_memory
+                        break
+            routed = _classify(machine, state, decision)
+            if routed[0] == "fail":
+                return failed(routed[1])
+            if routed[0] == "move":  # only reached for odd-but-valid values (a Success subclass)
+                _, event, target, memory = routed
+                steps += 1
+                rows.append(
+                    (steps, state.name, event.name, target.name, _narrate(machine, state, event, memory), now)
+                )
+                state = target
+                break
+            _, effect, memory, _ = routed
+            rows.append(
+                (steps + 1, state.name, f"request {type(effect).__name__}", "", effect.summary(), now)
+            )
+            outcome = yield effect
+            if outcome is SUSPEND:
+                return Success(park(Status.AWAITING, effect))
+            now = clock()
+            ticks.append((now, effect, outcome))
+            try:
+                accepted = effect.accepts(outcome)
+            except Exception as exc:
+                return failed(_raised(state, "accepts", exc))
+            if not accepted:
+                return failed(OutcomeRejected(state, effect.summary(), type(outcome).__qualname__))
+            try:
+                decision = handler.resume(memory, outcome)
+            except Exception as exc:
+                return failed(_raised(state, "resume", exc))
+        if state in terminals:
+            return Success(park(Status.FINISHED, None))

@@ -1,0 +1,78 @@
+"""Performers: the functions that carry out effects, looked up by effect type.
+
+A performer takes an effect and returns its outcome (or :data:`SUSPEND` to pause
+the run and hand back an awaiting snapshot, as a human approval queue does).
+Lookup follows the effect class's MRO, so one performer can serve a family of
+effects. Async performers are used by ``arun``; sync ones by both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from types import MappingProxyType
+from typing import TypeAlias, TypeVar, cast
+
+import attrs
+
+from agentsm_fn.core.effects import Effect
+
+__all__ = ["AsyncPerformer", "Performer", "Performers"]
+
+EffectT = TypeVar("EffectT", bound=Effect[object])
+
+Performer: TypeAlias = Callable[[Effect[object]], object]
+"""Performs an effect synchronously and returns its outcome (or SUSPEND)."""
+AsyncPerformer: TypeAlias = Callable[[Effect[object]], Awaitable[object]]
+"""Performs an effect asynchronously."""
+
+
+@attrs.frozen
+class Performers:
+    """An immutable registry from effect type to performer.
+
+    Example:
+        >>> import attrs
+        >>> @attrs.frozen
+        ... class Ask(Effect[str]):
+        ...     outcome_types = (str,)
+        >>> p = Performers().on(Ask, lambda effect: "yes")
+        >>> p.find(Ask())(Ask())
+        'yes'
+    """
+
+    sync: Mapping[type, Performer] = attrs.field(factory=lambda: MappingProxyType({}))
+    asynchronous: Mapping[type, AsyncPerformer] = attrs.field(factory=lambda: MappingProxyType({}))
+
+    def on(self, kind: type[EffectT], fn: Callable[[EffectT], object]) -> Performers:
+        """A registry that performs ``kind`` effects with ``fn``."""
+        # fn only ever receives instances of ``kind`` (find() looks up by type).
+        table = {**self.sync, kind: cast(Performer, fn)}
+        return attrs.evolve(self, sync=MappingProxyType(table))
+
+    def on_async(self, kind: type[EffectT], fn: Callable[[EffectT], Awaitable[object]]) -> Performers:
+        """A registry that performs ``kind`` effects with the coroutine function ``fn``."""
+        table = {**self.asynchronous, kind: cast(AsyncPerformer, fn)}
+        return attrs.evolve(self, asynchronous=MappingProxyType(table))
+
+    def merge(self, other: Performers) -> Performers:
+        """A registry with ``other``'s performers added (``other`` wins on conflict)."""
+        return Performers(
+            MappingProxyType({**self.sync, **other.sync}),
+            MappingProxyType({**self.asynchronous, **other.asynchronous}),
+        )
+
+    def find(self, effect: Effect[object]) -> Performer | None:
+        """The sync performer for ``effect``, by MRO; None if there is none."""
+        for klass in type(effect).__mro__:
+            fn = self.sync.get(klass)
+            if fn is not None:
+                return fn
+        return None
+
+    def find_async(self, effect: Effect[object]) -> AsyncPerformer | None:
+        """The async performer for ``effect``, by MRO; None if there is none."""
+        for klass in type(effect).__mro__:
+            fn = self.asynchronous.get(klass)
+            if fn is not None:
+                return fn
+        return None
