@@ -1,0 +1,85 @@
+"""The LLM call as an effect: a request described as data, performed by the shell.
+
+A handler returns ``perform(LlmCall(request), memory)``; the shell sends the
+request through a provider and hands back an :data:`LlmOutcome`.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Protocol, runtime_checkable
+
+import attrs
+
+from agentsm_fn.core.effects import Effect
+from agentsm_fn.llm.json import JsonObject, freeze_object
+from agentsm_fn.llm.messages import Message, ToolSpec
+from agentsm_fn.llm.replies import LlmFailure, LlmOutcome, LlmReply
+
+__all__ = ["AsyncLlmProvider", "LlmCall", "LlmProvider", "LlmRequest"]
+
+
+def _optional_object(value: object) -> JsonObject | None:
+    return None if value is None else freeze_object(value)
+
+
+@attrs.frozen(kw_only=True)
+class LlmRequest:
+    """Everything a provider needs for one call, independent of the wire format.
+
+    ``model`` "" lets the provider use its own default. ``response_schema`` asks
+    for structured output (Ollama ``format``, OpenAI ``response_format``).
+    ``want_confidence`` asks for logprobs where the provider supports them.
+
+    Example:
+        >>> from agentsm_fn.llm.messages import UserMessage
+        >>> LlmRequest(model="", messages=(UserMessage("hi"),)).tools
+        ()
+    """
+
+    model: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    max_tokens: int | None = None
+    temperature: float | None = None
+    response_schema: JsonObject | None = attrs.field(default=None, converter=_optional_object)
+    want_confidence: bool = False
+
+
+@attrs.frozen
+class LlmCall(Effect[LlmOutcome]):
+    """Effect: send ``request`` to the LLM. ``purpose`` labels it ("plan", "reflect", ...).
+
+    Example:
+        >>> from agentsm_fn.llm.messages import UserMessage
+        >>> call = LlmCall(LlmRequest(model="m", messages=(UserMessage("hi"),)), purpose="plan")
+        >>> call.summary(), call.accepts(LlmReply(content="hello"))
+        ("LlmCall plan model='m' messages=1 tools=0", True)
+    """
+
+    outcome_types: ClassVar[tuple[type, ...]] = (LlmReply, LlmFailure)
+
+    request: LlmRequest
+    purpose: str = ""
+
+    def summary(self) -> str:
+        """Model, purpose and sizes; never message text or credentials."""
+        r = self.request
+        return f"LlmCall {self.purpose} model={r.model!r} messages={len(r.messages)} tools={len(r.tools)}"
+
+
+@runtime_checkable
+class LlmProvider(Protocol):
+    """Performs LLM requests synchronously. Must not raise: failures are values."""
+
+    def complete(self, request: LlmRequest) -> LlmOutcome:
+        """Send ``request`` and return the reply or a typed failure."""
+        ...
+
+
+@runtime_checkable
+class AsyncLlmProvider(Protocol):
+    """Performs LLM requests asynchronously. Must not raise: failures are values."""
+
+    async def acomplete(self, request: LlmRequest) -> LlmOutcome:
+        """Send ``request`` and return the reply or a typed failure."""
+        ...
