@@ -51,6 +51,10 @@ class Effect(Generic[OutcomeT_co]):
         """Describe the effect in one line for the trace; never include secrets."""
         return type(self).__name__
 
+    def underlying(self) -> Effect[object]:
+        """The effect the shell should perform: ``self``, or the effect a wrapper carries."""
+        return self
+
 
 @attrs.frozen
 class Perform(Generic[OutcomeT_co, MemoryT_co]):

@@ -243,7 +243,7 @@ def resume(
     if handler is None:
         return Failure(RunFailed(MissingHandler(state), kept))
     try:
-        decision: object = handler.resume(snapshot.memory, outcome)
+        decision: object = handler.resume(snapshot.memory, effect, outcome)
     except Exception as exc:
         return Failure(RunFailed(_raised(state, "resume", exc), kept))
     ready = attrs.evolve(snapshot, status=Status.READY, pending=None)
@@ -388,7 +388,7 @@ def drive(
             if not accepted:
                 return failed(OutcomeRejected(state, effect.summary(), type(outcome).__qualname__))
             try:
-                decision = handler.resume(memory, outcome)
+                decision = handler.resume(memory, effect, outcome)
             except Exception as exc:
                 return failed(_raised(state, "resume", exc))
         if state in terminals:

@@ -110,8 +110,8 @@ class Handler(abc.ABC, Generic[EventT_co, MemoryT]):
         """Run the state on ``memory``."""
 
     @abc.abstractmethod
-    def resume(self, memory: MemoryT, outcome: object) -> Decision[EventT_co, MemoryT]:
-        """Continue after the requested effect was performed with ``outcome``."""
+    def resume(self, memory: MemoryT, effect: Effect[object], outcome: object) -> Decision[EventT_co, MemoryT]:
+        """Continue after the requested ``effect`` was performed with ``outcome``."""
 
     @property
     @abc.abstractmethod
@@ -156,7 +156,7 @@ class Pure(Handler[EventT_co, MemoryT]):
     def enter(self, memory: MemoryT) -> Decision[EventT_co, MemoryT]:
         return self.fn(memory)
 
-    def resume(self, memory: MemoryT, outcome: object) -> Decision[EventT_co, MemoryT]:
+    def resume(self, memory: MemoryT, effect: Effect[object], outcome: object) -> Decision[EventT_co, MemoryT]:
         return Failure(Fault(f"pure handler {_name(self.fn)} cannot receive an outcome"))
 
     @property
@@ -197,7 +197,7 @@ class Effectful(Handler[EventT_co, MemoryT], Generic[EventT_co, MemoryT, Outcome
     def enter(self, memory: MemoryT) -> Decision[EventT_co, MemoryT]:
         return self.request(memory)
 
-    def resume(self, memory: MemoryT, outcome: object) -> Decision[EventT_co, MemoryT]:
+    def resume(self, memory: MemoryT, effect: Effect[object], outcome: object) -> Decision[EventT_co, MemoryT]:
         # The engine has checked ``effect.accepts(outcome)`` for the effect this
         # handler requested, whose outcome type is OutcomeT.
         return self.receive(memory, cast(OutcomeT, outcome))
@@ -258,7 +258,7 @@ def effectful(
         ... class Ask(Effect[str]):
         ...     outcome_types = (str,)
         >>> h = effectful(lambda m: perform(Ask(), m), lambda m, answer: emit(Ev.GOT, answer))
-        >>> h.enter("").unwrap().effect, h.resume("", "yes").unwrap()
+        >>> h.enter("").unwrap().effect, h.resume("", Ask(), "yes").unwrap()
         (Ask(), (<Ev.GOT: 1>, 'yes'))
     """
     return Effectful(

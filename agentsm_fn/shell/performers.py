@@ -62,17 +62,27 @@ class Performers:
         )
 
     def find(self, effect: Effect[object]) -> Performer | None:
-        """The sync performer for ``effect``, by MRO; None if there is none."""
-        for klass in type(effect).__mro__:
+        """The sync performer for ``effect`` (its ``underlying()`` effect), by MRO; None if none."""
+        target = effect.underlying()
+        for klass in type(target).__mro__:
             fn = self.sync.get(klass)
             if fn is not None:
-                return fn
+                return fn if target is effect else _delegating(fn, target)
         return None
 
     def find_async(self, effect: Effect[object]) -> AsyncPerformer | None:
-        """The async performer for ``effect``, by MRO; None if there is none."""
-        for klass in type(effect).__mro__:
+        """The async performer for ``effect`` (its ``underlying()`` effect), by MRO; None if none."""
+        target = effect.underlying()
+        for klass in type(target).__mro__:
             fn = self.asynchronous.get(klass)
             if fn is not None:
-                return fn
+                return fn if target is effect else _delegating_async(fn, target)
         return None
+
+
+def _delegating(fn: Performer, target: Effect[object]) -> Performer:
+    return lambda _wrapper: fn(target)
+
+
+def _delegating_async(fn: AsyncPerformer, target: Effect[object]) -> AsyncPerformer:
+    return lambda _wrapper: fn(target)
