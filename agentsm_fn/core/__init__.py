@@ -4,6 +4,7 @@ Handlers, the frozen transition table, the machine value, the engine's pure fold
 (step, resume, replay, drive), the trace and the journal.
 """
 
+from agentsm_fn.core.compose import Embedded, Nested, choose, embed, lift, then
 from agentsm_fn.core.effects import Effect, Perform
 from agentsm_fn.core.engine import SUSPEND, Suspend, begin, drive, replay, resume, step
 from agentsm_fn.core.failures import (
@@ -45,6 +46,7 @@ __all__ = [
     "Effect",
     "EffectFailed",
     "Effectful",
+    "Embedded",
     "Fault",
     "Handler",
     "HandlerFaulted",
@@ -56,6 +58,7 @@ __all__ = [
     "Machine",
     "MachineDefinitionError",
     "MissingHandler",
+    "Nested",
     "Outcome",
     "OutcomeRejected",
     "Perform",
@@ -73,14 +76,18 @@ __all__ = [
     "TraceEntry",
     "WrongStatus",
     "begin",
+    "choose",
     "define_machine",
     "drive",
     "effectful",
+    "embed",
     "emit",
     "fail",
+    "lift",
     "perform",
     "pure",
     "replay",
     "resume",
     "step",
+    "then",
 ]

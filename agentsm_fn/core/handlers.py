@@ -110,7 +110,9 @@ class Handler(abc.ABC, Generic[EventT_co, MemoryT]):
         """Run the state on ``memory``."""
 
     @abc.abstractmethod
-    def resume(self, memory: MemoryT, effect: Effect[object], outcome: object) -> Decision[EventT_co, MemoryT]:
+    def resume(
+        self, memory: MemoryT, effect: Effect[object], outcome: object
+    ) -> Decision[EventT_co, MemoryT]:
         """Continue after the requested ``effect`` was performed with ``outcome``."""
 
     @property
@@ -156,7 +158,9 @@ class Pure(Handler[EventT_co, MemoryT]):
     def enter(self, memory: MemoryT) -> Decision[EventT_co, MemoryT]:
         return self.fn(memory)
 
-    def resume(self, memory: MemoryT, effect: Effect[object], outcome: object) -> Decision[EventT_co, MemoryT]:
+    def resume(
+        self, memory: MemoryT, effect: Effect[object], outcome: object
+    ) -> Decision[EventT_co, MemoryT]:
         return Failure(Fault(f"pure handler {_name(self.fn)} cannot receive an outcome"))
 
     @property
@@ -197,7 +201,9 @@ class Effectful(Handler[EventT_co, MemoryT], Generic[EventT_co, MemoryT, Outcome
     def enter(self, memory: MemoryT) -> Decision[EventT_co, MemoryT]:
         return self.request(memory)
 
-    def resume(self, memory: MemoryT, effect: Effect[object], outcome: object) -> Decision[EventT_co, MemoryT]:
+    def resume(
+        self, memory: MemoryT, effect: Effect[object], outcome: object
+    ) -> Decision[EventT_co, MemoryT]:
         # The engine has checked ``effect.accepts(outcome)`` for the effect this
         # handler requested, whose outcome type is OutcomeT.
         return self.receive(memory, cast(OutcomeT, outcome))
