@@ -1,0 +1,112 @@
+"""Randomly generated machines and outcome scripts for the engine's law tests."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from typing import ClassVar
+
+import attrs
+from hypothesis import strategies as st
+from returns.result import Result
+
+from agentsm_fn import (
+    Effect,
+    Fault,
+    Handler,
+    Machine,
+    Perform,
+    Performers,
+    Shell,
+    StepClock,
+    define_machine,
+    effectful,
+    emit,
+    perform,
+    pure,
+)
+
+Memory = tuple[int, ...]
+
+
+@attrs.frozen
+class Draw(Effect[int]):
+    """Ask the world for a number."""
+
+    outcome_types: ClassVar[tuple[type, ...]] = (int,)
+    asked_in: str
+
+
+@attrs.frozen
+class RandomMachine:
+    """A generated machine plus the outcome script its run consumes."""
+
+    machine: Machine[enum.Enum, enum.Enum, Memory]
+    script: tuple[int, ...]
+
+    def shell(self) -> Shell:
+        outcomes = iter(self.script)
+        return Shell(Performers().on(Draw, lambda _effect: next(outcomes, 0)), StepClock())
+
+
+def _pure_handler(
+    state: enum.Enum, choices: tuple[enum.Enum, ...]
+) -> Callable[[Memory], Result[tuple[enum.Enum, Memory], Fault]]:
+    def handler(memory: Memory) -> Result[tuple[enum.Enum, Memory], Fault]:
+        pick = choices[(len(memory) + state.value) % len(choices)]
+        return emit(pick, (*memory, state.value))
+
+    return handler
+
+
+def _effectful_handler(state: enum.Enum, choices: tuple[enum.Enum, ...]) -> Handler[enum.Enum, Memory]:
+    def request(memory: Memory) -> Result[tuple[enum.Enum, Memory] | Perform[int, Memory], Fault]:
+        return perform(Draw(state.name), memory)
+
+    def receive(
+        memory: Memory, outcome: int
+    ) -> Result[tuple[enum.Enum, Memory] | Perform[int, Memory], Fault]:
+        if outcome < 0:
+            return perform(Draw(state.name), (*memory, outcome))
+        return emit(choices[outcome % len(choices)], (*memory, outcome))
+
+    return effectful(request, receive)
+
+
+@st.composite
+def random_machines(draw: st.DrawFn, max_states: int = 7, max_events: int = 4) -> RandomMachine:
+    """A valid machine with 2..max_states states; handlers may emit events with no row."""
+    n_states = draw(st.integers(2, max_states))
+    n_events = draw(st.integers(1, max_events))
+    states = enum.Enum("S", [f"S{i}" for i in range(n_states)])  # type: ignore[misc]  # functional Enum API
+    events = enum.Enum("E", [f"E{i}" for i in range(n_events)])  # type: ignore[misc]  # functional Enum API
+    all_states, all_events = list(states), list(events)
+    terminals = frozenset(draw(st.sets(st.sampled_from(all_states), min_size=1, max_size=n_states - 1)))
+    initial = draw(st.sampled_from(all_states))
+    table: dict[tuple[enum.Enum, enum.Enum], enum.Enum] = {}
+    for source in all_states:
+        for event in all_events:
+            if draw(st.integers(0, 3)) > 0:
+                table[(source, event)] = draw(st.sampled_from(all_states))
+    handlers: dict[enum.Enum, Handler[enum.Enum, Memory]] = {}
+    for state in all_states:
+        if state in terminals:
+            continue
+        choices = tuple(draw(st.lists(st.sampled_from(all_events), min_size=1, max_size=3)))
+        if draw(st.booleans()):
+            handlers[state] = _effectful_handler(state, choices)
+        else:
+            handlers[state] = pure(_pure_handler(state, choices))
+    cap = draw(st.integers(1, 40))
+    machine = define_machine(
+        states=states,
+        events=events,
+        initial=initial,
+        terminals=terminals,
+        table=table,
+        handlers=handlers,
+        safety_cap=cap,
+        name="random",
+    )
+    script = tuple(draw(st.lists(st.integers(-2, 50), max_size=30)))
+    return RandomMachine(machine, script)
