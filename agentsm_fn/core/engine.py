@@ -151,7 +151,9 @@ def _settle(
     journal: Journal,
     decision: object,
     now: float,
+    kept: Snapshot[StateT, MemoryT],
 ) -> StepResult[StateT, MemoryT]:
+    """Apply a decision to ``snapshot``; on failure return ``kept`` (the last good snapshot)."""
     state = snapshot.state
     routed = _classify(machine, state, decision)
     if routed[0] == "move":
@@ -179,7 +181,7 @@ def _settle(
                 journal=journal,
             )
         )
-    return Failure(RunFailed(routed[1], attrs.evolve(snapshot, journal=journal)))
+    return Failure(RunFailed(routed[1], kept))
 
 
 def step(
@@ -212,7 +214,7 @@ def step(
         decision: object = handler.enter(memory)
     except Exception as exc:
         return Failure(RunFailed(_raised(state, "enter", exc), attrs.evolve(snapshot, journal=journal)))
-    return _settle(machine, snapshot, journal, decision, now)
+    return _settle(machine, snapshot, journal, decision, now, attrs.evolve(snapshot, journal=journal))
 
 
 def resume(
@@ -247,7 +249,7 @@ def resume(
     except Exception as exc:
         return Failure(RunFailed(_raised(state, "resume", exc), kept))
     ready = attrs.evolve(snapshot, status=Status.READY, pending=None)
-    return _settle(machine, ready, journal, decision, now)
+    return _settle(machine, ready, journal, decision, now, kept)
 
 
 def replay(
@@ -328,10 +330,14 @@ def drive(
             journal=Journal(snapshot.journal.rows.extend(ticks)),
         )
 
+    awaiting: Effect[object] | None = None  # set while handling an outcome: failures keep it pending
+
     def failed(reason: Reason) -> StepResult[StateT, MemoryT]:
-        return Failure(RunFailed(reason, park(Status.READY, None)))
+        status = Status.READY if awaiting is None else Status.AWAITING
+        return Failure(RunFailed(reason, park(status, awaiting)))
 
     while True:
+        awaiting = None
         if steps >= cap:
             now = clock()
             ticks.append((now, None, None))
@@ -381,6 +387,7 @@ def drive(
                 return Success(park(Status.AWAITING, effect))
             now = clock()
             ticks.append((now, effect, outcome))
+            awaiting = effect
             try:
                 accepted = effect.accepts(outcome)
             except Exception as exc:

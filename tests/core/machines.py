@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import attrs
 from hypothesis import strategies as st
-from returns.result import Result
+from returns.result import Failure, Result
 
 from agentsm_fn import (
     Effect,
@@ -53,6 +53,8 @@ def _pure_handler(
     state: enum.Enum, choices: tuple[enum.Enum, ...]
 ) -> Callable[[Memory], Result[tuple[enum.Enum, Memory], Fault]]:
     def handler(memory: Memory) -> Result[tuple[enum.Enum, Memory], Fault]:
+        if len(memory) == 6 and state.value % 4 == 0:
+            raise RuntimeError(f"bug in {state.name}")
         pick = choices[(len(memory) + state.value) % len(choices)]
         return emit(pick, (*memory, state.value))
 
@@ -68,6 +70,10 @@ def _effectful_handler(state: enum.Enum, choices: tuple[enum.Enum, ...]) -> Hand
     ) -> Result[tuple[enum.Enum, Memory] | Perform[int, Memory], Fault]:
         if outcome < 0:
             return perform(Draw(state.name), (*memory, outcome))
+        if outcome == 13:
+            raise ValueError("unlucky outcome")
+        if outcome == 49:
+            return Failure(Fault(f"{state.name} cannot use 49"))
         return emit(choices[outcome % len(choices)], (*memory, outcome))
 
     return effectful(request, receive)
