@@ -132,7 +132,7 @@ def test_handler_fault_is_reported_with_its_message() -> None:
     ],
 )
 def test_bad_decisions_are_failure_values(decision: object) -> None:
-    machine = sample_machine().extend(handlers={S.IDLE: lambda _m: decision})  # type: ignore[dict-item]  # deliberately ill-typed
+    machine = sample_machine().extend(handlers={S.IDLE: lambda _m: decision})  # type: ignore[dict-item, return-value]  # deliberately ill-typed
     result = failed(run(machine, Mem(), shell()))
     assert isinstance(result.reason, BadDecision)
     assert result.reason.state is S.IDLE
