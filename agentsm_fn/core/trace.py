@@ -116,10 +116,9 @@ class Trace:
     def render(self, width: int = 100) -> str:
         """A readable table for a terminal: step, time, state, event, target, data."""
         header = f"{'step':>5}  {'time (UTC)':<12}  {'state':<16} {'event':<24} {'-> target':<16} data"
-        lines = [header, "-" * min(width, len(header) + 20)]
+        lines = [header, "-" * width]
         for e in self:
             clock = e.at.strftime("%H:%M:%S.%f")[:12]
             target = f"-> {e.target}" if e.target else ""
-            line = f"{e.step:>5}  {clock:<12}  {e.state:<16} {e.event:<24} {target:<16} {e.data}"
-            lines.append(line if len(line) <= width else line[: width - 1] + "…")
-        return "\n".join(lines)
+            lines.append(f"{e.step:>5}  {clock:<12}  {e.state:<16} {e.event:<24} {target:<16} {e.data}")
+        return "\n".join(line if len(line) <= width else line[: width - 1] + "…" for line in lines)
