@@ -1,0 +1,72 @@
+"""The ReAct agent of agentsm-rs: pure handlers over frozen memory, as a core machine.
+
+``REACT_MACHINE`` is the machine (table, handlers, narrator, safety cap);
+:class:`AgentBuilder` assembles an agent around it. See docs/react-agent.md.
+"""
+
+from agentsm_fn.agents.react.config import AgentConfig, TokenBudget, select_model
+from agentsm_fn.agents.react.effects import AskHuman, RunTool, RunToolBatch
+from agentsm_fn.agents.react.errors import (
+    AgentError,
+    AgentFailed,
+    BuildError,
+    InvalidTransition,
+    LlmError,
+    MemoryError,
+    NoHandlerForState,
+    SafetyCapExceeded,
+    ToolError,
+)
+from agentsm_fn.agents.react.machine import CYCLE_LENGTH, DEFAULT_HANDLERS, REACT_MACHINE, narrate, safety_cap
+from agentsm_fn.agents.react.memory import SUMMARY_TOOL, AgentMemory, HistoryEntry, HumanApprovalRequest
+from agentsm_fn.agents.react.outcomes import (
+    ApprovalDecision,
+    Approved,
+    Modified,
+    Rejected,
+    ToolBatchResult,
+    ToolResult,
+)
+from agentsm_fn.agents.react.prompt import COMPRESSION_PROMPT, build_messages, compression_prompt
+from agentsm_fn.agents.react.states import Event, State
+from agentsm_fn.agents.react.table import TRANSITIONS, is_valid_transition
+
+__all__ = [
+    "AgentConfig",
+    "AgentError",
+    "AgentFailed",
+    "AgentMemory",
+    "ApprovalDecision",
+    "Approved",
+    "AskHuman",
+    "BuildError",
+    "COMPRESSION_PROMPT",
+    "CYCLE_LENGTH",
+    "DEFAULT_HANDLERS",
+    "Event",
+    "HistoryEntry",
+    "HumanApprovalRequest",
+    "InvalidTransition",
+    "LlmError",
+    "MemoryError",
+    "Modified",
+    "NoHandlerForState",
+    "REACT_MACHINE",
+    "Rejected",
+    "RunTool",
+    "RunToolBatch",
+    "SUMMARY_TOOL",
+    "SafetyCapExceeded",
+    "State",
+    "TRANSITIONS",
+    "TokenBudget",
+    "ToolBatchResult",
+    "ToolError",
+    "ToolResult",
+    "build_messages",
+    "compression_prompt",
+    "is_valid_transition",
+    "narrate",
+    "safety_cap",
+    "select_model",
+]

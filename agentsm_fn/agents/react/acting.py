@@ -1,0 +1,138 @@
+"""Acting and ParallelActing: run the chosen tool call(s); failures become observations.
+
+Acting (000 section 4.9): no ``current_tool_call`` is a bug in memory (set ``error``,
+emit ``FatalError``); an unknown tool or invalid arguments fail before running
+(``ToolFailure``, never a crash); otherwise request :class:`RunTool` and record
+``SUCCESS: {output}`` or ``ERROR: {type}: {msg}`` as ``last_observation``.
+
+ParallelActing (001): prechecks every pending call, runs the rest as one
+:class:`RunToolBatch`, and stores one result per call in ``parallel_results``, in
+call order whatever order they finished in. ``ToolSuccess`` if all succeeded.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeAlias
+
+import attrs
+from returns.result import Result
+
+from agentsm_fn.agents.react.effects import RunTool, RunToolBatch
+from agentsm_fn.agents.react.memory import AgentMemory
+from agentsm_fn.agents.react.outcomes import ToolBatchResult, ToolResult
+from agentsm_fn.agents.react.policy import precheck
+from agentsm_fn.agents.react.states import Event
+from agentsm_fn.core.effects import Perform
+from agentsm_fn.core.faults import Fault
+from agentsm_fn.core.handlers import emit, perform
+from agentsm_fn.llm.messages import ToolCall
+
+__all__ = ["act", "act_in_parallel", "receive_act", "receive_parallel"]
+
+Acted: TypeAlias = Literal[Event.ToolSuccess, Event.ToolFailure]
+
+
+def _run(memory: AgentMemory, call: ToolCall) -> RunTool:
+    definition = memory.tool(call.name)
+    return RunTool(call, timeout=None if definition is None else definition.timeout)
+
+
+def _observe(memory: AgentMemory, result: ToolResult) -> Result[tuple[Acted, AgentMemory], Fault]:
+    observed = attrs.evolve(memory, last_observation=result.observation)
+    return emit(Event.ToolSuccess if result.ok else Event.ToolFailure, observed)
+
+
+def act(
+    memory: AgentMemory,
+) -> Result[
+    tuple[Literal[Event.FatalError, Event.ToolFailure], AgentMemory] | Perform[ToolResult, AgentMemory], Fault
+]:
+    """Validate the current tool call, then request running it.
+
+    Example:
+        >>> event, m = act(AgentMemory.new("t")).unwrap()
+        >>> event.name, m.error
+        ('FatalError', 'Acting entered without a current_tool_call')
+    """
+    call = memory.current_tool_call
+    if call is None:
+        return emit(
+            Event.FatalError, attrs.evolve(memory, error="Acting entered without a current_tool_call")
+        )
+    failed = precheck(memory, call)
+    if failed is not None:
+        return emit(Event.ToolFailure, attrs.evolve(memory, last_observation=failed.observation))
+    return perform(_run(memory, call), memory)
+
+
+def receive_act(
+    memory: AgentMemory, outcome: ToolResult
+) -> Result[tuple[Acted, AgentMemory] | Perform[ToolResult, AgentMemory], Fault]:
+    """Record the tool's result as ``last_observation``.
+
+    Example:
+        >>> r = ToolResult(call_id="c", name="t", ok=True, output="4")
+        >>> event, m = receive_act(AgentMemory.new("t"), r).unwrap()
+        >>> event.name, m.last_observation
+        ('ToolSuccess', 'SUCCESS: 4')
+    """
+    return _observe(memory, outcome)
+
+
+def _prechecked(memory: AgentMemory) -> tuple[ToolResult | None, ...]:
+    return tuple(precheck(memory, call) for call in memory.pending_tool_calls)
+
+
+def _merge(memory: AgentMemory, ran: tuple[ToolResult, ...]) -> Result[tuple[Acted, AgentMemory], Fault]:
+    """Fill the precheck gaps with the batch's results, keeping call order."""
+    pending = iter(ran)
+    results = tuple(
+        checked if checked is not None else next(pending, _missing(call))
+        for call, checked in zip(memory.pending_tool_calls, _prechecked(memory), strict=True)
+    )
+    event: Acted = Event.ToolSuccess if all(r.ok for r in results) else Event.ToolFailure
+    return emit(event, attrs.evolve(memory, parallel_results=results))
+
+
+def _missing(call: ToolCall) -> ToolResult:
+    return ToolResult.failure(call.id, call.name, "MissingResult", "the tool runner returned no result")
+
+
+def act_in_parallel(
+    memory: AgentMemory,
+) -> Result[
+    tuple[Literal[Event.FatalError, Event.ToolSuccess, Event.ToolFailure], AgentMemory]
+    | Perform[ToolBatchResult, AgentMemory],
+    Fault,
+]:
+    """Request the batch of every pending call that passes its precheck.
+
+    Example:
+        >>> event, m = act_in_parallel(AgentMemory.new("t")).unwrap()
+        >>> event.name
+        'FatalError'
+    """
+    if not memory.pending_tool_calls:
+        message = "ParallelActing entered without pending_tool_calls"
+        return emit(Event.FatalError, attrs.evolve(memory, error=message))
+    runnable = tuple(
+        _run(memory, call)
+        for call, checked in zip(memory.pending_tool_calls, _prechecked(memory), strict=True)
+        if checked is None
+    )
+    if not runnable:
+        return _merge(memory, ())
+    return perform(RunToolBatch(runnable), memory)
+
+
+def receive_parallel(
+    memory: AgentMemory, outcome: ToolBatchResult
+) -> Result[tuple[Acted, AgentMemory] | Perform[ToolBatchResult, AgentMemory], Fault]:
+    """Merge the batch's results with the precheck failures, in call order.
+
+    Example:
+        >>> m = AgentMemory.new("t")
+        >>> receive_parallel(m, ToolBatchResult(())).unwrap()[0].name
+        'ToolSuccess'
+    """
+    return _merge(memory, outcome.results)

@@ -1,0 +1,236 @@
+"""Why an agent run (or build) gave no answer: typed failure values, the seed's ``AgentError``.
+
+::
+
+    AgentError
+    ├── AgentFailed          the run reached the Error state (memory.error says why)
+    ├── InvalidTransition    a handler emitted an event with no row for its state
+    ├── NoHandlerForState    a non-terminal state has no handler
+    ├── SafetyCapExceeded    more transitions than the safety cap
+    ├── LlmError             the shell could not perform an LLM call (no provider, it raised)
+    ├── ToolError            the shell could not perform a tool effect (no runner, it raised)
+    ├── MemoryError          a handler found memory corrupt, raised, or the snapshot was misused
+    └── BuildError           the builder is missing something (e.g. no LLM)
+
+Every run failure carries the last good snapshot (memory, trace, journal), so
+nothing is lost. (``MemoryError`` keeps the seed's name; it shadows the builtin
+only where it is imported by name.)
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+import attrs
+
+from agentsm_fn.agents.react.memory import AgentMemory
+from agentsm_fn.agents.react.states import Event, State
+from agentsm_fn.core import failures as core
+from agentsm_fn.core.snapshot import Snapshot
+
+__all__ = [
+    "AgentError",
+    "AgentFailed",
+    "BuildError",
+    "InvalidTransition",
+    "LlmError",
+    "MemoryError",
+    "NoHandlerForState",
+    "SafetyCapExceeded",
+    "ToolError",
+    "from_error_state",
+    "from_run_failure",
+]
+
+AgentSnapshot: TypeAlias = Snapshot[State, AgentMemory]
+
+
+@attrs.frozen
+class AgentFailed:
+    """The agent reached Error; ``message`` is ``memory.error`` (or "Unknown error").
+
+    Example:
+        >>> AgentFailed("Max steps (2) reached").describe()
+        'Agent failed: Max steps (2) reached'
+    """
+
+    message: str
+    snapshot: AgentSnapshot | None = attrs.field(default=None, repr=False)
+
+    def describe(self) -> str:
+        """One line, as the seed's Display."""
+        return f"Agent failed: {self.message}"
+
+
+@attrs.frozen
+class InvalidTransition:
+    """``(from_state, event)`` is not in the transition table.
+
+    Example:
+        >>> InvalidTransition(State.Done, Event.Start).describe()
+        'Invalid transition: Done + Start not in transition table'
+    """
+
+    from_state: State
+    event: Event
+    snapshot: AgentSnapshot | None = attrs.field(default=None, repr=False)
+
+    def describe(self) -> str:
+        """One line, as the seed's Display."""
+        return f"Invalid transition: {self.from_state.name} + {self.event.name} not in transition table"
+
+
+@attrs.frozen
+class NoHandlerForState:
+    """No handler is registered for ``state``.
+
+    Example:
+        >>> NoHandlerForState("Planning").describe()
+        'No handler registered for state: Planning'
+    """
+
+    state: str
+    snapshot: AgentSnapshot | None = attrs.field(default=None, repr=False)
+
+    def describe(self) -> str:
+        """One line, as the seed's Display."""
+        return f"No handler registered for state: {self.state}"
+
+
+@attrs.frozen
+class SafetyCapExceeded:
+    """The run took ``iterations`` transitions, the cap, without finishing.
+
+    Example:
+        >>> SafetyCapExceeded(77).describe()
+        'Safety cap exceeded after 77 iterations'
+    """
+
+    iterations: int
+    snapshot: AgentSnapshot | None = attrs.field(default=None, repr=False)
+
+    def describe(self) -> str:
+        """One line, as the seed's Display."""
+        return f"Safety cap exceeded after {self.iterations} iterations"
+
+
+@attrs.frozen
+class LlmError:
+    """The LLM effect could not be performed.
+
+    Example:
+        >>> LlmError("no provider").describe()
+        'LLM caller error: no provider'
+    """
+
+    message: str
+    snapshot: AgentSnapshot | None = attrs.field(default=None, repr=False)
+
+    def describe(self) -> str:
+        """One line, as the seed's Display."""
+        return f"LLM caller error: {self.message}"
+
+
+@attrs.frozen
+class ToolError:
+    """A tool effect could not be performed (tool failures themselves are observations).
+
+    Example:
+        >>> ToolError("runner raised").describe()
+        'Tool execution error: runner raised'
+    """
+
+    message: str
+    snapshot: AgentSnapshot | None = attrs.field(default=None, repr=False)
+
+    def describe(self) -> str:
+        """One line, as the seed's Display."""
+        return f"Tool execution error: {self.message}"
+
+
+@attrs.frozen
+class MemoryError:
+    """Memory is corrupt, a handler raised, or the snapshot was used in the wrong status.
+
+    Example:
+        >>> MemoryError("nothing to observe").describe()
+        'Memory error: nothing to observe'
+    """
+
+    message: str
+    snapshot: AgentSnapshot | None = attrs.field(default=None, repr=False)
+
+    def describe(self) -> str:
+        """One line, as the seed's Display."""
+        return f"Memory error: {self.message}"
+
+
+@attrs.frozen
+class BuildError:
+    """The agent cannot be built; ``message`` lists every problem.
+
+    Example:
+        >>> BuildError("LLM caller is required").describe()
+        'Build error: LLM caller is required'
+    """
+
+    message: str
+
+    def describe(self) -> str:
+        """One line, as the seed's Display."""
+        return f"Build error: {self.message}"
+
+
+AgentError: TypeAlias = (
+    AgentFailed
+    | InvalidTransition
+    | NoHandlerForState
+    | SafetyCapExceeded
+    | LlmError
+    | ToolError
+    | MemoryError
+    | BuildError
+)
+"""Every way an agent run or build can fail."""
+
+
+def _is_llm_effect(effect: str) -> bool:
+    return effect.startswith("LlmCall")
+
+
+def from_run_failure(failure: core.RunFailed[State, AgentMemory]) -> AgentError:
+    """Translate the engine's failure into the seed's error vocabulary (the one place it happens).
+
+    Example:
+        >>> from agentsm_fn.core.snapshot import Snapshot
+        >>> snap = Snapshot(state=State.Idle, memory=AgentMemory.new("t"))
+        >>> from_run_failure(core.RunFailed(core.MissingHandler(State.Idle), snap)).describe()
+        'No handler registered for state: Idle'
+    """
+    reason, snap = failure.reason, failure.snapshot
+    match reason:
+        case core.InvalidTransition(state=state, event=event) if isinstance(state, State) and isinstance(
+            event, Event
+        ):
+            return InvalidTransition(state, event, snap)
+        case core.MissingHandler(state=state):
+            return NoHandlerForState(state.name, snap)
+        case core.SafetyCapExceeded(steps=steps):
+            return SafetyCapExceeded(steps, snap)
+        case core.EffectFailed(effect=effect) | core.OutcomeRejected(effect=effect):
+            if _is_llm_effect(effect):
+                return LlmError(reason.describe(), snap)
+            return ToolError(reason.describe(), snap)
+        case _:
+            return MemoryError(reason.describe(), snap)
+
+
+def from_error_state(snapshot: AgentSnapshot) -> AgentFailed:
+    """The failure of a run that reached Error.
+
+    Example:
+        >>> from agentsm_fn.core.snapshot import Snapshot
+        >>> from_error_state(Snapshot(state=State.Error, memory=AgentMemory.new("t"))).message
+        'Unknown error'
+    """
+    return AgentFailed(snapshot.memory.error or "Unknown error", snapshot)

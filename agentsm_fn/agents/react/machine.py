@@ -1,0 +1,104 @@
+"""``REACT_MACHINE``: the ReAct agent as a core :class:`Machine` (table, handlers, narrator, cap).
+
+Handlers close over nothing: everything they read (config, tool definitions,
+blacklist, budget) is in the frozen :class:`AgentMemory`. Planning is the only
+budgeted state (it consumes ``max_steps``). The safety cap is
+``CYCLE_LENGTH * max_steps + 2``: every cycle passes through Planning, which
+increments ``step`` or leaves, and the longest cycle (Planning -> WaitingForHuman ->
+Acting -> Observing -> Reflecting -> Planning) takes 5 transitions; add Idle's
+Start and the final move to Done or Error. The seed's ``max_steps * 3`` would fire
+before ``MaxSteps`` (with ``max_steps`` 2 the run needs 8 transitions).
+"""
+
+from __future__ import annotations
+
+from agentsm_fn.agents.react.acting import act, act_in_parallel, receive_act, receive_parallel
+from agentsm_fn.agents.react.memory import AgentMemory
+from agentsm_fn.agents.react.observing import idle, observe
+from agentsm_fn.agents.react.planning import plan, receive_plan
+from agentsm_fn.agents.react.reflecting import receive_summary, reflect
+from agentsm_fn.agents.react.states import Event, State
+from agentsm_fn.agents.react.table import TRANSITIONS
+from agentsm_fn.agents.react.waiting import ask_human, receive_decision
+from agentsm_fn.core.handlers import effectful, pure
+from agentsm_fn.core.machine import HandlerLike, Machine, define_machine
+from agentsm_fn.llm.json import dumps
+
+__all__ = ["CYCLE_LENGTH", "DEFAULT_HANDLERS", "REACT_MACHINE", "narrate", "safety_cap"]
+
+CYCLE_LENGTH = 5
+"""Transitions in the longest cycle through Planning."""
+
+
+def safety_cap(memory: AgentMemory) -> int:
+    """The most transitions a run from ``memory`` can take before MaxSteps must fire.
+
+    Example:
+        >>> safety_cap(AgentMemory.new("t"))
+        77
+    """
+    return CYCLE_LENGTH * max(memory.config.max_steps, 0) + 2
+
+
+def _short(text: str | None, limit: int = 100) -> str:
+    if text is None:
+        return ""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def narrate(state: State, event: Event, memory: AgentMemory) -> str:
+    """The data string of a trace entry, from the state left, the event, and the new memory.
+
+    Example:
+        >>> narrate(State.Idle, Event.Start, AgentMemory.new("2+2"))
+        "task='2+2' task_type='default' max_steps=15"
+    """
+    m = memory
+    match state, event:
+        case State.Idle, _:
+            return f"task={m.task!r} task_type={m.task_type!r} max_steps={m.config.max_steps}"
+        case State.Planning, Event.LlmToolCall | Event.HumanApprovalRequired if m.current_tool_call:
+            call = m.current_tool_call
+            return f"step={m.step} tool={call.name} args={_short(dumps(call.arguments), 60)}"
+        case State.Planning, Event.LlmParallelToolCalls:
+            return f"step={m.step} tools=" + ",".join(c.name for c in m.pending_tool_calls)
+        case State.Planning, Event.LlmFinalAnswer:
+            return f"step={m.step} answer={_short(m.final_answer)!r}"
+        case State.Planning, Event.LowConfidence:
+            return f"step={m.step} confidence={m.confidence_score} retry={m.retry_count}"
+        case _, Event.MaxSteps | Event.BudgetExceeded | Event.FatalError:
+            return f"step={m.step} error={_short(m.error)!r}"
+        case State.Acting, _:
+            return f"step={m.step} observation={_short(m.last_observation)!r}"
+        case State.ParallelActing, _:
+            return f"step={m.step} results={len(m.parallel_results)}"
+        case State.Observing | State.Reflecting, _:
+            return f"step={m.step} history={len(m.history)}"
+        case _:
+            return f"step={m.step}"
+
+
+DEFAULT_HANDLERS: dict[State, HandlerLike[Event, AgentMemory]] = {
+    State.Idle: pure(idle),
+    State.Planning: effectful(plan, receive_plan, failure_event=Event.FatalError),
+    State.Acting: effectful(act, receive_act, failure_event=Event.ToolFailure),
+    State.ParallelActing: effectful(act_in_parallel, receive_parallel, failure_event=Event.ToolFailure),
+    State.WaitingForHuman: effectful(ask_human, receive_decision, failure_event=Event.HumanRejected),
+    State.Observing: pure(observe),
+    State.Reflecting: effectful(reflect, receive_summary, failure_event=Event.ReflectDone),
+}
+"""The seed's handlers, one per non-terminal state (Done and Error stop the run on arrival)."""
+
+REACT_MACHINE: Machine[State, Event, AgentMemory] = define_machine(
+    name="react",
+    states=State,
+    events=Event,
+    initial=State.Idle,
+    terminals={State.Done, State.Error},
+    table=TRANSITIONS,
+    handlers=DEFAULT_HANDLERS,
+    budgeted={State.Planning},
+    safety_cap=safety_cap,
+    narrate=narrate,
+)
+"""The ReAct agent machine (read by the verifier and the property kit)."""

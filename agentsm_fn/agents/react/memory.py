@@ -1,0 +1,180 @@
+"""The agent's working memory: one frozen value, replaced (never mutated) by each handler.
+
+Field names are exactly those of the seed's ``AgentMemory`` (001), plus ``tools``:
+the tool definitions (schemas and policy, no functions) that pure handlers need.
+The seed's ``trace`` is not a memory field: the engine records a clock-stamped trace
+in the run's snapshot (handlers cannot read the clock); see docs/react-agent.md.
+
+Ownership (enforced by tests): only Planning changes ``step``; ``current_tool_call``
+is set by Planning and cleared by Observing (WaitingForHuman may replace its
+arguments on HumanModified); ``last_observation`` is set by Acting and cleared by
+Observing; ``history`` grows only in Observing and is compressed only in Reflecting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import attrs
+from pyrsistent import PVector, pvector
+
+from agentsm_fn.agents.react.config import AgentConfig, TokenBudget
+from agentsm_fn.agents.react.outcomes import ApprovalDecision, ToolResult
+from agentsm_fn.llm.messages import ToolCall
+from agentsm_fn.llm.replies import Usage
+from agentsm_fn.tools.spec import ToolDef
+
+__all__ = ["SUMMARY_TOOL", "AgentMemory", "HistoryEntry", "HumanApprovalRequest"]
+
+SUMMARY_TOOL = "[SUMMARY]"
+"""The tool name of the single history entry Reflecting leaves behind."""
+
+
+@attrs.frozen(kw_only=True)
+class HistoryEntry:
+    """A completed tool call: the step it belongs to, the call, its observation.
+
+    Example:
+        >>> e = HistoryEntry(step=1, tool=ToolCall("c1", "search", {"q": "x"}),
+        ...                  observation="SUCCESS: found", success=True)
+        >>> e.tool.name, e.is_summary
+        ('search', False)
+    """
+
+    step: int
+    tool: ToolCall
+    observation: str
+    success: bool
+
+    @property
+    def is_summary(self) -> bool:
+        """True for the compressed summary Reflecting writes."""
+        return self.tool.name == SUMMARY_TOOL
+
+
+@attrs.frozen(kw_only=True)
+class HumanApprovalRequest:
+    """A tool call waiting for a human: which call, at which step, why, and the decision.
+
+    Example:
+        >>> r = HumanApprovalRequest(step=2, tool_call=ToolCall("c1", "delete", {}), reason="policy")
+        >>> r.decision is None
+        True
+    """
+
+    step: int
+    tool_call: ToolCall
+    reason: str
+    decision: ApprovalDecision | None = None
+
+
+def _history(value: Iterable[HistoryEntry]) -> PVector[HistoryEntry]:
+    return value if isinstance(value, PVector) else pvector(value)
+
+
+def _tools(value: Iterable[ToolDef]) -> tuple[ToolDef, ...]:
+    return tuple(value)
+
+
+def _calls(value: Iterable[ToolCall]) -> tuple[ToolCall, ...]:
+    return tuple(value)
+
+
+def _results(value: Iterable[ToolResult]) -> tuple[ToolResult, ...]:
+    return tuple(value)
+
+
+def _names(value: Iterable[str]) -> frozenset[str]:
+    return frozenset(value)
+
+
+def _budget_default(self: AgentMemory) -> TokenBudget | None:
+    return self.config.budget
+
+
+@attrs.frozen(kw_only=True)
+class AgentMemory:
+    """The agent's entire world-state, as a frozen value.
+
+    Example:
+        >>> m = AgentMemory.new("What is 2 + 2?")
+        >>> m.task_type, m.step, m.confidence_score, len(m.history), m.config.max_steps
+        ('default', 0, 1.0, 0, 15)
+    """
+
+    # Task definition
+    task: str
+    task_type: str = "default"
+    system_prompt: str = ""
+    # Execution counters
+    step: int = 0
+    retry_count: int = 0
+    confidence_score: float = 1.0
+    total_usage: Usage = attrs.field(factory=Usage)
+    # Tool call lifecycle
+    current_tool_call: ToolCall | None = None
+    pending_tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=_calls)
+    parallel_results: tuple[ToolResult, ...] = attrs.field(default=(), converter=_results)
+    last_observation: str | None = None
+    pending_approval: HumanApprovalRequest | None = None
+    # Results
+    history: PVector[HistoryEntry] = attrs.field(factory=pvector, converter=_history)
+    final_answer: str | None = None
+    error: str | None = None
+    # Configuration
+    config: AgentConfig = attrs.field(factory=AgentConfig)
+    budget: TokenBudget | None = attrs.field(default=attrs.Factory(_budget_default, takes_self=True))
+    blacklisted_tools: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
+    tools: tuple[ToolDef, ...] = attrs.field(default=(), converter=_tools)
+
+    @classmethod
+    def new(cls, task: str) -> AgentMemory:
+        """A fresh memory for ``task`` with the seed's defaults.
+
+        Example:
+            >>> AgentMemory.new("t").task
+            't'
+        """
+        return cls(task=task)
+
+    def with_task_type(self, task_type: str) -> AgentMemory:
+        """A copy with ``task_type`` set (it selects the model)."""
+        return attrs.evolve(self, task_type=task_type)
+
+    def with_system_prompt(self, prompt: str) -> AgentMemory:
+        """A copy with the system prompt set."""
+        return attrs.evolve(self, system_prompt=prompt)
+
+    def with_config(self, config: AgentConfig) -> AgentMemory:
+        """A copy with ``config`` (and its budget) in force.
+
+        Example:
+            >>> AgentMemory.new("t").with_config(AgentConfig(max_steps=2)).config.max_steps
+            2
+        """
+        return attrs.evolve(self, config=config, budget=config.budget)
+
+    def blacklist_tool(self, name: str) -> AgentMemory:
+        """A copy in which the tool ``name`` may not be used.
+
+        Example:
+            >>> sorted(AgentMemory.new("t").blacklist_tool("rm").blacklisted_tools)
+            ['rm']
+        """
+        return attrs.evolve(self, blacklisted_tools=self.blacklisted_tools | {name})
+
+    def with_tools(self, tools: Iterable[ToolDef]) -> AgentMemory:
+        """A copy that knows these tool definitions."""
+        return attrs.evolve(self, tools=tuple(tools))
+
+    def tool(self, name: str) -> ToolDef | None:
+        """The definition of the tool ``name``, or None if it is unknown.
+
+        Example:
+            >>> AgentMemory.new("t").tool("search") is None
+            True
+        """
+        for definition in self.tools:
+            if definition.name == name:
+                return definition
+        return None

@@ -1,0 +1,116 @@
+"""What the world answers to the agent's tool and approval effects: frozen outcome values.
+
+Tool outcomes::
+
+    ToolResult          one call: ok + output, or error type + message
+    ToolBatchResult     a parallel batch: one ToolResult per call, in call order
+
+Approval decisions (``ApprovalDecision``)::
+
+    Approved            run the call as proposed
+    Rejected(reason)    do not run it; the rejection becomes an observation
+    Modified(arguments) run it with these arguments instead
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TypeAlias
+
+import attrs
+from pyrsistent import pmap
+
+from agentsm_fn.llm.json import JsonObject, freeze_object
+
+__all__ = ["ApprovalDecision", "Approved", "Modified", "Rejected", "ToolBatchResult", "ToolResult"]
+
+
+@attrs.frozen(kw_only=True)
+class ToolResult:
+    """The outcome of one tool call; never an exception.
+
+    Example:
+        >>> ToolResult(call_id="c1", name="calc", ok=True, output="4").observation
+        'SUCCESS: 4'
+        >>> ToolResult(call_id="c1", name="calc", ok=False, output="bad", error_type="ValueError").observation
+        'ERROR: ValueError: bad'
+    """
+
+    call_id: str
+    name: str
+    ok: bool
+    output: str
+    error_type: str = ""
+
+    @property
+    def observation(self) -> str:
+        """``SUCCESS: {output}`` or ``ERROR: {type}: {message}``: what the LLM reads."""
+        return f"SUCCESS: {self.output}" if self.ok else f"ERROR: {self.error_type}: {self.output}"
+
+    @classmethod
+    def failure(cls, call_id: str, name: str, error_type: str, message: str) -> ToolResult:
+        """A failed call.
+
+        Example:
+            >>> ToolResult.failure("c1", "x", "ToolNotFound", "no such tool").ok
+            False
+        """
+        return cls(call_id=call_id, name=name, ok=False, output=message, error_type=error_type)
+
+
+def _results(value: Iterable[ToolResult]) -> tuple[ToolResult, ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class ToolBatchResult:
+    """The outcomes of a parallel batch, one per call, in the order the calls were made.
+
+    Example:
+        >>> len(ToolBatchResult((ToolResult(call_id="a", name="t", ok=True, output=""),)).results)
+        1
+    """
+
+    results: tuple[ToolResult, ...] = attrs.field(converter=_results)
+
+
+@attrs.frozen
+class Approved:
+    """The human approved the call as proposed.
+
+    Example:
+        >>> Approved()
+        Approved()
+    """
+
+
+@attrs.frozen
+class Rejected:
+    """The human rejected the call; ``reason`` is shown to the LLM.
+
+    Example:
+        >>> Rejected("too risky").reason
+        'too risky'
+    """
+
+    reason: str = ""
+
+
+def _arguments(value: object) -> JsonObject:
+    return freeze_object(value)
+
+
+@attrs.frozen
+class Modified:
+    """The human approved the call with different arguments.
+
+    Example:
+        >>> dict(Modified({"path": "/tmp/x"}).arguments)
+        {'path': '/tmp/x'}
+    """
+
+    arguments: JsonObject = attrs.field(factory=pmap, converter=_arguments)
+
+
+ApprovalDecision: TypeAlias = Approved | Rejected | Modified
+"""What a human decides about a tool call."""

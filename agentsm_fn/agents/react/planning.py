@@ -1,0 +1,121 @@
+"""Planning: guard the step and token budgets, ask the LLM, decide the next move.
+
+Rules (000 section 4.8, 001):
+
+* ``step >= max_steps`` before the call: set ``error``, emit ``MaxSteps``;
+* the token budget is spent: set ``error``, emit ``BudgetExceeded``;
+* otherwise increment ``step`` and request an :class:`LlmCall` on the routed model;
+* provider failure: set ``error``, emit ``FatalError``;
+* tool call below ``confidence_threshold`` with retries left: ``retry_count += 1``,
+  emit ``LowConfidence``;
+* a requested tool is blacklisted: emit ``ToolBlacklisted`` (``error`` stays unset);
+* several calls, ``parallel_tools`` on, none needing approval: set
+  ``pending_tool_calls``, emit ``LlmParallelToolCalls`` (otherwise the first call is used);
+* a call that needs approval: set ``current_tool_call`` and ``pending_approval``,
+  emit ``HumanApprovalRequired``; else set ``current_tool_call``, emit ``LlmToolCall``;
+* final answer shorter than ``min_answer_length``: emit ``AnswerTooShort``;
+  else set ``final_answer``, emit ``LlmFinalAnswer``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeAlias
+
+import attrs
+from returns.result import Result
+
+from agentsm_fn.agents.react.memory import AgentMemory, HumanApprovalRequest
+from agentsm_fn.agents.react.policy import approval_reason
+from agentsm_fn.agents.react.prompt import planning_request
+from agentsm_fn.agents.react.states import Event
+from agentsm_fn.core.effects import Perform
+from agentsm_fn.core.faults import Fault
+from agentsm_fn.core.handlers import emit, perform
+from agentsm_fn.llm.call import LlmCall
+from agentsm_fn.llm.replies import LlmFailure, LlmOutcome, LlmReply
+
+__all__ = ["plan", "receive_plan"]
+
+Guarded: TypeAlias = Literal[Event.MaxSteps, Event.BudgetExceeded]
+Decided: TypeAlias = Literal[
+    Event.FatalError,
+    Event.LowConfidence,
+    Event.ToolBlacklisted,
+    Event.LlmParallelToolCalls,
+    Event.HumanApprovalRequired,
+    Event.LlmToolCall,
+    Event.AnswerTooShort,
+    Event.LlmFinalAnswer,
+]
+
+
+def plan(
+    memory: AgentMemory,
+) -> Result[tuple[Guarded, AgentMemory] | Perform[LlmOutcome, AgentMemory], Fault]:
+    """Check the step and token budgets, then request the planning call.
+
+    Example:
+        >>> out = plan(AgentMemory.new("t")).unwrap()
+        >>> out.effect.purpose, out.memory.step
+        ('plan', 1)
+    """
+    if memory.step >= memory.config.max_steps:
+        message = f"Max steps ({memory.config.max_steps}) reached without a final answer"
+        return emit(Event.MaxSteps, attrs.evolve(memory, error=message))
+    if memory.budget is not None:
+        spent = memory.budget.exhausted_by(memory.total_usage)
+        if spent is not None:
+            return emit(Event.BudgetExceeded, attrs.evolve(memory, error=f"Token budget exceeded: {spent}"))
+    stepped = attrs.evolve(memory, step=memory.step + 1)
+    return perform(LlmCall(planning_request(stepped), purpose="plan"), stepped)
+
+
+def receive_plan(
+    memory: AgentMemory, outcome: LlmOutcome
+) -> Result[tuple[Decided, AgentMemory] | Perform[LlmOutcome, AgentMemory], Fault]:
+    """Turn the LLM's reply (or failure) into the next event.
+
+    Example:
+        >>> from agentsm_fn.llm.replies import LlmReply
+        >>> reply = LlmReply(content="The answer is four, clearly.")
+        >>> event, m = receive_plan(AgentMemory.new("t"), reply).unwrap()
+        >>> event.name, m.final_answer
+        ('LlmFinalAnswer', 'The answer is four, clearly.')
+    """
+    if isinstance(outcome, LlmFailure):
+        return emit(Event.FatalError, attrs.evolve(memory, error=f"LLM call failed: {outcome.describe()}"))
+    seen = attrs.evolve(
+        memory, total_usage=memory.total_usage + outcome.usage, confidence_score=outcome.confidence
+    )
+    if outcome.is_tool_call:
+        return _tool_calls(seen, outcome)
+    return _final_answer(seen, outcome.content)
+
+
+def _tool_calls(
+    memory: AgentMemory, reply: LlmReply
+) -> Result[tuple[Decided, AgentMemory] | Perform[LlmOutcome, AgentMemory], Fault]:
+    config = memory.config
+    if reply.confidence < config.confidence_threshold and memory.retry_count < config.max_retries:
+        return emit(Event.LowConfidence, attrs.evolve(memory, retry_count=memory.retry_count + 1))
+    if any(call.name in memory.blacklisted_tools for call in reply.tool_calls):
+        return emit(Event.ToolBlacklisted, memory)
+    calls = reply.tool_calls
+    needs_human = any(approval_reason(memory, call) is not None for call in calls)
+    if len(calls) > 1 and config.parallel_tools and not needs_human:
+        return emit(Event.LlmParallelToolCalls, attrs.evolve(memory, pending_tool_calls=calls))
+    call = calls[0]
+    reason = approval_reason(memory, call)
+    chosen = attrs.evolve(memory, current_tool_call=call)
+    if reason is not None:
+        request = HumanApprovalRequest(step=memory.step, tool_call=call, reason=reason)
+        return emit(Event.HumanApprovalRequired, attrs.evolve(chosen, pending_approval=request))
+    return emit(Event.LlmToolCall, chosen)
+
+
+def _final_answer(
+    memory: AgentMemory, content: str
+) -> Result[tuple[Decided, AgentMemory] | Perform[LlmOutcome, AgentMemory], Fault]:
+    if len(content.strip()) < memory.config.min_answer_length:
+        return emit(Event.AnswerTooShort, memory)
+    return emit(Event.LlmFinalAnswer, attrs.evolve(memory, final_answer=content))

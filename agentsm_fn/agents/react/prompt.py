@@ -1,0 +1,155 @@
+"""Prompt building: the messages and tools of a planning call, and the compression prompt.
+
+History is sent as real tool-call turns: one :class:`AssistantMessage` carrying the
+step's tool calls, then one :class:`ToolResultMessage` per call (the seed sent
+"Called tool ..." text instead). The task comes first, as the user turn that every
+provider's tool protocol expects before any assistant turn; a compressed summary
+is appended to it.
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import groupby
+
+from agentsm_fn.agents.react.config import select_model
+from agentsm_fn.agents.react.memory import AgentMemory, HistoryEntry
+from agentsm_fn.llm.call import LlmRequest
+from agentsm_fn.llm.json import thaw
+from agentsm_fn.llm.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolResultMessage,
+    ToolSpec,
+    UserMessage,
+)
+
+__all__ = [
+    "COMPRESSION_PROMPT",
+    "build_messages",
+    "compression_prompt",
+    "compression_request",
+    "history_json",
+    "planning_request",
+    "tool_specs",
+]
+
+COMPRESSION_PROMPT = (
+    "Summarize the following tool call history into a single concise paragraph\n"
+    "that preserves all key facts, findings, and data needed to continue the task.\n"
+    "Task: {task}\n"
+    "History: {history_json}"
+)
+"""The seed's exact compression prompt (000 section 4.11)."""
+
+
+def _call_id(call: ToolCall, step: int, index: int) -> str:
+    return call.id or f"call_{step}_{index}"
+
+
+def _task_message(memory: AgentMemory) -> UserMessage:
+    summaries = [e.observation for e in memory.history if e.is_summary]
+    if not summaries:
+        return UserMessage(memory.task)
+    joined = "\n".join(summaries)
+    return UserMessage(f"{memory.task}\n\nSummary of the work so far: {joined}")
+
+
+def _turns(entries: list[HistoryEntry]) -> list[Message]:
+    step = entries[0].step
+    calls = tuple(
+        ToolCall(_call_id(e.tool, step, i), e.tool.name, e.tool.arguments) for i, e in enumerate(entries)
+    )
+    turns: list[Message] = [AssistantMessage(tool_calls=calls)]
+    for call, entry in zip(calls, entries, strict=True):
+        turns.append(ToolResultMessage(call.id, call.name, entry.observation, is_error=not entry.success))
+    return turns
+
+
+def build_messages(memory: AgentMemory) -> tuple[Message, ...]:
+    """``[system?, task (+ summary), (assistant tool calls, tool results)...]``.
+
+    Example:
+        >>> m = AgentMemory.new("2 + 2?").with_system_prompt("Be brief.")
+        >>> [type(x).__name__ for x in build_messages(m)]
+        ['SystemMessage', 'UserMessage']
+    """
+    messages: list[Message] = []
+    if memory.system_prompt:
+        messages.append(SystemMessage(memory.system_prompt))
+    messages.append(_task_message(memory))
+    work = [e for e in memory.history if not e.is_summary]
+    for _, group in groupby(work, key=lambda e: e.step):
+        messages.extend(_turns(list(group)))
+    return tuple(messages)
+
+
+def tool_specs(memory: AgentMemory) -> tuple[ToolSpec, ...]:
+    """The tools offered to the model: every known tool except blacklisted ones.
+
+    Example:
+        >>> from agentsm_fn.tools.spec import ToolDef
+        >>> m = AgentMemory.new("t").with_tools([ToolDef(name="a", description=""),
+        ...                                      ToolDef(name="b", description="")]).blacklist_tool("b")
+        >>> [s.name for s in tool_specs(m)]
+        ['a']
+    """
+    return tuple(t.spec for t in memory.tools if t.name not in memory.blacklisted_tools)
+
+
+def planning_request(memory: AgentMemory) -> LlmRequest:
+    """The request Planning sends: routed model, messages, tools.
+
+    Example:
+        >>> planning_request(AgentMemory.new("t")).model
+        ''
+    """
+    return LlmRequest(
+        model=select_model(memory.config, memory.task_type),
+        messages=build_messages(memory),
+        tools=tool_specs(memory),
+    )
+
+
+def history_json(memory: AgentMemory) -> str:
+    """The history as a JSON array of ``{step, tool: {name, args}, observation, success}``.
+
+    Example:
+        >>> history_json(AgentMemory.new("t"))
+        '[]'
+    """
+    entries = [
+        {
+            "step": e.step,
+            "tool": {"name": e.tool.name, "args": thaw(e.tool.arguments)},
+            "observation": e.observation,
+            "success": e.success,
+        }
+        for e in memory.history
+    ]
+    return json.dumps(entries, ensure_ascii=False)
+
+
+def compression_prompt(memory: AgentMemory) -> str:
+    """The seed's compression prompt filled with the task and the history JSON.
+
+    Example:
+        >>> compression_prompt(AgentMemory.new("t")).splitlines()[-2:]
+        ['Task: t', 'History: []']
+    """
+    return COMPRESSION_PROMPT.format(task=memory.task, history_json=history_json(memory))
+
+
+def compression_request(memory: AgentMemory) -> LlmRequest:
+    """The request Reflecting sends: the compression prompt alone, on the routed model.
+
+    Example:
+        >>> len(compression_request(AgentMemory.new("t")).messages)
+        1
+    """
+    return LlmRequest(
+        model=select_model(memory.config, memory.task_type),
+        messages=(UserMessage(compression_prompt(memory)),),
+    )

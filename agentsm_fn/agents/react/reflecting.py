@@ -1,0 +1,77 @@
+"""Reflecting: compress the history with the LLM (000 section 4.11).
+
+Sends the seed's exact compression prompt; on a text reply the whole history
+becomes one ``[SUMMARY]`` entry. If the call fails (or returns tool calls or no text), the
+history is kept as it is. Either way ``retry_count`` is reset to 0 (a fresh retry
+budget) and the state emits ``ReflectDone``. With an empty history there is
+nothing to compress and no call is made.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeAlias
+
+import attrs
+from pyrsistent import pvector
+from returns.result import Result
+
+from agentsm_fn.agents.react.memory import SUMMARY_TOOL, AgentMemory, HistoryEntry
+from agentsm_fn.agents.react.prompt import compression_request
+from agentsm_fn.agents.react.states import Event
+from agentsm_fn.core.effects import Perform
+from agentsm_fn.core.faults import Fault
+from agentsm_fn.core.handlers import emit, perform
+from agentsm_fn.llm.call import LlmCall
+from agentsm_fn.llm.messages import ToolCall
+from agentsm_fn.llm.replies import LlmFailure, LlmOutcome
+
+__all__ = ["receive_summary", "reflect"]
+
+Reflected: TypeAlias = Literal[Event.ReflectDone]
+
+
+def reflect(
+    memory: AgentMemory,
+) -> Result[tuple[Reflected, AgentMemory] | Perform[LlmOutcome, AgentMemory], Fault]:
+    """Request the compression call (or finish at once when the history is empty).
+
+    Example:
+        >>> reflect(AgentMemory.new("t")).unwrap()[0].name
+        'ReflectDone'
+    """
+    if not memory.history:
+        return emit(Event.ReflectDone, attrs.evolve(memory, retry_count=0))
+    return perform(LlmCall(compression_request(memory), purpose="reflect"), memory)
+
+
+def receive_summary(
+    memory: AgentMemory, outcome: LlmOutcome
+) -> Result[tuple[Reflected, AgentMemory] | Perform[LlmOutcome, AgentMemory], Fault]:
+    """Replace the history by the summary, or keep it if the call failed.
+
+    Example:
+        >>> from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind
+        >>> m = attrs.evolve(AgentMemory.new("t"), retry_count=2)
+        >>> failed = LlmFailure(kind=LlmFailureKind.TIMEOUT, message="slow")
+        >>> event, after = receive_summary(m, failed).unwrap()
+        >>> event.name, after.retry_count
+        ('ReflectDone', 0)
+    """
+    if isinstance(outcome, LlmFailure):
+        return emit(Event.ReflectDone, attrs.evolve(memory, retry_count=0))
+    spent = memory.total_usage + outcome.usage
+    if outcome.is_tool_call or not outcome.content.strip():
+        return emit(Event.ReflectDone, attrs.evolve(memory, retry_count=0, total_usage=spent))
+    summary = HistoryEntry(
+        step=memory.step,
+        tool=ToolCall(f"summary_{memory.step}", SUMMARY_TOOL, {}),
+        observation=outcome.content.strip(),
+        success=True,
+    )
+    compressed = attrs.evolve(
+        memory,
+        history=pvector([summary]),
+        retry_count=0,
+        total_usage=spent,
+    )
+    return emit(Event.ReflectDone, compressed)

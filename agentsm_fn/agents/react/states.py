@@ -1,0 +1,81 @@
+"""The ReAct agent's states and events (member names are the seed's, so traces read the same).
+
+States::
+
+    Idle -> Planning -> Acting | ParallelActing | WaitingForHuman -> Observing
+         -> Reflecting -> Planning ... -> Done | Error   (Done and Error are terminal)
+"""
+
+from __future__ import annotations
+
+import enum
+
+__all__ = ["Event", "State"]
+
+
+class State(enum.Enum):
+    """Every state of the ReAct agent.
+
+    Example:
+        >>> State.Planning.name, State.Done.is_terminal
+        ('Planning', True)
+    """
+
+    Idle = "Idle"
+    Planning = "Planning"
+    Acting = "Acting"
+    ParallelActing = "ParallelActing"
+    WaitingForHuman = "WaitingForHuman"
+    Observing = "Observing"
+    Reflecting = "Reflecting"
+    Done = "Done"
+    Error = "Error"
+
+    @property
+    def is_terminal(self) -> bool:
+        """True for Done and Error: the run stops on arrival."""
+        return self in (State.Done, State.Error)
+
+    def as_str(self) -> str:
+        """The state's name, as the seed's ``State::as_str``.
+
+        Example:
+            >>> State.WaitingForHuman.as_str()
+            'WaitingForHuman'
+        """
+        return self.value
+
+
+class Event(enum.Enum):
+    """Every event a ReAct handler can emit.
+
+    Example:
+        >>> Event.LlmToolCall.name
+        'LlmToolCall'
+    """
+
+    # Lifecycle
+    Start = "Start"
+    # Planning outcomes
+    LlmToolCall = "LlmToolCall"
+    LlmParallelToolCalls = "LlmParallelToolCalls"
+    LlmFinalAnswer = "LlmFinalAnswer"
+    MaxSteps = "MaxSteps"
+    BudgetExceeded = "BudgetExceeded"
+    LowConfidence = "LowConfidence"
+    AnswerTooShort = "AnswerTooShort"
+    ToolBlacklisted = "ToolBlacklisted"
+    HumanApprovalRequired = "HumanApprovalRequired"
+    FatalError = "FatalError"
+    # Human in the loop
+    HumanApproved = "HumanApproved"
+    HumanRejected = "HumanRejected"
+    HumanModified = "HumanModified"
+    # Acting outcomes
+    ToolSuccess = "ToolSuccess"
+    ToolFailure = "ToolFailure"
+    # Observing outcomes
+    Continue = "Continue"
+    NeedsReflection = "NeedsReflection"
+    # Reflecting outcome
+    ReflectDone = "ReflectDone"

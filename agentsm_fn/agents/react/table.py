@@ -1,0 +1,83 @@
+"""The transition table: the only place the ReAct agent's control flow lives.
+
+It is 001's table, plus ``BudgetExceeded`` (token budgets) and the ``FatalError``
+rows of the states whose handlers guard corrupt memory. Each row and why it exists:
+
+===================  ======================  ===============  =============================================
+State                Event                   Next             Why
+===================  ======================  ===============  =============================================
+Idle                 Start                   Planning         the run begins
+Planning             LlmToolCall             Acting           one tool call, no approval needed
+Planning             LlmParallelToolCalls    ParallelActing   several calls and ``parallel_tools`` on
+Planning             LlmFinalAnswer          Done             an answer of at least ``min_answer_length``
+Planning             MaxSteps                Error            ``step >= max_steps`` before the call
+Planning             BudgetExceeded          Error            the token budget is spent before the call
+Planning             LowConfidence           Reflecting       confidence below threshold, retries left
+Planning             AnswerTooShort          Planning         retry: the answer is too short
+Planning             ToolBlacklisted         Planning         retry: the model asked for a banned tool
+Planning             HumanApprovalRequired   WaitingForHuman  the call's tool needs approval
+Planning             FatalError              Error            the provider failed
+WaitingForHuman      HumanApproved           Acting           run the call as proposed
+WaitingForHuman      HumanRejected           Observing        the rejection becomes an observation
+WaitingForHuman      HumanModified           Acting           run the call with the human's arguments
+WaitingForHuman      FatalError              Error            no pending approval (corrupt memory)
+Acting               ToolSuccess             Observing        commit the result
+Acting               ToolFailure             Observing        failure is data: commit it too
+Acting               FatalError              Error            no current tool call (000 section 4.9)
+ParallelActing       ToolSuccess             Observing        every call of the batch succeeded
+ParallelActing       ToolFailure             Observing        some call failed: still data
+ParallelActing       FatalError              Error            no pending calls (corrupt memory)
+Observing            Continue                Planning         next cycle
+Observing            NeedsReflection         Reflecting       ``step`` is a multiple of the reflect period
+Reflecting           ReflectDone             Planning         history compressed (or kept on failure)
+===================  ======================  ===============  =============================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from agentsm_fn.agents.react.states import Event, State
+
+__all__ = ["TRANSITIONS", "is_valid_transition"]
+
+TRANSITIONS: Mapping[tuple[State, Event], State] = MappingProxyType(
+    {
+        (State.Idle, Event.Start): State.Planning,
+        (State.Planning, Event.LlmToolCall): State.Acting,
+        (State.Planning, Event.LlmParallelToolCalls): State.ParallelActing,
+        (State.Planning, Event.LlmFinalAnswer): State.Done,
+        (State.Planning, Event.MaxSteps): State.Error,
+        (State.Planning, Event.BudgetExceeded): State.Error,
+        (State.Planning, Event.LowConfidence): State.Reflecting,
+        (State.Planning, Event.AnswerTooShort): State.Planning,
+        (State.Planning, Event.ToolBlacklisted): State.Planning,
+        (State.Planning, Event.HumanApprovalRequired): State.WaitingForHuman,
+        (State.Planning, Event.FatalError): State.Error,
+        (State.WaitingForHuman, Event.HumanApproved): State.Acting,
+        (State.WaitingForHuman, Event.HumanRejected): State.Observing,
+        (State.WaitingForHuman, Event.HumanModified): State.Acting,
+        (State.WaitingForHuman, Event.FatalError): State.Error,
+        (State.Acting, Event.ToolSuccess): State.Observing,
+        (State.Acting, Event.ToolFailure): State.Observing,
+        (State.Acting, Event.FatalError): State.Error,
+        (State.ParallelActing, Event.ToolSuccess): State.Observing,
+        (State.ParallelActing, Event.ToolFailure): State.Observing,
+        (State.ParallelActing, Event.FatalError): State.Error,
+        (State.Observing, Event.Continue): State.Planning,
+        (State.Observing, Event.NeedsReflection): State.Reflecting,
+        (State.Reflecting, Event.ReflectDone): State.Planning,
+    }
+)
+"""Every legal ``(state, event) -> state``; anything else is an InvalidTransition."""
+
+
+def is_valid_transition(state: State, event: Event) -> bool:
+    """Tell whether ``(state, event)`` has a row.
+
+    Example:
+        >>> is_valid_transition(State.Idle, Event.Start), is_valid_transition(State.Done, Event.Start)
+        (True, False)
+    """
+    return (state, event) in TRANSITIONS

@@ -1,0 +1,46 @@
+"""A tool as the agent's memory knows it: name, description, JSON Schema, policy.
+
+A :class:`ToolDef` is pure data (no function), so it can live in frozen memory,
+be serialized with a suspended run, and be read by pure handlers. The function
+that implements the tool lives only in the shell's tool runner.
+"""
+
+from __future__ import annotations
+
+import attrs
+from pyrsistent import pmap
+
+from agentsm_fn.llm.json import JsonObject, freeze_object
+from agentsm_fn.llm.messages import ToolSpec
+
+__all__ = ["ToolDef"]
+
+
+def _schema(value: object) -> JsonObject:
+    return freeze_object(value)
+
+
+@attrs.frozen(kw_only=True)
+class ToolDef:
+    """Name, description, argument schema, and the per-tool policy of one tool.
+
+    ``needs_approval`` routes every call through WaitingForHuman; ``timeout`` is in
+    seconds (None: no limit).
+
+    Example:
+        >>> d = ToolDef(name="search", description="Search the web",
+        ...             parameters={"type": "object"}, timeout=5.0)
+        >>> d.spec.name, d.needs_approval
+        ('search', False)
+    """
+
+    name: str
+    description: str
+    parameters: JsonObject = attrs.field(factory=lambda: pmap({"type": "object"}), converter=_schema)
+    needs_approval: bool = False
+    timeout: float | None = None
+
+    @property
+    def spec(self) -> ToolSpec:
+        """The tool as the model sees it."""
+        return ToolSpec(self.name, self.description, self.parameters)

@@ -1,0 +1,102 @@
+"""The table and the machine: rows, reachability, declared events, cap, narration."""
+
+from __future__ import annotations
+
+import typing
+
+import networkx as nx
+
+from agentsm_fn.agents.react import (
+    REACT_MACHINE,
+    TRANSITIONS,
+    AgentConfig,
+    AgentMemory,
+    Event,
+    State,
+    is_valid_transition,
+    narrate,
+    safety_cap,
+)
+
+
+def _literal_events(annotation: object) -> set[Event]:
+    found: set[Event] = set()
+    for arg in typing.get_args(annotation):
+        if isinstance(arg, Event):
+            found.add(arg)
+        else:
+            found |= _literal_events(arg)
+    return found
+
+
+def test_machine_definition_has_no_problems() -> None:
+    assert REACT_MACHINE.problems() == ()
+    assert REACT_MACHINE.terminals == {State.Done, State.Error}
+    assert REACT_MACHINE.budgeted == {State.Planning}
+    assert REACT_MACHINE.initial is State.Idle
+
+
+def test_table_is_001s_table_plus_budget_and_fatal_guards() -> None:
+    assert len(TRANSITIONS) == 24
+    assert TRANSITIONS[(State.Planning, Event.BudgetExceeded)] is State.Error
+    assert TRANSITIONS[(State.WaitingForHuman, Event.HumanRejected)] is State.Observing
+    assert TRANSITIONS[(State.WaitingForHuman, Event.HumanModified)] is State.Acting
+    assert TRANSITIONS[(State.ParallelActing, Event.ToolFailure)] is State.Observing
+    assert not is_valid_transition(State.Done, Event.Start)
+
+
+def test_every_state_is_reachable_and_every_cycle_passes_planning() -> None:
+    graph: nx.DiGraph[State] = nx.DiGraph([(s, t) for (s, _), t in TRANSITIONS.items()])
+    assert nx.descendants(graph, State.Idle) | {State.Idle} == set(State)
+    without_planning = graph.copy()
+    without_planning.remove_node(State.Planning)
+    assert nx.is_directed_acyclic_graph(without_planning)
+
+
+def test_every_declared_event_has_a_row_and_every_row_is_emitted() -> None:
+    emitted_rows: set[tuple[State, Event]] = set()
+    for state, handler in REACT_MACHINE.handlers.items():
+        events: set[Event] = set()
+        for fn in handler.functions:
+            events |= _literal_events(typing.get_type_hints(fn)["return"])
+        for event in events:
+            assert (state, event) in TRANSITIONS, (state, event)
+        emitted_rows |= {(state, e) for e in events}
+    assert emitted_rows == set(TRANSITIONS)
+
+
+def test_effectful_states_declare_their_failure_events() -> None:
+    failure_events = {s: h.failure_event for s, h in REACT_MACHINE.handlers.items() if h.effectful}
+    assert failure_events == {
+        State.Planning: Event.FatalError,
+        State.Acting: Event.ToolFailure,
+        State.ParallelActing: Event.ToolFailure,
+        State.WaitingForHuman: Event.HumanRejected,
+        State.Reflecting: Event.ReflectDone,
+    }
+
+
+def test_safety_cap_leaves_room_for_max_steps() -> None:
+    memory = AgentMemory.new("t").with_config(AgentConfig(max_steps=2))
+    assert safety_cap(memory) == 12 > 2 * 3
+    assert REACT_MACHINE.cap_for(memory) == 12
+
+
+def test_idle_narration_is_the_seeds_log_line() -> None:
+    memory = AgentMemory.new("find Paris").with_task_type("research")
+    assert narrate(State.Idle, Event.Start, memory) == "task='find Paris' task_type='research' max_steps=15"
+
+
+def test_state_names_match_the_seed() -> None:
+    assert [s.as_str() for s in State] == [
+        "Idle",
+        "Planning",
+        "Acting",
+        "ParallelActing",
+        "WaitingForHuman",
+        "Observing",
+        "Reflecting",
+        "Done",
+        "Error",
+    ]
+    assert [s for s in State if s.is_terminal] == [State.Done, State.Error]
