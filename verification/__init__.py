@@ -1,0 +1,54 @@
+"""verification: prove properties of any agentsm_fn machine's transition graph before it runs.
+
+Read a machine into a graph (:func:`graph_of`), prove every property in one run
+(:func:`verify`), and render the :class:`Report` as text, JSON or SARIF, or the
+machine as a Mermaid, Graphviz or Markdown diagram. ``agentsm-verify`` (and
+``python -m verification``) is the command line and pre-commit hook.
+
+Properties (stable codes): SM001 single initial state, SM002 reachability,
+SM003 absorbing terminals, SM004 no deadlock, SM005 option to complete (dead
+ends and livelocks), SM006 no orphan rows, SM007 no dead rows, SM008 event
+completeness, SM009 termination (every cycle through a budgeted state), SM010
+failure handling, SM011/SM012 declared policies, SM013 readable events.
+
+Only this package imports networkx; ``import agentsm_fn`` never does.
+"""
+
+from verification.bound import StepBound
+from verification.events import EventReading, emittable_events, read_events
+from verification.findings import PROPERTIES, Edge, Location, Property, Violation, Witness, property_for
+from verification.model import MachineGraph, Row, StateInfo, graph_of
+from verification.policies import NeverReachable, PassesThrough, Policy, PolicyError
+from verification.report_text import render_text, summary_line
+from verification.verify import Ignore, Report, Verdict, step_bound, verify, verify_graph
+
+# The property-testing kit (verification.kit) will ask the lead to add its public names here.
+__all__ = [
+    "Edge",
+    "EventReading",
+    "Ignore",
+    "Location",
+    "MachineGraph",
+    "NeverReachable",
+    "PROPERTIES",
+    "PassesThrough",
+    "Policy",
+    "PolicyError",
+    "Property",
+    "Report",
+    "Row",
+    "StateInfo",
+    "StepBound",
+    "Verdict",
+    "Violation",
+    "Witness",
+    "emittable_events",
+    "graph_of",
+    "property_for",
+    "read_events",
+    "render_text",
+    "step_bound",
+    "summary_line",
+    "verify",
+    "verify_graph",
+]

@@ -1,0 +1,89 @@
+"""The step bound: the worst-case number of transitions per budget unit.
+
+When every cycle passes through a budgeted state, the behaviour graph without
+budgeted states is acyclic, so between two visits to budgeted states a run takes
+at most ``per_budget_unit`` transitions, and before the first visit at most
+``before_first_unit``. A run that may spend ``n`` budget units therefore takes at
+most ``before_first_unit + n * per_budget_unit`` transitions.
+"""
+
+from __future__ import annotations
+
+import attrs
+import networkx as nx
+
+from verification.analysis import Analysis
+
+__all__ = ["StepBound", "bound_of"]
+
+
+@attrs.frozen(kw_only=True)
+class StepBound:
+    """Worst-case transitions: before the first budget unit is spent, and per unit after.
+
+    Example:
+        >>> StepBound(per_budget_unit=3, before_first_unit=1).max_transitions(10)
+        31
+    """
+
+    per_budget_unit: int
+    before_first_unit: int
+    budgeted: tuple[str, ...] = ()
+
+    def max_transitions(self, budget_units: int) -> int:
+        """At most this many transitions in a run that spends ``budget_units`` units."""
+        return self.before_first_unit + budget_units * self.per_budget_unit
+
+
+def _longest(
+    flow: dict[str, tuple[tuple[str, str], ...]], free: set[str], budgeted: set[str]
+) -> dict[str, int]:
+    dag: nx.DiGraph[str] = nx.DiGraph()
+    dag.add_nodes_from(free)
+    dag.add_edges_from((n, t) for n in free for _, t in flow.get(n, ()) if t in free)
+    longest: dict[str, int] = {}
+    for node in reversed(list(nx.topological_sort(dag))):
+        longest[node] = max(
+            (1 + (0 if t in budgeted or t not in free else longest[t]) for _, t in flow.get(node, ())),
+            default=0,
+        )
+    return longest
+
+
+def bound_of(analysis: Analysis, budgeted: set[str]) -> StepBound:
+    """The step bound of an analysed machine whose unbudgeted graph is acyclic.
+
+    Example:
+        >>> from verification.analysis import analyse
+        >>> from verification.model import graph_of
+        >>> import enum
+        >>> from agentsm_fn import define_machine, emit, pure
+        >>> class S(enum.Enum):
+        ...     A = 1
+        ...     B = 2
+        >>> class E(enum.Enum):
+        ...     GO = 1
+        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.B},
+        ...     table={(S.A, E.GO): S.B}, handlers={S.A: pure(lambda n: emit(E.GO, n), events={E.GO})})
+        >>> bound_of(analyse(graph_of(m)), set()).before_first_unit
+        1
+    """
+    flow = analysis.flow
+    reachable_budgeted = budgeted & analysis.reachable
+    free = set(analysis.reachable - budgeted)
+    longest = _longest(flow, free, budgeted)
+
+    def after(node: str) -> int:
+        return max(
+            (1 + (0 if t in budgeted or t not in free else longest[t]) for _, t in flow.get(node, ())),
+            default=0,
+        )
+
+    per_unit = max((after(b) for b in reachable_budgeted), default=0)
+    initial = analysis.model.initial
+    before = 0 if initial in budgeted else longest.get(initial, 0)
+    return StepBound(
+        per_budget_unit=per_unit,
+        before_first_unit=before,
+        budgeted=analysis.sorted_states(reachable_budgeted),
+    )
