@@ -1,0 +1,91 @@
+"""The plan-and-execute agent (agent_runtime's ``AgentFSM``) as a machine of pure handlers.
+
+INTAKE -> PLAN -> DECIDE -> EXECUTE <-> OBSERVE -> LOOP_CHECK, ending in FINALIZE or
+HALT. :data:`PLAN_EXECUTE_MACHINE` is the machine; :class:`PlanExecuteMemory` its
+memory; run it with the shell (``agentsm_fn.shell.plan_execute_tools.AgentFSM``
+is the ready-made facade) and read the outcome with :func:`interpret`.
+"""
+
+from agentsm_fn.agents.plan_execute.config import (
+    DECISION_SCHEMA,
+    DEFAULT_DECIDE_PROMPT,
+    DEFAULT_EXECUTOR_PROMPT,
+    DEFAULT_PLAN_PROMPT,
+    DEFAULT_PLAN_SCHEMA,
+    DEFAULT_SUMMARY_PROMPT,
+    ConfigError,
+    DecideMode,
+    DeciderConfig,
+    ExecutorConfig,
+    FinalizerConfig,
+    PlanExecuteConfig,
+    PlannerConfig,
+)
+from agentsm_fn.agents.plan_execute.effects import ReadClock, RunTools, ToolBatch, ToolResult
+from agentsm_fn.agents.plan_execute.graph import TABLE, Event, State
+from agentsm_fn.agents.plan_execute.machine import PLAN_EXECUTE_MACHINE
+from agentsm_fn.agents.plan_execute.memory import DEFAULT_MAX_ITERATIONS, Awaiting, PlanExecuteMemory
+from agentsm_fn.agents.plan_execute.outcome import (
+    AgentError,
+    Completed,
+    EngineFailed,
+    ExecutionError,
+    Fsm,
+    MaxIterationsExceeded,
+    interpret,
+)
+from agentsm_fn.agents.plan_execute.policy import Policy, Violation
+from agentsm_fn.agents.plan_execute.values import (
+    AuditEntry,
+    FinalResult,
+    HaltCause,
+    HaltError,
+    Observation,
+    Plan,
+    PlanDecision,
+    Transition,
+)
+
+__all__ = [
+    "AgentError",
+    "AuditEntry",
+    "Awaiting",
+    "Completed",
+    "ConfigError",
+    "DECISION_SCHEMA",
+    "DEFAULT_DECIDE_PROMPT",
+    "DEFAULT_EXECUTOR_PROMPT",
+    "DEFAULT_MAX_ITERATIONS",
+    "DEFAULT_PLAN_PROMPT",
+    "DEFAULT_PLAN_SCHEMA",
+    "DEFAULT_SUMMARY_PROMPT",
+    "DecideMode",
+    "DeciderConfig",
+    "EngineFailed",
+    "Event",
+    "ExecutionError",
+    "ExecutorConfig",
+    "FinalResult",
+    "FinalizerConfig",
+    "Fsm",
+    "HaltCause",
+    "HaltError",
+    "MaxIterationsExceeded",
+    "Observation",
+    "PLAN_EXECUTE_MACHINE",
+    "Plan",
+    "PlanDecision",
+    "PlanExecuteConfig",
+    "PlanExecuteMemory",
+    "PlannerConfig",
+    "Policy",
+    "ReadClock",
+    "RunTools",
+    "State",
+    "TABLE",
+    "ToolBatch",
+    "ToolResult",
+    "Transition",
+    "Violation",
+    "interpret",
+]

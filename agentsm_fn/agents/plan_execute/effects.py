@@ -1,0 +1,74 @@
+"""The effects of the plan-and-execute agent besides ``LlmCall``: running tools, reading the clock.
+
+Both are requests described as values; the shell performs them
+(``agentsm_fn.shell.plan_execute_tools``) and the journal records the outcomes, so
+replay needs neither the tools nor a clock.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import attrs
+
+from agentsm_fn.core.effects import Effect
+from agentsm_fn.llm.messages import ToolCall
+
+__all__ = ["ReadClock", "RunTools", "ToolBatch", "ToolResult"]
+
+
+@attrs.frozen(kw_only=True)
+class ToolResult:
+    """What running one tool call produced: its text (JSON for structured values) or an error.
+
+    Example:
+        >>> ToolResult(call_id="c1", name="search", content='{"results": 3}').is_error
+        False
+    """
+
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+
+
+@attrs.frozen
+class ToolBatch:
+    """The outcome of :class:`RunTools`: one result per call, in the calls' order.
+
+    Example:
+        >>> ToolBatch((ToolResult(call_id="c1", name="t", content="ok"),)).results[0].content
+        'ok'
+    """
+
+    results: tuple[ToolResult, ...]
+
+
+@attrs.frozen
+class RunTools(Effect[ToolBatch]):
+    """Effect: run these tool calls (in order) and return their results.
+
+    Example:
+        >>> RunTools((ToolCall("c1", "search", {"query": "pdf"}),)).summary()
+        'RunTools search'
+    """
+
+    outcome_types: ClassVar[tuple[type, ...]] = (ToolBatch,)
+
+    calls: tuple[ToolCall, ...]
+
+    def summary(self) -> str:
+        """The tool names; never the arguments (they may hold user data)."""
+        return "RunTools " + ",".join(call.name for call in self.calls)
+
+
+@attrs.frozen
+class ReadClock(Effect[float]):
+    """Effect: the shell's clock reading, in seconds (for the policy's time limit).
+
+    Example:
+        >>> ReadClock().accepts(12.5), ReadClock().accepts("noon")
+        (True, False)
+    """
+
+    outcome_types: ClassVar[tuple[type, ...]] = (float,)

@@ -1,0 +1,103 @@
+"""The frozen memory of a plan-and-execute run: everything the handlers read and write.
+
+Long-growing parts (messages, observations, audit log, FSM history) are
+persistent vectors, so each step appends in O(log n) and a long run never copies
+quadratically. The configuration travels in memory, so every handler is a pure
+function of memory alone and the machine is a constant.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+
+import attrs
+from pyrsistent import PVector, pvector
+
+from agentsm_fn.agents.plan_execute.config import PlanExecuteConfig
+from agentsm_fn.agents.plan_execute.policy import Violation
+from agentsm_fn.agents.plan_execute.values import (
+    AuditEntry,
+    FinalResult,
+    HaltError,
+    Observation,
+    Plan,
+    PlanDecision,
+    Transition,
+)
+from agentsm_fn.llm.messages import Message, ToolCall
+from agentsm_fn.llm.replies import Usage
+
+__all__ = ["DEFAULT_MAX_ITERATIONS", "Awaiting", "PlanExecuteMemory"]
+
+DEFAULT_MAX_ITERATIONS = 20
+"""The seed's ``max_iterations: 20``."""
+
+
+class Awaiting(enum.Enum):
+    """Which effect's outcome the current state waits for (a state may request several kinds).
+
+    Example:
+        >>> Awaiting.SUMMARY.value
+        'summary'
+    """
+
+    NOTHING = "nothing"
+    CLOCK = "clock"
+    PLAN = "plan"
+    DECISION = "decision"
+    CHAT = "chat"
+    TOOLS = "tools"
+    SUMMARY = "summary"
+
+
+def _max_iterations(_instance: object, _attribute: object, value: object) -> None:
+    if type(value) is not int or value < 0:
+        raise ValueError(f"max_iterations must be an int >= 0, got {value!r}")
+
+
+def _tuple_calls(value: Iterable[ToolCall]) -> tuple[ToolCall, ...]:
+    return tuple(value)
+
+
+@attrs.frozen(kw_only=True)
+class PlanExecuteMemory:
+    """The memory of one run. Build it with the input and a config; the handlers fill the rest.
+
+    Example:
+        >>> mem = PlanExecuteMemory(input="  Find the best PDF library  ")
+        >>> mem.max_iterations, mem.iteration, len(mem.messages), mem.goal
+        (20, 0, 0, '  Find the best PDF library  ')
+    """
+
+    input: str
+    config: PlanExecuteConfig = attrs.field(factory=PlanExecuteConfig)
+    max_iterations: int = attrs.field(default=DEFAULT_MAX_ITERATIONS, validator=_max_iterations)
+    started_at: float | None = None
+    """A clock reading at the start (set by INTAKE when the policy has a time limit)."""
+
+    normalized_input: str = ""
+    plan: Plan | None = None
+    decision: PlanDecision | None = None
+    messages: PVector[Message] = attrs.field(factory=pvector)
+    """The chat history of EXECUTE: user input, assistant turns with tool calls, tool results."""
+    pending_tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=_tuple_calls)
+    observations: PVector[Observation] = attrs.field(factory=pvector)
+    iteration: int = 0
+    """EXECUTE visits so far (LLM chat calls of the loop)."""
+    tool_calls_made: int = 0
+    violation: Violation | None = None
+    """A problem OBSERVE found (policy or tool failure); LOOP_CHECK halts on it."""
+    final_result: FinalResult | None = None
+    error: HaltError | None = None
+    audit_log: PVector[AuditEntry] = attrs.field(factory=pvector)
+    history: PVector[Transition] = attrs.field(factory=pvector)
+    usage: Usage = attrs.field(factory=Usage)
+    awaiting: Awaiting = Awaiting.NOTHING
+
+    @property
+    def goal(self) -> str:
+        """The plan's goal once planned, else the normalized input (the raw input before INTAKE)."""
+        if self.plan is not None and self.plan.goal:
+            return self.plan.goal
+        return self.normalized_input or self.input

@@ -1,0 +1,223 @@
+"""What a finished run means to its caller: the final result or a typed error, with the FSM to inspect.
+
+The errors of a plan-and-execute run::
+
+    AgentError
+    ├── ExecutionError          the FSM reached HALT (invalid plan, invalid decision,
+    │                           provider or tool failure, policy violation, timeout)
+    ├── MaxIterationsExceeded   the FSM reached HALT because max_iterations ran out
+    └── EngineFailed            the engine stopped before a terminal state (a missing
+                                performer, a handler bug, a suspended effect, ...)
+
+Every value carries :class:`Fsm`, a read-only view of the last snapshot: the state
+reached, the FSM history (the seed's ``agent.fsm.history``), the audit log, the
+engine trace and the journal (for :func:`agentsm_fn.core.engine.replay`).
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+import attrs
+from returns.result import Failure, Result, Success
+
+from agentsm_fn.agents.plan_execute.graph import State
+from agentsm_fn.agents.plan_execute.memory import PlanExecuteMemory
+from agentsm_fn.agents.plan_execute.values import (
+    AuditEntry,
+    FinalResult,
+    HaltCause,
+    HaltError,
+    Transition,
+)
+from agentsm_fn.core.failures import RunFailed
+from agentsm_fn.core.journal import Journal
+from agentsm_fn.core.snapshot import Snapshot, Status
+from agentsm_fn.core.trace import Trace
+from agentsm_fn.llm.replies import Usage
+
+__all__ = [
+    "AgentError",
+    "Completed",
+    "EngineFailed",
+    "ExecutionError",
+    "Fsm",
+    "MaxIterationsExceeded",
+    "interpret",
+]
+
+PlanSnapshot: TypeAlias = Snapshot[State, PlanExecuteMemory]
+
+
+@attrs.frozen
+class Fsm:
+    """A read-only view of a run's last snapshot (the seed's ``agent.fsm``).
+
+    Example:
+        >>> fsm = Fsm(Snapshot(state=State.HALT, memory=PlanExecuteMemory(input="x"), status=Status.FINISHED))
+        >>> fsm.state_name, fsm.terminal, fsm.history
+        ('HALT', True, ())
+    """
+
+    snapshot: PlanSnapshot
+
+    @property
+    def state(self) -> State:
+        """The state the run is in."""
+        return self.snapshot.state
+
+    @property
+    def state_name(self) -> str:
+        """The state's name, e.g. ``"FINALIZE"``."""
+        return self.snapshot.state.name
+
+    @property
+    def terminal(self) -> bool:
+        """True when the run reached FINALIZE or HALT."""
+        return self.snapshot.status is Status.FINISHED
+
+    @property
+    def memory(self) -> PlanExecuteMemory:
+        """The run's memory."""
+        return self.snapshot.memory
+
+    @property
+    def history(self) -> tuple[Transition, ...]:
+        """Every transition, ``{from, to, reason, iteration}`` (see ``Transition.as_dict``)."""
+        return tuple(self.snapshot.memory.history)
+
+    @property
+    def audit_log(self) -> tuple[AuditEntry, ...]:
+        """The audit log: plan, decision, tool calls, tools run, violations, the end."""
+        return tuple(self.snapshot.memory.audit_log)
+
+    @property
+    def trace(self) -> Trace:
+        """The engine trace (timestamps from the shell's clock)."""
+        return self.snapshot.trace
+
+    @property
+    def journal(self) -> Journal:
+        """Every outcome the run consumed, for replay."""
+        return self.snapshot.journal
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens used by every LLM call of the run."""
+        return self.snapshot.memory.usage
+
+
+@attrs.frozen
+class Completed:
+    """A run that reached FINALIZE.
+
+    Example:
+        >>> mem = PlanExecuteMemory(input="x", final_result=FinalResult(content="hi", iterations=1,
+        ...                         stopped_by="no_tool_calls"))
+        >>> done = Completed(mem.final_result, Fsm(Snapshot(state=State.FINALIZE, memory=mem)))
+        >>> done.result.done, done.fsm.state_name
+        (True, 'FINALIZE')
+    """
+
+    result: FinalResult
+    fsm: Fsm
+
+
+@attrs.frozen
+class ExecutionError:
+    """The FSM halted; ``error`` says why (cause, state, message).
+
+    Example:
+        >>> err = HaltError(cause=HaltCause.INVALID_PLAN, state=State.PLAN, message="not JSON")
+        >>> fsm = Fsm(Snapshot(state=State.HALT, memory=PlanExecuteMemory(input="x")))
+        >>> ExecutionError(err, fsm).describe()
+        'invalid_plan in PLAN: not JSON'
+    """
+
+    error: HaltError
+    fsm: Fsm
+
+    @property
+    def cause(self) -> HaltCause:
+        """Why the run halted."""
+        return self.error.cause
+
+    def describe(self) -> str:
+        """One line for logs and reports."""
+        return self.error.describe()
+
+
+@attrs.frozen
+class MaxIterationsExceeded:
+    """The FSM halted because every one of ``max_iterations`` EXECUTE visits was used.
+
+    Example:
+        >>> mem = PlanExecuteMemory(input="x", max_iterations=3, iteration=3)
+        >>> MaxIterationsExceeded(3, Fsm(Snapshot(state=State.HALT, memory=mem))).describe()
+        'max iterations exceeded: 3 of 3 EXECUTE iterations used'
+    """
+
+    max_iterations: int
+    fsm: Fsm
+
+    def describe(self) -> str:
+        """One line for logs and reports."""
+        used = self.fsm.memory.iteration
+        return f"max iterations exceeded: {used} of {self.max_iterations} EXECUTE iterations used"
+
+
+@attrs.frozen
+class EngineFailed:
+    """The engine stopped before a terminal state; ``message`` says why, ``fsm`` keeps the last snapshot.
+
+    Example:
+        >>> EngineFailed("no performer", Fsm(Snapshot(state=State.PLAN, memory=PlanExecuteMemory(input="x"))))
+        EngineFailed(message='no performer', fsm=...)
+    """
+
+    message: str
+    fsm: Fsm = attrs.field(repr=lambda _: "...")
+
+    def describe(self) -> str:
+        """One line for logs and reports."""
+        return f"the run stopped in {self.fsm.state_name}: {self.message}"
+
+
+AgentError: TypeAlias = ExecutionError | MaxIterationsExceeded | EngineFailed
+"""Every way a plan-and-execute run can fail."""
+
+
+def _from_snapshot(snapshot: PlanSnapshot) -> Result[Completed, AgentError]:
+    fsm = Fsm(snapshot)
+    mem = snapshot.memory
+    if snapshot.status is Status.AWAITING:
+        pending = snapshot.pending.summary() if snapshot.pending is not None else "an effect"
+        return Failure(EngineFailed(f"suspended while awaiting {pending}", fsm))
+    if snapshot.state is State.FINALIZE and mem.final_result is not None:
+        return Success(Completed(mem.final_result, fsm))
+    if snapshot.state is State.HALT and mem.error is not None:
+        if mem.error.cause is HaltCause.MAX_ITERATIONS:
+            return Failure(MaxIterationsExceeded(mem.max_iterations, fsm))
+        return Failure(ExecutionError(mem.error, fsm))
+    return Failure(EngineFailed(f"the run is {snapshot.status.value} in {snapshot.state.name}", fsm))
+
+
+def interpret(
+    result: Result[PlanSnapshot, RunFailed[State, PlanExecuteMemory]],
+) -> Result[Completed, AgentError]:
+    """Turn the engine's result into the agent's: the final result, or a typed error.
+
+    Example:
+        >>> from returns.result import Success
+        >>> err = HaltError(cause=HaltCause.MAX_ITERATIONS, state=State.LOOP_CHECK, message="3 used")
+        >>> mem = PlanExecuteMemory(input="x", max_iterations=3, error=err)
+        >>> snap = Snapshot(state=State.HALT, memory=mem, status=Status.FINISHED)
+        >>> type(interpret(Success(snap)).failure()).__name__
+        'MaxIterationsExceeded'
+    """
+    match result:
+        case Success(snapshot):
+            return _from_snapshot(snapshot)
+        case Failure(failed):
+            return Failure(EngineFailed(failed.describe(), Fsm(failed.snapshot)))
+    raise AssertionError("unreachable: a Result is Success or Failure")  # pragma: no cover

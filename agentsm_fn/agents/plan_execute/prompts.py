@@ -1,0 +1,139 @@
+"""Building the LLM requests of each stage from memory: pure string and value work.
+
+* PLAN: one user message from the planner template, with ``response_schema``
+  set to the planner's schema (Ollama maps it to ``/api/generate``'s ``format``);
+* DECIDE (LLM mode): one user message, ``response_schema`` = the decision schema;
+* EXECUTE: the executor's system prompt (goal and plan steps), then the chat
+  history, with the tools the policy permits;
+* FINALIZE: the chat history plus the summary instruction, with no tools.
+"""
+
+from __future__ import annotations
+
+from agentsm_fn.agents.plan_execute.config import DECISION_SCHEMA
+from agentsm_fn.agents.plan_execute.memory import PlanExecuteMemory
+from agentsm_fn.agents.plan_execute.values import Plan
+from agentsm_fn.llm.call import LlmRequest
+from agentsm_fn.llm.json import dumps, freeze
+from agentsm_fn.llm.messages import Message, SystemMessage, UserMessage
+
+__all__ = [
+    "decide_request",
+    "execute_request",
+    "plan_prompt",
+    "plan_text",
+    "plan_request",
+    "state_json",
+    "summary_request",
+]
+
+
+def state_json(mem: PlanExecuteMemory) -> str:
+    """The planner's ``{state}``: the goal, the tools it may use, and the iteration budget.
+
+    Example:
+        >>> state_json(PlanExecuteMemory(input="x", normalized_input="Find PDF libs"))
+        '{"available_tools":[],"goal":"Find PDF libs","iteration":0,"max_iterations":20}'
+    """
+    return dumps(
+        freeze(
+            {
+                "goal": mem.goal,
+                "available_tools": [spec.name for spec in mem.config.visible_tools],
+                "iteration": mem.iteration,
+                "max_iterations": mem.max_iterations,
+            }
+        )
+    )
+
+
+def plan_prompt(mem: PlanExecuteMemory) -> str:
+    """The planner template with ``{input}`` and ``{state}`` filled in.
+
+    Example:
+        >>> plan_prompt(PlanExecuteMemory(input="x", normalized_input="Find PDF libs")).splitlines()[0]
+        'Create a plan for: Find PDF libs'
+    """
+    template = mem.config.planner.prompt_template
+    return template.format_map({"input": mem.normalized_input, "state": state_json(mem)})
+
+
+def plan_request(mem: PlanExecuteMemory) -> LlmRequest:
+    """PLAN's single-shot structured request.
+
+    Example:
+        >>> plan_request(PlanExecuteMemory(input="x")).response_schema["required"][0]
+        'goal'
+    """
+    planner = mem.config.planner
+    return LlmRequest(
+        model=mem.config.model_for(planner.model),
+        messages=(UserMessage(plan_prompt(mem)),),
+        temperature=planner.temperature,
+        response_schema=planner.schema,
+    )
+
+
+def plan_text(plan: Plan) -> str:
+    """The plan as compact JSON (for prompts).
+
+    Example:
+        >>> plan_text(Plan(goal="g"))
+        '{"goal":"g"}'
+    """
+    return dumps(plan.raw) if plan.raw else dumps(freeze({"goal": plan.goal}))
+
+
+def decide_request(mem: PlanExecuteMemory, plan: Plan) -> LlmRequest:
+    """DECIDE's structured request (LLM mode).
+
+    Example:
+        >>> from agentsm_fn.agents.plan_execute.values import Plan
+        >>> decide_request(PlanExecuteMemory(input="x"), Plan(goal="g")).response_schema["required"][0]
+        'continue'
+    """
+    decider = mem.config.decider
+    prompt = decider.prompt_template.format_map({"input": mem.normalized_input, "plan": plan_text(plan)})
+    return LlmRequest(
+        model=mem.config.model_for(decider.model),
+        messages=(UserMessage(prompt),),
+        response_schema=DECISION_SCHEMA,
+    )
+
+
+def _system(mem: PlanExecuteMemory) -> SystemMessage:
+    steps = mem.plan.initial_steps if mem.plan is not None else ()
+    listing = "\n".join(f"{n}. {step}" for n, step in enumerate(steps, start=1)) or "(no steps)"
+    return SystemMessage(mem.config.executor.system_prompt.format_map({"goal": mem.goal, "steps": listing}))
+
+
+def execute_request(mem: PlanExecuteMemory) -> LlmRequest:
+    """EXECUTE's chat request: system prompt, history, and the permitted tools.
+
+    Example:
+        >>> from agentsm_fn.llm.messages import UserMessage
+        >>> req = execute_request(PlanExecuteMemory(input="x", messages=[UserMessage("x")]))
+        >>> type(req.messages[0]).__name__, len(req.messages), req.tools
+        ('SystemMessage', 2, ())
+    """
+    executor = mem.config.executor
+    messages: tuple[Message, ...] = (_system(mem), *mem.messages)
+    return LlmRequest(
+        model=mem.config.model_for(executor.model),
+        messages=messages,
+        tools=mem.config.visible_tools,
+        temperature=executor.temperature,
+        max_tokens=executor.max_tokens,
+    )
+
+
+def summary_request(mem: PlanExecuteMemory) -> LlmRequest:
+    """FINALIZE's optional summary request: no tools.
+
+    Example:
+        >>> summary_request(PlanExecuteMemory(input="x")).messages[-1].content[:9]
+        'Summarize'
+    """
+    finalizer = mem.config.finalizer
+    messages: tuple[Message, ...] = (_system(mem), *mem.messages, UserMessage(finalizer.prompt))
+    return LlmRequest(model=mem.config.model_for(finalizer.model), messages=messages)

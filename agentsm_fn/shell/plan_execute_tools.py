@@ -1,0 +1,324 @@
+"""Running the plan-and-execute agent: tool and clock performers, and the ``AgentFSM`` facade.
+
+The pure machine (``agentsm_fn.agents.plan_execute``) asks for three effects:
+``LlmCall`` (sent to your provider), ``RunTools`` (your Python functions, run here
+and nowhere else) and ``ReadClock`` (the shell's clock, for the time limit).
+:func:`plan_execute_performers` builds the performers; :class:`AgentFSM` wires
+them with a config and runs the machine, sync or async.
+
+A tool is a function taking keyword arguments (the seed's ``->(query:) { ... }``)
+and returning text or any JSON-serializable value. It never breaks the run: an
+exception, bad arguments or an unknown name become an error result, which the
+policy turns into a halt (``halt_on_tool_error``, the default) or shows the model.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from types import MappingProxyType
+from typing import get_type_hints
+
+import attrs
+from returns.result import Result
+
+from agentsm_fn.agents.plan_execute import (
+    PLAN_EXECUTE_MACHINE,
+    AgentError,
+    Completed,
+    DeciderConfig,
+    ExecutorConfig,
+    FinalizerConfig,
+    PlanExecuteConfig,
+    PlanExecuteMemory,
+    PlannerConfig,
+    Policy,
+    ReadClock,
+    RunTools,
+    State,
+    ToolBatch,
+    ToolResult,
+    interpret,
+)
+from agentsm_fn.agents.plan_execute.structured import schema_errors
+from agentsm_fn.core.engine import begin
+from agentsm_fn.core.snapshot import Snapshot
+from agentsm_fn.llm.call import AsyncLlmProvider, LlmCall, LlmProvider
+from agentsm_fn.llm.json import JsonValue, thaw
+from agentsm_fn.llm.messages import ToolCall, ToolSpec
+from agentsm_fn.llm.replies import LlmOutcome
+from agentsm_fn.shell.clock import Clock, system_clock
+from agentsm_fn.shell.performers import Performers
+from agentsm_fn.shell.run import Shell, arun, run
+
+__all__ = [
+    "AgentFSM",
+    "ToolFunction",
+    "plan_execute_performers",
+    "run_tool_calls",
+    "run_tool_calls_async",
+    "tool_spec",
+    "tool_text",
+]
+
+ToolFunction = Callable[..., object]
+"""A tool: keyword arguments in; text, a JSON-serializable value or an awaitable of one out."""
+
+_JSON_TYPES: Mapping[object, str] = MappingProxyType(
+    {str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object"}
+)
+
+
+def tool_spec(name: str, fn: ToolFunction) -> ToolSpec:
+    """The spec the model sees, read from the function: docstring line and keyword parameters.
+
+    Example:
+        >>> def search(query: str, limit: int = 5) -> str:
+        ...     '''Search the web.'''
+        ...     return query
+        >>> spec = tool_spec("search", search)
+        >>> spec.description, dict(spec.parameters["properties"]["limit"]), list(spec.parameters["required"])
+        ('Search the web.', {'type': 'integer'}, ['query'])
+    """
+    try:
+        hints = get_type_hints(fn)
+    except Exception:  # unresolvable annotations: fall back to untyped parameters
+        hints = {}
+    properties: dict[str, JsonValue] = {}
+    required: list[JsonValue] = []
+    for param in inspect.signature(fn).parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.POSITIONAL_ONLY):
+            continue
+        kind = _JSON_TYPES.get(hints.get(param.name))
+        properties[param.name] = {"type": kind} if kind else {}
+        if param.default is param.empty:
+            required.append(param.name)
+    doc = inspect.getdoc(fn) or ""
+    description = doc.strip().splitlines()[0] if doc.strip() else f"The {name} tool."
+    schema: dict[str, JsonValue] = {"type": "object", "properties": properties, "required": required}
+    return ToolSpec(name, description, schema)
+
+
+def tool_text(value: object) -> str:
+    """A tool's return value as the text the model reads (JSON for structured values).
+
+    Example:
+        >>> tool_text({"results": "Search results for: pdf"}), tool_text("plain"), tool_text(None)
+        ('{"results": "Search results for: pdf"}', 'plain', '')
+    """
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _error(call: ToolCall, message: str) -> ToolResult:
+    return ToolResult(call_id=call.id, name=call.name, content=message, is_error=True)
+
+
+def _prepare(
+    tools: Mapping[str, ToolFunction], specs: Mapping[str, ToolSpec], call: ToolCall
+) -> ToolResult | tuple[ToolFunction, dict[str, object]]:
+    fn = tools.get(call.name)
+    if fn is None:
+        return _error(call, f"unknown tool {call.name!r}; available: {sorted(tools)}")
+    spec = specs.get(call.name)
+    problems = schema_errors(call.arguments, spec.parameters) if spec is not None else ()
+    if problems:
+        return _error(call, f"invalid arguments for {call.name}: {'; '.join(problems)}")
+    arguments = thaw(call.arguments)
+    return fn, dict(arguments) if isinstance(arguments, dict) else {}
+
+
+def _raised(call: ToolCall, exc: Exception) -> ToolResult:
+    return _error(call, f"{call.name} raised {type(exc).__name__}: {exc}"[:2000])
+
+
+def run_tool_calls(
+    tools: Mapping[str, ToolFunction], specs: Mapping[str, ToolSpec], effect: RunTools
+) -> ToolBatch:
+    """Run each call in order with its function (sync); never raises.
+
+    Example:
+        >>> calls = (ToolCall("c1", "add", {"a": 2, "b": 3}), ToolCall("c2", "nope"))
+        >>> batch = run_tool_calls({"add": lambda a, b: a + b}, {}, RunTools(calls))
+        >>> [(r.content, r.is_error) for r in batch.results]
+        [('5', False), ("unknown tool 'nope'; available: ['add']", True)]
+    """
+    results: list[ToolResult] = []
+    for call in effect.calls:
+        prepared = _prepare(tools, specs, call)
+        if isinstance(prepared, ToolResult):
+            results.append(prepared)
+            continue
+        fn, arguments = prepared
+        if inspect.iscoroutinefunction(fn):
+            results.append(_error(call, f"{call.name} is async; run the agent with arun"))
+            continue
+        try:
+            value = fn(**arguments)
+        except Exception as exc:
+            results.append(_raised(call, exc))
+            continue
+        results.append(ToolResult(call_id=call.id, name=call.name, content=tool_text(value)))
+    return ToolBatch(tuple(results))
+
+
+async def run_tool_calls_async(
+    tools: Mapping[str, ToolFunction], specs: Mapping[str, ToolSpec], effect: RunTools
+) -> ToolBatch:
+    """Run each call in order, awaiting async tools; never raises.
+
+    Example:
+        >>> import asyncio
+        >>> async def double(n: int) -> int:
+        ...     return 2 * n
+        >>> batch = asyncio.run(run_tool_calls_async({"double": double}, {},
+        ...                                          RunTools((ToolCall("c1", "double", {"n": 4}),))))
+        >>> batch.results[0].content
+        '8'
+    """
+    results: list[ToolResult] = []
+    for call in effect.calls:
+        prepared = _prepare(tools, specs, call)
+        if isinstance(prepared, ToolResult):
+            results.append(prepared)
+            continue
+        fn, arguments = prepared
+        try:
+            value = fn(**arguments)
+            if inspect.isawaitable(value):
+                value = await value
+        except Exception as exc:
+            results.append(_raised(call, exc))
+            continue
+        results.append(ToolResult(call_id=call.id, name=call.name, content=tool_text(value)))
+    return ToolBatch(tuple(results))
+
+
+def plan_execute_performers(
+    provider: LlmProvider | AsyncLlmProvider,
+    tools: Mapping[str, ToolFunction],
+    specs: Iterable[ToolSpec] = (),
+    clock: Clock = system_clock,
+) -> Performers:
+    """Performers for the agent's three effects: LLM calls, tool runs and clock readings.
+
+    Example:
+        >>> from agentsm_fn.llm.replies import LlmReply
+        >>> class Echo:
+        ...     def complete(self, request):
+        ...         return LlmReply(content="hi")
+        >>> p = plan_execute_performers(Echo(), {}, clock=lambda: 5)
+        >>> p.find(ReadClock())(ReadClock())
+        5.0
+    """
+    by_name = MappingProxyType({spec.name: spec for spec in specs})
+    performers = Performers().on(ReadClock, lambda _effect: float(clock()))
+    performers = performers.on(RunTools, lambda effect: run_tool_calls(tools, by_name, effect))
+
+    async def tools_async(effect: RunTools) -> ToolBatch:
+        return await run_tool_calls_async(tools, by_name, effect)
+
+    performers = performers.on_async(RunTools, tools_async)
+    if isinstance(provider, LlmProvider):
+        sync_provider = provider
+        performers = performers.on(LlmCall, lambda effect: sync_provider.complete(effect.request))
+    if isinstance(provider, AsyncLlmProvider):
+        async_provider = provider
+
+        def call_async(effect: LlmCall) -> Awaitable[LlmOutcome]:
+            return async_provider.acomplete(effect.request)
+
+        performers = performers.on_async(LlmCall, call_async)
+    return performers
+
+
+def _tool_map(value: Mapping[str, ToolFunction]) -> Mapping[str, ToolFunction]:
+    return MappingProxyType(dict(value))
+
+
+def _names(value: Iterable[str]) -> frozenset[str]:
+    return frozenset(value)
+
+
+def _optional_specs(value: Iterable[ToolSpec] | None) -> tuple[ToolSpec, ...] | None:
+    return None if value is None else tuple(value)
+
+
+@attrs.frozen(kw_only=True)
+class AgentFSM:
+    """The seed's ``AgentFSM``: build with a provider, tools, planner, policy, max_iterations; run.
+
+    ``run`` returns ``Success(Completed)`` (``result.done`` is True, ``fsm`` is the
+    run to inspect) or ``Failure`` of :data:`AgentError`: ``ExecutionError``,
+    ``MaxIterationsExceeded`` or ``EngineFailed``, each with its ``fsm``.
+    Tool specs are read from the functions unless ``tool_specs`` is given.
+
+    Example:
+        >>> from agentsm_fn.llm.replies import LlmReply
+        >>> class Planner:
+        ...     def complete(self, request):
+        ...         if request.response_schema is not None:
+        ...             return LlmReply(content='{"goal": "greet", "initial_steps": ["say hi"]}')
+        ...         return LlmReply(content="Hello!")
+        >>> done = AgentFSM(provider=Planner()).run("Say hello").unwrap()
+        >>> done.result.done, done.result.answer, done.fsm.state_name
+        (True, 'Hello!', 'FINALIZE')
+    """
+
+    provider: LlmProvider | AsyncLlmProvider
+    tools: Mapping[str, ToolFunction] = attrs.field(factory=dict, converter=_tool_map)
+    tool_specs: tuple[ToolSpec, ...] | None = attrs.field(default=None, converter=_optional_specs)
+    planner: PlannerConfig = attrs.field(factory=PlannerConfig)
+    decider: DeciderConfig = attrs.field(factory=DeciderConfig)
+    executor: ExecutorConfig = attrs.field(factory=ExecutorConfig)
+    finalizer: FinalizerConfig = attrs.field(factory=FinalizerConfig)
+    policy: Policy = attrs.field(factory=Policy)
+    max_iterations: int = 20
+    finish_tools: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
+    model: str = ""
+    clock: Clock = system_clock
+
+    @property
+    def config(self) -> PlanExecuteConfig:
+        """The configuration the handlers read (validated when built)."""
+        specs = self.tool_specs
+        if specs is None:
+            specs = tuple(tool_spec(name, fn) for name, fn in self.tools.items())
+        return PlanExecuteConfig(
+            planner=self.planner,
+            decider=self.decider,
+            executor=self.executor,
+            finalizer=self.finalizer,
+            policy=self.policy,
+            tools=specs,
+            finish_tools=self.finish_tools,
+            model=self.model,
+        )
+
+    def memory(self, initial_input: str) -> PlanExecuteMemory:
+        """The start memory of a run on ``initial_input``."""
+        return PlanExecuteMemory(input=initial_input, config=self.config, max_iterations=self.max_iterations)
+
+    def start(self, initial_input: str) -> Snapshot[State, PlanExecuteMemory]:
+        """The start snapshot of a run (replay a finished run's journal from it)."""
+        return begin(PLAN_EXECUTE_MACHINE, self.memory(initial_input))
+
+    def shell(self) -> Shell:
+        """The shell that performs this agent's effects."""
+        performers = plan_execute_performers(self.provider, self.tools, self.config.tools, self.clock)
+        return Shell(performers, self.clock)
+
+    def run(self, initial_input: str) -> Result[Completed, AgentError]:
+        """Run the FSM on ``initial_input`` to FINALIZE or HALT (synchronous)."""
+        return interpret(run(PLAN_EXECUTE_MACHINE, self.start(initial_input), self.shell()))
+
+    async def arun(self, initial_input: str) -> Result[Completed, AgentError]:
+        """Run the FSM on ``initial_input`` to FINALIZE or HALT (asyncio)."""
+        return interpret(await arun(PLAN_EXECUTE_MACHINE, self.start(initial_input), self.shell()))
