@@ -1,0 +1,57 @@
+"""LLM providers over httpx: OpenAI-compatible, Anthropic, Ollama; streaming; retries.
+
+The only package that imports httpx. Pure codecs (``*_codec``, ``*_stream``,
+``anthropic_turns``) map the provider-neutral :mod:`agentsm_fn.llm` values to
+each wire format and back; :class:`Transport` is the thin sync/async IO with
+the SDK-style :class:`RetryPolicy`; :class:`HttpProvider` implements the
+``LlmProvider`` and ``AsyncLlmProvider`` protocols and never raises.
+
+Example:
+    >>> provider = openai_provider("gpt-4o-mini", api_key="sk-test", env={})
+    >>> provider.transport.codec.name
+    'openai'
+"""
+
+from agentsm_fn.providers.anthropic_codec import AnthropicCodec
+from agentsm_fn.providers.anthropic_turns import build_turns
+from agentsm_fn.providers.codec import Codec, StreamDecoder, WireRequest
+from agentsm_fn.providers.events import (
+    Completed,
+    RetryScheduled,
+    StreamEvent,
+    TextDelta,
+    ToolCallArguments,
+    ToolCallStarted,
+)
+from agentsm_fn.providers.factories import anthropic_provider, ollama_provider, openai_provider
+from agentsm_fn.providers.ollama_codec import OllamaCodec
+from agentsm_fn.providers.openai_codec import OpenAiCodec
+from agentsm_fn.providers.provider import EventSink, HttpProvider
+from agentsm_fn.providers.retry import RetryPolicy
+from agentsm_fn.providers.secrets import Secret, redact
+from agentsm_fn.providers.transport import Transport
+
+__all__ = [
+    "AnthropicCodec",
+    "Codec",
+    "Completed",
+    "EventSink",
+    "HttpProvider",
+    "OllamaCodec",
+    "OpenAiCodec",
+    "RetryPolicy",
+    "RetryScheduled",
+    "Secret",
+    "StreamDecoder",
+    "StreamEvent",
+    "TextDelta",
+    "ToolCallArguments",
+    "ToolCallStarted",
+    "Transport",
+    "WireRequest",
+    "anthropic_provider",
+    "build_turns",
+    "ollama_provider",
+    "openai_provider",
+    "redact",
+]

@@ -1,0 +1,191 @@
+"""OpenAI Chat Completions, and every server that speaks it (Groq, Together, vLLM, Ollama /v1).
+
+Requests: system/user/assistant/tool messages; assistant turns echo their
+``tool_calls`` (arguments as JSON text) and each result is one ``tool`` message
+with its ``tool_call_id``. Replies: a tool-call turn whenever ``tool_calls`` is
+present (whatever ``finish_reason`` says), ``refusal`` and ``content_filter`` become
+REFUSAL, ``length`` becomes TRUNCATED, logprobs give the confidence when asked.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import attrs
+
+from agentsm_fn.llm.call import LlmRequest
+from agentsm_fn.llm.json import thaw
+from agentsm_fn.llm.messages import Message, SystemMessage, ToolResultMessage, ToolSpec, UserMessage
+from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind, LlmOutcome
+from agentsm_fn.providers._wire import as_int, as_list, as_object, as_str, json_text, parse_object
+from agentsm_fn.providers.codec import Draft, WireRequest, assemble, malformed, number_list
+from agentsm_fn.providers.openai_stream import OpenAiStreamDecoder
+
+__all__ = ["OpenAiCodec", "encode_message", "error_text", "function_tools"]
+
+
+def function_tools(tools: tuple[ToolSpec, ...]) -> list[dict[str, object]]:
+    """Tool specs as ``{"type": "function", "function": {...}}`` (OpenAI and Ollama).
+
+    Example:
+        >>> function_tools((ToolSpec("f", "Does f", {"type": "object"}),))[0]["function"]["name"]
+        'f'
+    """
+    return [
+        {
+            "type": "function",
+            "function": {"name": t.name, "description": t.description, "parameters": thaw(t.parameters)},
+        }
+        for t in tools
+    ]
+
+
+def encode_message(message: Message) -> dict[str, object]:
+    """One neutral message as a Chat Completions message.
+
+    Example:
+        >>> from agentsm_fn.llm import AssistantMessage, ToolCall
+        >>> encode_message(AssistantMessage(tool_calls=(ToolCall("c1", "f", {"a": 1}),)))["tool_calls"]
+        [{'id': 'c1', 'type': 'function', 'function': {'name': 'f', 'arguments': '{"a":1}'}}]
+    """
+    if isinstance(message, SystemMessage):
+        return {"role": "system", "content": message.content}
+    if isinstance(message, UserMessage):
+        return {"role": "user", "content": message.content}
+    if isinstance(message, ToolResultMessage):
+        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
+    out: dict[str, object] = {"role": "assistant", "content": message.content or None}
+    if message.tool_calls:
+        out["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_json}}
+            for c in message.tool_calls
+        ]
+    elif not message.content:
+        out["content"] = ""
+    return out
+
+
+def error_text(body: bytes | dict[str, object] | None) -> str:
+    """The message of an OpenAI-shaped (or Ollama-shaped) error body, never raising.
+
+    Example:
+        >>> error_text(b'{"error": {"message": "bad key", "type": "invalid_request_error"}}')
+        'bad key'
+        >>> error_text(b'{"error": "model not found"}'), error_text(b"<html>")
+        ('model not found', 'unreadable error body')
+    """
+    obj = parse_object(body) if isinstance(body, bytes) else body
+    if obj is None:
+        return "unreadable error body"
+    err = obj.get("error")
+    if isinstance(err, str):
+        return err[:500]
+    inner = as_object(err) or obj
+    message = as_str(inner.get("message")) or as_str(inner.get("type")) or "error without a message"
+    return message[:500]
+
+
+@attrs.frozen(kw_only=True)
+class OpenAiCodec:
+    """Encoding and decoding for ``POST {base}/chat/completions``.
+
+    ``max_tokens_field`` is ``"max_tokens"`` (what compatible servers accept) or
+    ``"max_completion_tokens"`` (what OpenAI's newest models require).
+
+    Example:
+        >>> from agentsm_fn.llm import UserMessage
+        >>> wire = OpenAiCodec(model="gpt-4o").encode(
+        ...     LlmRequest(model="", messages=(UserMessage("hi"),)), stream=False
+        ... )
+        >>> wire.path, wire.body
+        ('/chat/completions', b'{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}')
+    """
+
+    model: str = ""
+    max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
+    path: str = "/chat/completions"
+
+    @property
+    def name(self) -> str:
+        return "openai"
+
+    @property
+    def stream_format(self) -> Literal["sse", "ndjson"]:
+        return "sse"
+
+    def auth_headers(self, secret: str) -> tuple[tuple[str, str], ...]:
+        return (("authorization", f"Bearer {secret}"),) if secret else ()
+
+    def encode(self, request: LlmRequest, *, stream: bool) -> WireRequest:
+        body: dict[str, object] = {
+            "model": request.model or self.model,
+            "messages": [encode_message(m) for m in request.messages],
+        }
+        if request.tools:
+            body["tools"] = function_tools(request.tools)
+        if request.max_tokens is not None:
+            body[self.max_tokens_field] = request.max_tokens
+        if request.temperature is not None:
+            body["temperature"] = request.temperature
+        if request.response_schema is not None:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "response", "schema": thaw(request.response_schema)},
+            }
+        if request.want_confidence:
+            body["logprobs"] = True
+        if stream:
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}
+        return WireRequest(path=self.path, body=json_text(body), stream=stream)
+
+    def decode(self, request: LlmRequest, body: bytes) -> LlmOutcome:
+        obj = parse_object(body)
+        if obj is None:
+            return malformed("openai", "body is not a JSON object")
+        if obj.get("error") is not None:
+            return LlmFailure(kind=LlmFailureKind.STREAM_ERROR, message=error_text(obj), provider="openai")
+        choices = as_list(obj.get("choices"))
+        choice = as_object(choices[0]) if choices else None
+        message = as_object(choice.get("message")) if choice else None
+        if choice is None or message is None:
+            return malformed("openai", "reply has no choices[0].message")
+        calls: list[tuple[str, str, object]] = []
+        for raw in as_list(message.get("tool_calls")):
+            call = as_object(raw)
+            function = as_object(call.get("function")) if call else None
+            if call is None or function is None:
+                return malformed("openai", "tool call without a function")
+            calls.append((as_str(call.get("id")), as_str(function.get("name")), function.get("arguments")))
+        finish = as_str(choice.get("finish_reason"))
+        refusal = message.get("refusal")
+        usage = as_object(obj.get("usage")) or {}
+        logprobs = as_object(choice.get("logprobs")) or {}
+        draft = Draft(
+            content=as_str(message.get("content")),
+            calls=tuple(calls),
+            finish_reason=finish,
+            truncated=finish == "length",
+            refusal=refusal if isinstance(refusal, str) and refusal else refusal_of(finish),
+            input_tokens=as_int(usage.get("prompt_tokens")),
+            output_tokens=as_int(usage.get("completion_tokens")),
+            logprobs=number_list(logprobs.get("content")),
+            model=as_str(obj.get("model")),
+        )
+        return assemble("openai", request, draft)
+
+    def error_message(self, body: bytes) -> str:
+        return error_text(body)
+
+    def stream_decoder(self, request: LlmRequest) -> OpenAiStreamDecoder:
+        return OpenAiStreamDecoder(request)
+
+
+def refusal_of(finish_reason: str) -> str | None:
+    """A refusal text for finish reasons that mean one (``content_filter``), else None.
+
+    Example:
+        >>> refusal_of("content_filter"), refusal_of("stop")
+        ('content filtered', None)
+    """
+    return "content filtered" if finish_reason == "content_filter" else None

@@ -1,0 +1,313 @@
+"""The thin IO layer: send a wire request over httpx, sync or async, with retries.
+
+Both the sync and the async paths are the same short loop around the pure codec
+and the pure :class:`RetryPolicy`; every httpx exception is translated in one
+place (:meth:`Transport.exception_failure`) and every error status in another
+(:meth:`Transport.status_failure`). Sleep, async sleep, clock and the jitter's
+random draw are injected, so tests never wait.
+
+Failure mapping::
+
+    httpx.TimeoutException      -> TIMEOUT
+    httpx.HTTPError (others)    -> CONNECTION
+    httpx.InvalidURL            -> CONFIGURATION
+    status >= 400               -> HTTP_STATUS (status, server message, key redacted)
+    error inside a 200 stream   -> STREAM_ERROR
+    stream cut before its end   -> CONNECTION
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterator, Mapping
+
+import attrs
+import httpx
+import httpx_sse
+
+from agentsm_fn.llm.call import LlmRequest
+from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind, LlmOutcome
+from agentsm_fn.providers.codec import Codec, StreamDecoder, WireRequest
+from agentsm_fn.providers.events import Completed, RetryScheduled, StreamEvent
+from agentsm_fn.providers.retry import RetryPolicy
+from agentsm_fn.providers.secrets import Secret, redact
+
+__all__ = ["Transport"]
+
+_USER_AGENT = "agentsm-fn/0.1"
+
+
+async def _asyncio_sleep(seconds: float) -> None:
+    await asyncio.sleep(seconds)
+
+
+@attrs.frozen(kw_only=True)
+class Transport:
+    """Where and how to send: base URL, codec, key, retry policy, timeouts, injected time.
+
+    Example:
+        >>> from agentsm_fn.providers.openai_codec import OpenAiCodec
+        >>> t = Transport(codec=OpenAiCodec(), base_url="http://127.0.0.1:9/v1/", secret=Secret("sk-sentry"))
+        >>> t.url(WireRequest(path="/chat/completions", body=b"{}"))
+        'http://127.0.0.1:9/v1/chat/completions'
+        >>> "sk-sentry" in repr(t)  # the key is never in the repr
+        False
+    """
+
+    codec: Codec
+    base_url: str
+    secret: Secret = attrs.field(factory=lambda: Secret(""))
+    policy: RetryPolicy = attrs.field(factory=RetryPolicy)
+    timeout: float = 60.0
+    connect_timeout: float = 10.0
+    sleep: Callable[[float], None] = attrs.field(default=time.sleep, repr=False)
+    asleep: Callable[[float], Awaitable[None]] = attrs.field(default=_asyncio_sleep, repr=False)
+    clock: Callable[[], float] = attrs.field(default=time.time, repr=False)
+    draw: Callable[[], float] = attrs.field(default=random.random, repr=False)
+
+    # ---- pure helpers shared by every path ----------------------------------------------------------
+
+    def url(self, wire: WireRequest) -> str:
+        """The absolute URL of ``wire`` (base URL with or without a trailing slash)."""
+        return self.base_url.rstrip("/") + wire.path
+
+    def headers(self, wire: WireRequest) -> dict[str, str]:
+        """Every header of ``wire``, the credential included (never logged)."""
+        out = {
+            "content-type": "application/json",
+            "accept": "text/event-stream"
+            if wire.stream and self.codec.stream_format == "sse"
+            else "application/json",
+            "user-agent": _USER_AGENT,
+        }
+        out.update(wire.headers)
+        out.update(self.codec.auth_headers(self.secret.reveal()))
+        return out
+
+    def httpx_timeout(self) -> httpx.Timeout:
+        """The per-request timeout."""
+        return httpx.Timeout(self.timeout, connect=self.connect_timeout)
+
+    def status_failure(self, status: int, body: bytes) -> LlmFailure:
+        """The HTTP_STATUS failure for an error answer."""
+        message = redact(self.codec.error_message(body), self.secret)
+        return LlmFailure(
+            kind=LlmFailureKind.HTTP_STATUS, status=status, message=message, provider=self.codec.name
+        )
+
+    def exception_failure(self, exc: Exception) -> LlmFailure:
+        """The one place httpx exceptions become failures."""
+        if isinstance(exc, httpx.TimeoutException):
+            kind = LlmFailureKind.TIMEOUT
+        elif isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol):
+            kind = LlmFailureKind.CONFIGURATION
+        else:
+            kind = LlmFailureKind.CONNECTION
+        detail = redact(str(exc), self.secret)[:300]
+        message = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+        return LlmFailure(kind=kind, message=message, provider=self.codec.name)
+
+    def next_delay(self, retries: int, failure: LlmFailure, headers: Mapping[str, str]) -> float | None:
+        """Seconds before the next attempt, or None to give up with ``failure``."""
+        if failure.kind is LlmFailureKind.CONFIGURATION:
+            return None
+        return self.policy.delay(
+            retries, status=failure.status, headers=headers, now=self.clock(), draw=self.draw()
+        )
+
+    # ---- one-shot requests ---------------------------------------------------------------------------
+
+    def send(self, client: httpx.Client, request: LlmRequest) -> LlmOutcome:
+        """Send ``request`` and decode the reply, retrying per the policy."""
+        wire = self.codec.encode(request, stream=False)
+        retries = 0
+        while True:
+            headers: Mapping[str, str] = {}
+            try:
+                response = client.post(
+                    self.url(wire),
+                    content=wire.body,
+                    headers=self.headers(wire),
+                    timeout=self.httpx_timeout(),
+                )
+            except (httpx.HTTPError, httpx.InvalidURL) as exc:
+                failure = self.exception_failure(exc)
+            else:
+                if response.status_code < 400:
+                    return _attempts(self.codec.decode(request, response.content), retries + 1)
+                failure, headers = (
+                    self.status_failure(response.status_code, response.content),
+                    response.headers,
+                )
+            delay = self.next_delay(retries, failure, headers)
+            if delay is None:
+                return _attempts(failure, retries + 1)
+            self.sleep(delay)
+            retries += 1
+
+    async def asend(self, client: httpx.AsyncClient, request: LlmRequest) -> LlmOutcome:
+        """Async :meth:`send`."""
+        wire = self.codec.encode(request, stream=False)
+        retries = 0
+        while True:
+            headers: Mapping[str, str] = {}
+            try:
+                response = await client.post(
+                    self.url(wire),
+                    content=wire.body,
+                    headers=self.headers(wire),
+                    timeout=self.httpx_timeout(),
+                )
+            except (httpx.HTTPError, httpx.InvalidURL) as exc:
+                failure = self.exception_failure(exc)
+            else:
+                if response.status_code < 400:
+                    return _attempts(self.codec.decode(request, response.content), retries + 1)
+                failure, headers = (
+                    self.status_failure(response.status_code, response.content),
+                    response.headers,
+                )
+            delay = self.next_delay(retries, failure, headers)
+            if delay is None:
+                return _attempts(failure, retries + 1)
+            await self.asleep(delay)
+            retries += 1
+
+    # ---- streams -------------------------------------------------------------------------------------
+
+    def stream(self, client: httpx.Client, request: LlmRequest) -> Iterator[StreamEvent]:
+        """Events of a streamed reply; retries happen before the first byte only. Ends with Completed."""
+        wire = self.codec.encode(request, stream=True)
+        retries = 0
+        while True:
+            headers: Mapping[str, str] = {}
+            try:
+                with client.stream(
+                    "POST",
+                    self.url(wire),
+                    content=wire.body,
+                    headers=self.headers(wire),
+                    timeout=self.httpx_timeout(),
+                ) as response:
+                    if response.status_code < 400:
+                        decoder = self.codec.stream_decoder(request)
+                        outcome = yield from self._read(response, request, decoder)
+                        yield Completed(_attempts(outcome, retries + 1))
+                        return
+                    failure, headers = (
+                        self.status_failure(response.status_code, response.read()),
+                        response.headers,
+                    )
+            except (httpx.HTTPError, httpx.InvalidURL) as exc:
+                failure = self.exception_failure(exc)
+            delay = self.next_delay(retries, failure, headers)
+            if delay is None:
+                yield Completed(_attempts(failure, retries + 1))
+                return
+            yield RetryScheduled(attempt=retries + 1, delay=delay, reason=failure.describe())
+            self.sleep(delay)
+            retries += 1
+
+    def _read(
+        self, response: httpx.Response, request: LlmRequest, decoder: StreamDecoder
+    ) -> Generator[StreamEvent, None, LlmOutcome]:
+        # Returns the outcome; mid-stream transport errors end the stream, never retried.
+        try:
+            if not _is_stream(response, self.codec.stream_format):
+                return self.codec.decode(request, response.read())
+            for event, data in self._frames(response):
+                yield from decoder.feed(event, data)
+                if decoder.done:
+                    break
+        except (httpx.HTTPError, httpx_sse.SSEError) as exc:
+            return self._mid_stream_failure(exc)
+        return decoder.finish()
+
+    def _frames(self, response: httpx.Response) -> Iterator[tuple[str, str]]:
+        if self.codec.stream_format == "ndjson":
+            for line in response.iter_lines():
+                yield "", line
+        else:
+            for sse in httpx_sse.EventSource(response).iter_sse():
+                yield sse.event if sse.event != "message" else "", sse.data
+
+    async def astream(self, client: httpx.AsyncClient, request: LlmRequest) -> AsyncIterator[StreamEvent]:
+        """Async :meth:`stream`."""
+        wire = self.codec.encode(request, stream=True)
+        retries = 0
+        while True:
+            headers: Mapping[str, str] = {}
+            try:
+                async with client.stream(
+                    "POST",
+                    self.url(wire),
+                    content=wire.body,
+                    headers=self.headers(wire),
+                    timeout=self.httpx_timeout(),
+                ) as response:
+                    if response.status_code < 400:
+                        decoder = self.codec.stream_decoder(request)
+                        outcome: LlmOutcome | None = None
+                        async for item in self._aread(response, request, decoder):
+                            if isinstance(item, Completed):
+                                outcome = item.outcome
+                            else:
+                                yield item
+                        assert outcome is not None  # _aread always ends with Completed
+                        yield Completed(_attempts(outcome, retries + 1))
+                        return
+                    body = await response.aread()
+                    failure, headers = self.status_failure(response.status_code, body), response.headers
+            except (httpx.HTTPError, httpx.InvalidURL) as exc:
+                failure = self.exception_failure(exc)
+            delay = self.next_delay(retries, failure, headers)
+            if delay is None:
+                yield Completed(_attempts(failure, retries + 1))
+                return
+            yield RetryScheduled(attempt=retries + 1, delay=delay, reason=failure.describe())
+            await self.asleep(delay)
+            retries += 1
+
+    async def _aread(
+        self, response: httpx.Response, request: LlmRequest, decoder: StreamDecoder
+    ) -> AsyncIterator[StreamEvent]:
+        try:
+            if not _is_stream(response, self.codec.stream_format):
+                yield Completed(self.codec.decode(request, await response.aread()))
+                return
+            async for event, data in self._aframes(response):
+                for item in decoder.feed(event, data):
+                    yield item
+                if decoder.done:
+                    break
+        except (httpx.HTTPError, httpx_sse.SSEError) as exc:
+            yield Completed(self._mid_stream_failure(exc))
+            return
+        yield Completed(decoder.finish())
+
+    async def _aframes(self, response: httpx.Response) -> AsyncIterator[tuple[str, str]]:
+        if self.codec.stream_format == "ndjson":
+            async for line in response.aiter_lines():
+                yield "", line
+        else:
+            async for sse in httpx_sse.EventSource(response).aiter_sse():
+                yield sse.event if sse.event != "message" else "", sse.data
+
+    def _mid_stream_failure(self, exc: Exception) -> LlmFailure:
+        failure = self.exception_failure(exc)
+        return attrs.evolve(failure, message=f"stream interrupted: {failure.message}")
+
+
+def _is_stream(response: httpx.Response, stream_format: str) -> bool:
+    content_type = response.headers.get("content-type", "")
+    if stream_format == "sse":
+        return "text/event-stream" in content_type
+    return "json" not in content_type or "ndjson" in content_type or "x-ndjson" in content_type
+
+
+def _attempts(outcome: LlmOutcome, attempts: int) -> LlmOutcome:
+    if isinstance(outcome, LlmFailure) and attempts != outcome.attempts:
+        return attrs.evolve(outcome, attempts=attempts)
+    return outcome
