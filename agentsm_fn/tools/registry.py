@@ -105,7 +105,7 @@ class ToolRegistry:
         self,
         name: str,
         description: str,
-        schema: Mapping[str, JsonValue],
+        schema: Mapping[str, object],
         fn: ToolFn,
         *,
         needs_approval: bool = False,

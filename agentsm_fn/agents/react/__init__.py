@@ -4,6 +4,9 @@
 :class:`AgentBuilder` assembles an agent around it. See docs/react-agent.md.
 """
 
+from agentsm_fn.agents.react.agent import Agent, Approver, AsyncApprover, Provider
+from agentsm_fn.agents.react.builder import AgentBuilder
+from agentsm_fn.agents.react.codec import CodecError
 from agentsm_fn.agents.react.config import AgentConfig, TokenBudget, select_model
 from agentsm_fn.agents.react.effects import AskHuman, RunTool, RunToolBatch
 from agentsm_fn.agents.react.errors import (
@@ -28,20 +31,28 @@ from agentsm_fn.agents.react.outcomes import (
     ToolResult,
 )
 from agentsm_fn.agents.react.prompt import COMPRESSION_PROMPT, build_messages, compression_prompt
+from agentsm_fn.agents.react.result import AgentOutcome, Completed, RunResult, Suspended
 from agentsm_fn.agents.react.states import Event, State
 from agentsm_fn.agents.react.table import TRANSITIONS, is_valid_transition
 
 __all__ = [
+    "Agent",
+    "AgentBuilder",
     "AgentConfig",
     "AgentError",
     "AgentFailed",
     "AgentMemory",
+    "AgentOutcome",
     "ApprovalDecision",
     "Approved",
+    "Approver",
     "AskHuman",
+    "AsyncApprover",
     "BuildError",
     "COMPRESSION_PROMPT",
     "CYCLE_LENGTH",
+    "CodecError",
+    "Completed",
     "DEFAULT_HANDLERS",
     "Event",
     "HistoryEntry",
@@ -51,13 +62,16 @@ __all__ = [
     "MemoryError",
     "Modified",
     "NoHandlerForState",
+    "Provider",
     "REACT_MACHINE",
     "Rejected",
+    "RunResult",
     "RunTool",
     "RunToolBatch",
     "SUMMARY_TOOL",
     "SafetyCapExceeded",
     "State",
+    "Suspended",
     "TRANSITIONS",
     "TokenBudget",
     "ToolBatchResult",

@@ -31,6 +31,7 @@ from agentsm_fn.core.snapshot import Snapshot
 __all__ = [
     "AgentError",
     "AgentFailed",
+    "AgentSnapshot",
     "BuildError",
     "InvalidTransition",
     "LlmError",

@@ -1,0 +1,194 @@
+"""The fluent, immutable builder: every call returns a new builder (the seed's AgentBuilder).
+
+Configuration calls apply at once, so the last call wins (the seed applied
+``config()`` at build time, silently undoing an earlier ``max_steps()``).
+``build()`` returns ``Failure(BuildError)`` listing every problem (no LLM, a
+handler for a terminal state, a negative limit...); ``build_with_handlers``
+really replaces handlers (the seed's version ignored its argument).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import attrs
+from returns.result import Failure, Result, Success
+
+from agentsm_fn.agents.react.agent import Agent, Approver, AsyncApprover, Clock, Provider
+from agentsm_fn.agents.react.config import AgentConfig, TokenBudget
+from agentsm_fn.agents.react.errors import BuildError
+from agentsm_fn.agents.react.machine import REACT_MACHINE
+from agentsm_fn.agents.react.memory import AgentMemory
+from agentsm_fn.agents.react.states import Event, State
+from agentsm_fn.core.machine import HandlerLike, MachineDefinitionError
+from agentsm_fn.llm.call import AsyncLlmProvider, LlmProvider
+from agentsm_fn.tools.registry import Tool, ToolFn, ToolRegistry
+
+__all__ = ["AgentBuilder"]
+
+
+def _config_problems(config: AgentConfig) -> list[str]:
+    problems = []
+    for name in ("max_steps", "max_retries", "reflect_every_n_steps", "min_answer_length"):
+        if getattr(config, name) < 0:
+            problems.append(f"config.{name} must be >= 0, got {getattr(config, name)}")
+    if not 0.0 <= config.confidence_threshold <= 1.0:
+        problems.append(f"config.confidence_threshold must be in [0, 1], got {config.confidence_threshold}")
+    return problems
+
+
+@attrs.frozen(kw_only=True)
+class AgentBuilder:
+    """Build an :class:`Agent` step by step; the builder itself never changes.
+
+    Example:
+        >>> from agentsm_fn.shell.scripted_llm import ScriptedLlm
+        >>> b = AgentBuilder.new("What is 2 + 2?").task_type("calculation").max_steps(5)
+        >>> b.build().failure().describe()
+        'Build error: LLM caller is required (call .llm(provider))'
+        >>> b = b.llm(ScriptedLlm([])).model("gpt-4o").model_for("calculation", "gpt-4o-mini")
+        >>> agent = b.build().unwrap()
+        >>> agent.memory.config.max_steps, dict(agent.memory.config.models)["calculation"]
+        (5, 'gpt-4o-mini')
+    """
+
+    memory: AgentMemory
+    registry: ToolRegistry = attrs.field(factory=ToolRegistry)
+    provider: Provider | None = None
+    approver: Approver | None = None
+    async_approver: AsyncApprover | None = None
+    clock: Clock | None = None
+
+    @classmethod
+    def new(cls, task: str) -> AgentBuilder:
+        """A builder for ``task`` with the seed's defaults."""
+        return cls(memory=AgentMemory.new(task))
+
+    def _memory(self, **changes: object) -> AgentBuilder:
+        return attrs.evolve(self, memory=attrs.evolve(self.memory, **changes))  # type: ignore[arg-type]  # field names and types are checked by attrs at run time
+
+    def task(self, task: str) -> AgentBuilder:
+        """Replace the task."""
+        return self._memory(task=task)
+
+    def task_type(self, task_type: str) -> AgentBuilder:
+        """Set the task type, the key of model routing ("default" by default)."""
+        return self._memory(task_type=task_type)
+
+    def system_prompt(self, prompt: str) -> AgentBuilder:
+        """Set the system prompt sent with every planning call."""
+        return self._memory(system_prompt=prompt)
+
+    def llm(self, provider: Provider) -> AgentBuilder:
+        """Set the LLM provider (required): anything with ``complete`` and/or ``acomplete``."""
+        return attrs.evolve(self, provider=provider)
+
+    def config(self, config: AgentConfig) -> AgentBuilder:
+        """Replace the whole configuration (and the token budget with it)."""
+        return attrs.evolve(self, memory=self.memory.with_config(config))
+
+    def _config(self, **changes: object) -> AgentBuilder:
+        return self.config(attrs.evolve(self.memory.config, **changes))  # type: ignore[arg-type]  # as in _memory
+
+    def max_steps(self, n: int) -> AgentBuilder:
+        """Set ``config.max_steps`` only."""
+        return self._config(max_steps=n)
+
+    def model(self, model: str) -> AgentBuilder:
+        """Set the "default" model."""
+        return self.model_for("default", model)
+
+    def model_for(self, task_type: str, model: str) -> AgentBuilder:
+        """Route ``task_type`` to ``model``."""
+        return self.config(self.memory.config.with_model(task_type, model))
+
+    def budget(self, budget: TokenBudget | None) -> AgentBuilder:
+        """Limit the run's tokens (input, output, total)."""
+        return self._config(budget=budget)
+
+    def parallel_tools(self, enabled: bool = True) -> AgentBuilder:
+        """Run several tool calls of one reply concurrently (on by default)."""
+        return self._config(parallel_tools=enabled)
+
+    def tool(
+        self,
+        name: str,
+        description: str,
+        schema: Mapping[str, object],
+        fn: ToolFn,
+        *,
+        needs_approval: bool = False,
+        timeout: float | None = None,
+    ) -> AgentBuilder:
+        """Register a tool by name, description, JSON Schema and function."""
+        registry = self.registry.register(
+            name, description, schema, fn, needs_approval=needs_approval, timeout=timeout
+        )
+        return attrs.evolve(self, registry=registry)
+
+    def tools(self, *tools: Tool) -> AgentBuilder:
+        """Register tools made with the ``@tool`` decorator."""
+        registry = self.registry
+        for t in tools:
+            registry = registry.add(t)
+        return attrs.evolve(self, registry=registry)
+
+    def blacklist_tool(self, name: str) -> AgentBuilder:
+        """Forbid the tool ``name`` (it is not offered, and a call to it is refused)."""
+        return attrs.evolve(self, memory=self.memory.blacklist_tool(name))
+
+    def approve_with(self, approver: Approver) -> AgentBuilder:
+        """Ask ``approver`` about calls that need approval (instead of suspending)."""
+        return attrs.evolve(self, approver=approver)
+
+    def approve_with_async(self, approver: AsyncApprover) -> AgentBuilder:
+        """Ask the coroutine ``approver`` about calls that need approval (for ``arun``)."""
+        return attrs.evolve(self, async_approver=approver)
+
+    def suspend_for_approval(self) -> AgentBuilder:
+        """Suspend the run when a call needs approval (the default)."""
+        return attrs.evolve(self, approver=None, async_approver=None)
+
+    def approve_all_tools(self, enabled: bool = True) -> AgentBuilder:
+        """Route every tool call through WaitingForHuman."""
+        return self._config(approve_all_tools=enabled)
+
+    def with_clock(self, clock: Clock) -> AgentBuilder:
+        """Use ``clock`` for trace timestamps (e.g. a StepClock in tests)."""
+        return attrs.evolve(self, clock=clock)
+
+    def build(self) -> Result[Agent, BuildError]:
+        """Build with the default handlers; ``Failure(BuildError)`` lists every problem."""
+        return self.build_with_handlers({})
+
+    def build_with_handlers(
+        self, handlers: Mapping[State, HandlerLike[Event, AgentMemory]]
+    ) -> Result[Agent, BuildError]:
+        """Build with some states' handlers replaced (advanced: custom states)."""
+        problems: list[str] = []
+        provider = self.provider
+        if provider is None:
+            problems.append("LLM caller is required (call .llm(provider))")
+        elif not isinstance(provider, LlmProvider | AsyncLlmProvider):
+            problems.append(f"{type(provider).__name__} has neither complete() nor acomplete()")
+        problems.extend(_config_problems(self.memory.config))
+        machine = REACT_MACHINE
+        if handlers:
+            try:
+                machine = REACT_MACHINE.extend(handlers=handlers)
+            except MachineDefinitionError as exc:
+                problems.extend(exc.problems)
+        if problems or provider is None:
+            return Failure(BuildError("; ".join(problems)))
+        memory = self.memory.with_tools(self.registry.definitions())
+        return Success(
+            Agent(
+                memory=memory,
+                machine=machine,
+                registry=self.registry,
+                llm=provider,
+                approver=self.approver,
+                async_approver=self.async_approver,
+                clock=self.clock,
+            )
+        )

@@ -1,0 +1,153 @@
+"""What an agent run gives back: a completed run, or one suspended for a human.
+
+A run is ``Result[Completed | Suspended, AgentError]``. ``Completed`` holds the
+final snapshot (state Done), its answer, memory and trace. ``Suspended`` holds the
+awaiting snapshot; it is a value: ``to_json()`` it, store it, and later
+``Suspended.from_json(text)`` and resume it with the human's decision (in this
+process or another one).
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+import attrs
+from returns.result import Failure, Result, Success
+
+from agentsm_fn.agents.react import codec
+from agentsm_fn.agents.react.effects import AskHuman
+from agentsm_fn.agents.react.errors import (
+    AgentError,
+    AgentSnapshot,
+    MemoryError,
+    from_error_state,
+    from_run_failure,
+)
+from agentsm_fn.agents.react.memory import AgentMemory, HumanApprovalRequest
+from agentsm_fn.agents.react.states import State
+from agentsm_fn.core.failures import RunFailed
+from agentsm_fn.core.snapshot import Snapshot, Status
+from agentsm_fn.core.trace import Trace
+
+__all__ = ["AgentOutcome", "Completed", "RunResult", "Suspended", "interpret"]
+
+
+def _snapshot_repr(snap: AgentSnapshot) -> str:
+    return f"<{snap.state.name} after {snap.steps} transitions>"
+
+
+@attrs.frozen
+class Completed:
+    """A run that reached Done.
+
+    Example:
+        >>> import attrs
+        >>> m = attrs.evolve(AgentMemory.new("t"), final_answer="42")
+        >>> Completed(Snapshot(state=State.Done, memory=m, status=Status.FINISHED)).answer
+        '42'
+    """
+
+    snapshot: AgentSnapshot = attrs.field(repr=_snapshot_repr)
+
+    @property
+    def answer(self) -> str:
+        """The final answer (the seed's ``run()`` value)."""
+        return self.snapshot.memory.final_answer or "[No answer produced]"
+
+    @property
+    def state(self) -> State:
+        """The state the run ended in (the seed's ``current_state()``)."""
+        return self.snapshot.state
+
+    @property
+    def memory(self) -> AgentMemory:
+        """The final memory."""
+        return self.snapshot.memory
+
+    @property
+    def trace(self) -> Trace:
+        """Every transition and effect request, clock-stamped (``entries``, ``for_state``, ``to_json``)."""
+        return self.snapshot.trace
+
+
+@attrs.frozen
+class Suspended:
+    """A run paused for a human decision: a value you can store and resume later.
+
+    Example:
+        >>> from agentsm_fn.llm.messages import ToolCall
+        >>> req = HumanApprovalRequest(step=1, tool_call=ToolCall("c", "rm", {}), reason="r")
+        >>> snap = Snapshot(state=State.WaitingForHuman, memory=AgentMemory.new("t"),
+        ...                 status=Status.AWAITING, pending=AskHuman(req))
+        >>> s = Suspended(snap)
+        >>> s.request.tool_call.name, Suspended.from_json(s.to_json()).unwrap() == s
+        ('rm', True)
+    """
+
+    snapshot: AgentSnapshot = attrs.field(repr=_snapshot_repr)
+
+    @property
+    def request(self) -> HumanApprovalRequest | None:
+        """The approval the run waits for (None if it waits for another effect)."""
+        pending = self.snapshot.pending
+        return pending.request if isinstance(pending, AskHuman) else None
+
+    @property
+    def state(self) -> State:
+        """The state the run is paused in (WaitingForHuman)."""
+        return self.snapshot.state
+
+    @property
+    def memory(self) -> AgentMemory:
+        """The memory at the pause."""
+        return self.snapshot.memory
+
+    @property
+    def trace(self) -> Trace:
+        """The trace so far."""
+        return self.snapshot.trace
+
+    def to_json(self) -> str:
+        """The whole paused run (memory, trace, journal, pending request) as JSON text."""
+        return codec.dumps(self.snapshot)
+
+    @classmethod
+    def from_json(cls, text: str) -> Result[Suspended, MemoryError]:
+        """Rebuild a paused run from :meth:`to_json`; bad text is a ``MemoryError`` value."""
+        match codec.loads(text):
+            case Success(Snapshot(status=Status.AWAITING, state=State()) as snap):
+                return Success(cls(snap))
+            case Success(other):
+                return Failure(MemoryError(f"not a suspended agent run: {type(other).__name__}"))
+            case Failure(error):
+                return Failure(MemoryError(str(error)))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+AgentOutcome: TypeAlias = Completed | Suspended
+"""How a run that did not fail ended."""
+
+RunResult: TypeAlias = Result[AgentOutcome, AgentError]
+"""What ``Agent.run`` returns."""
+
+
+def interpret(result: Result[Snapshot[State, AgentMemory], RunFailed[State, AgentMemory]]) -> RunResult:
+    """Turn the engine's run result into the agent's: Done, Error, suspended, or a failure.
+
+    Example:
+        >>> snap = Snapshot(state=State.Error, memory=AgentMemory.new("t"), status=Status.FINISHED)
+        >>> interpret(Success(snap)).failure().describe()
+        'Agent failed: Unknown error'
+    """
+    match result:
+        case Success(snap) if snap.status is Status.AWAITING:
+            return Success(Suspended(snap))
+        case Success(snap) if snap.state is State.Done:
+            return Success(Completed(snap))
+        case Success(snap) if snap.state is State.Error:
+            return Failure(from_error_state(snap))
+        case Success(snap):
+            return Failure(MemoryError(f"run stopped in non-terminal state {snap.state.name}", snap))
+        case Failure(failed):
+            return Failure(from_run_failure(failed))
+    raise AssertionError("unreachable")  # pragma: no cover

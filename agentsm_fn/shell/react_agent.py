@@ -1,0 +1,96 @@
+"""Running a built ReAct agent: wire the provider, tool runner, human channel and clock.
+
+The one place an :class:`~agentsm_fn.agents.react.Agent` meets the world.
+``run_agent``/``arun_agent`` start a run; ``resume_agent``/``aresume_agent``
+deliver a human's decision to a suspended one (it may come from JSON, written
+by another process).
+"""
+
+from __future__ import annotations
+
+from returns.result import Failure
+
+from agentsm_fn.agents.react.agent import Agent
+from agentsm_fn.agents.react.outcomes import ApprovalDecision
+from agentsm_fn.agents.react.result import RunResult, Suspended, interpret
+from agentsm_fn.core.engine import resume
+from agentsm_fn.llm.call import AsyncLlmProvider, LlmCall, LlmProvider
+from agentsm_fn.llm.replies import LlmOutcome
+from agentsm_fn.shell.clock import system_clock
+from agentsm_fn.shell.human import async_callback_performers, callback_performers, suspending_performers
+from agentsm_fn.shell.performers import Performers
+from agentsm_fn.shell.run import Shell, arun, run
+from agentsm_fn.shell.tools import ToolRunner
+
+__all__ = ["aresume_agent", "arun_agent", "resume_agent", "run_agent", "shell_for"]
+
+
+def _llm_performers(agent: Agent) -> Performers:
+    performers = Performers()
+    provider = agent.llm
+    if isinstance(provider, LlmProvider):
+        sync = provider
+
+        def complete(effect: LlmCall) -> LlmOutcome:
+            return sync.complete(effect.request)
+
+        performers = performers.on(LlmCall, complete)
+    if isinstance(provider, AsyncLlmProvider):
+        asynchronous = provider
+
+        async def acomplete(effect: LlmCall) -> LlmOutcome:
+            return await asynchronous.acomplete(effect.request)
+
+        performers = performers.on_async(LlmCall, acomplete)
+    return performers
+
+
+def _human_performers(agent: Agent) -> Performers:
+    performers = suspending_performers()
+    if agent.approver is not None:
+        performers = performers.merge(callback_performers(agent.approver))
+    if agent.async_approver is not None:
+        performers = performers.merge(async_callback_performers(agent.async_approver))
+    return performers
+
+
+def shell_for(agent: Agent) -> Shell:
+    """The shell an agent runs in: its provider, tools, human channel and clock.
+
+    Example:
+        >>> from agentsm_fn.agents.react.builder import AgentBuilder
+        >>> from agentsm_fn.shell.scripted_llm import ScriptedLlm
+        >>> shell = shell_for(AgentBuilder.new("t").llm(ScriptedLlm([])).build().unwrap())
+        >>> sorted(k.__name__ for k in shell.performers.sync)
+        ['AskHuman', 'LlmCall', 'RunTool', 'RunToolBatch']
+    """
+    performers = (
+        _llm_performers(agent).merge(ToolRunner(agent.registry).performers()).merge(_human_performers(agent))
+    )
+    return Shell(performers, agent.clock or system_clock)
+
+
+def run_agent(agent: Agent) -> RunResult:
+    """Run ``agent`` synchronously to Done, a suspension, or a typed failure."""
+    return interpret(run(agent.machine, agent.memory, shell_for(agent)))
+
+
+async def arun_agent(agent: Agent) -> RunResult:
+    """Run ``agent`` on asyncio."""
+    return interpret(await arun(agent.machine, agent.memory, shell_for(agent)))
+
+
+def resume_agent(agent: Agent, suspended: Suspended, decision: ApprovalDecision) -> RunResult:
+    """Deliver ``decision`` to a suspended run of ``agent`` and run on (sync)."""
+    shell = shell_for(agent)
+    resumed = resume(agent.machine, suspended.snapshot, decision, shell.clock())
+    return interpret(resumed.bind(lambda snap: run(agent.machine, snap, shell)))
+
+
+async def aresume_agent(agent: Agent, suspended: Suspended, decision: ApprovalDecision) -> RunResult:
+    """Deliver ``decision`` to a suspended run of ``agent`` and run on (asyncio)."""
+    shell = shell_for(agent)
+    resumed = resume(agent.machine, suspended.snapshot, decision, shell.clock())
+    if isinstance(resumed, Failure):
+        return interpret(resumed)
+    return interpret(await arun(agent.machine, resumed.unwrap(), shell))
