@@ -1,9 +1,10 @@
 """Source locations of handlers and table rows, where they can be known.
 
 A handler's location is its function's file and first line. A row has no
-location at run time (the table is a mapping), so it is found by scanning the
-source files of the state and event enums and of extra files (the module a
-machine was imported from) for the row's key, e.g. ``(S.IDLE, E.START)``.
+location at run time (the table is a mapping), so it is found by scanning
+source files for the row's key, e.g. ``(S.IDLE, E.START)``: first extra files
+(the module a machine was imported from), then the modules of the state and
+event enums, then their sibling modules (where tables usually live).
 Nothing here raises: an unknown location is None.
 """
 
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from verification.findings import Location
 
-__all__ = ["RowLocator", "function_location", "relative_path"]
+__all__ = ["RowLocator", "class_location", "function_location", "relative_path"]
 
 
 def relative_path(path: str) -> str:
@@ -50,6 +51,27 @@ def function_location(fn: Callable[..., object]) -> Location | None:
     return Location(relative_path(path), int(code.co_firstlineno))
 
 
+_MAX_SIBLINGS = 64
+"""Rows are looked for in the enums' modules and at most this many sibling modules."""
+
+
+def class_location(cls: type) -> Location | None:
+    """Where the class ``cls`` is defined, or None.
+
+    Example:
+        >>> class_location(int) is None
+        True
+    """
+    path = _source_file(cls)
+    if path is None:
+        return None
+    try:
+        _, line = inspect.getsourcelines(cls)
+    except (OSError, TypeError):
+        return None
+    return Location(relative_path(path), line)
+
+
 def _source_file(obj: object) -> str | None:
     try:
         return inspect.getsourcefile(obj)  # type: ignore[arg-type]  # getsourcefile accepts any object
@@ -62,11 +84,11 @@ class RowLocator:
 
     Example:
         >>> import enum
-        >>> class S(enum.Enum):
+        >>> class Lonely(enum.Enum):
         ...     A = 1
-        >>> class E(enum.Enum):
+        >>> class Unused(enum.Enum):
         ...     GO = 1
-        >>> RowLocator(S, E).find("A", "GO") is None
+        >>> RowLocator(Lonely, Unused).find("A", "GO") is None
         True
     """
 
@@ -74,7 +96,9 @@ class RowLocator:
         self, states: type[enum.Enum], events: type[enum.Enum], extra_files: Iterable[str] = ()
     ) -> None:
         files: list[str] = []
-        for candidate in (*extra_files, _source_file(states), _source_file(events)):
+        homes = [f for f in (_source_file(states), _source_file(events)) if f]
+        siblings = [str(p) for home in homes for p in sorted(Path(home).parent.glob("*.py"))][:_MAX_SIBLINGS]
+        for candidate in (*extra_files, *homes, *siblings):
             if candidate and candidate not in files:
                 files.append(candidate)
         self._lines: list[tuple[str, int, str]] = []

@@ -22,7 +22,7 @@ import networkx as nx
 from agentsm_fn.core.machine import Machine
 from verification.events import EventReading, read_events
 from verification.findings import Location
-from verification.locate import RowLocator, function_location
+from verification.locate import RowLocator, class_location, function_location
 
 __all__ = ["MachineGraph", "Row", "StateInfo", "graph_of"]
 
@@ -93,6 +93,8 @@ class MachineGraph:
     initial: str
     initial_declared: bool
     rows: tuple[Row, ...]
+    origin: Location | None = None
+    """Where the state enum is defined: the fallback location of whole-machine findings."""
     graph: nx.MultiDiGraph[str] = attrs.field(eq=False, repr=False)
 
     @property
@@ -213,5 +215,6 @@ def graph_of(machine: Machine[StateT, EventT, MemoryT], source_files: Iterable[s
         initial=initial,
         initial_declared=initial_ok,
         rows=tuple(rows),
+        origin=class_location(states),
         graph=graph,
     )
