@@ -7,9 +7,11 @@ and nowhere else) and ``ReadClock`` (the shell's clock, for the time limit).
 them with a config and runs the machine, sync or async.
 
 A tool is a function taking keyword arguments (the seed's ``->(query:) { ... }``)
-and returning text or any JSON-serializable value. It never breaks the run: an
-exception, bad arguments or an unknown name become an error result, which the
-policy turns into a halt (``halt_on_tool_error``, the default) or shows the model.
+and returning text, any JSON-serializable value, or ``Success(value)`` /
+``Failure(message)``; ``agentsm_fn.tools.Tool`` values and a ``ToolRegistry`` work
+too. A tool never breaks the run: an exception, bad arguments or an unknown name
+become an error result, which the policy turns into a halt
+(``halt_on_tool_error``, the default) or shows the model.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from types import MappingProxyType
 from typing import get_type_hints
 
 import attrs
-from returns.result import Result
+from returns.result import Failure, Result, Success
 
 from agentsm_fn.agents.plan_execute import (
     PLAN_EXECUTE_MACHINE,
@@ -51,6 +53,8 @@ from agentsm_fn.llm.replies import LlmOutcome
 from agentsm_fn.shell.clock import Clock, system_clock
 from agentsm_fn.shell.performers import Performers
 from agentsm_fn.shell.run import Shell, arun, run
+from agentsm_fn.tools.decorator import schema_for
+from agentsm_fn.tools.registry import Tool, ToolRegistry
 
 __all__ = [
     "AgentFSM",
@@ -58,6 +62,7 @@ __all__ = [
     "plan_execute_performers",
     "run_tool_calls",
     "run_tool_calls_async",
+    "tool_registry",
     "tool_spec",
     "tool_text",
 ]
@@ -70,17 +75,7 @@ _JSON_TYPES: Mapping[object, str] = MappingProxyType(
 )
 
 
-def tool_spec(name: str, fn: ToolFunction) -> ToolSpec:
-    """The spec the model sees, read from the function: docstring line and keyword parameters.
-
-    Example:
-        >>> def search(query: str, limit: int = 5) -> str:
-        ...     '''Search the web.'''
-        ...     return query
-        >>> spec = tool_spec("search", search)
-        >>> spec.description, dict(spec.parameters["properties"]["limit"]), list(spec.parameters["required"])
-        ('Search the web.', {'type': 'integer'}, ['query'])
-    """
+def _lenient_schema(fn: ToolFunction) -> dict[str, JsonValue]:
     try:
         hints = get_type_hints(fn)
     except Exception:  # unresolvable annotations: fall back to untyped parameters
@@ -94,10 +89,54 @@ def tool_spec(name: str, fn: ToolFunction) -> ToolSpec:
         properties[param.name] = {"type": kind} if kind else {}
         if param.default is param.empty:
             required.append(param.name)
-    doc = inspect.getdoc(fn) or ""
-    description = doc.strip().splitlines()[0] if doc.strip() else f"The {name} tool."
-    schema: dict[str, JsonValue] = {"type": "object", "properties": properties, "required": required}
-    return ToolSpec(name, description, schema)
+    return {"type": "object", "properties": properties, "required": required}
+
+
+def tool_spec(name: str, fn: ToolFunction) -> ToolSpec:
+    """The spec the model sees, read from the function's signature and docstring.
+
+    Typed functions get the ``@tool`` decorator's schema (``agentsm_fn.tools``);
+    untyped ones (a lambda, say) get one property per keyword parameter.
+
+    Example:
+        >>> def search(query: str, limit: int = 5) -> str:
+        ...     '''Search the web.'''
+        ...     return query
+        >>> spec = tool_spec("search", search)
+        >>> spec.description, dict(spec.parameters["properties"]["limit"]), list(spec.parameters["required"])
+        ('Search the web.', {'type': 'integer'}, ['query'])
+        >>> list(tool_spec("read", lambda url: url).parameters["required"])
+        ['url']
+    """
+    try:
+        description, schema = schema_for(fn)
+    except (TypeError, NameError):
+        description, schema = "", _lenient_schema(fn)
+    return ToolSpec(name, description or f"The {name} tool.", schema)
+
+
+def tool_registry(
+    tools: Mapping[str, ToolFunction | Tool] | ToolRegistry,
+) -> tuple[Mapping[str, ToolFunction], tuple[ToolSpec, ...]]:
+    """Functions by name and the specs the model sees, from plain functions, ``Tool`` values or a registry.
+
+    Example:
+        >>> fns, specs = tool_registry({"search": lambda query: query})
+        >>> list(fns), specs[0].name
+        (['search'], 'search')
+    """
+    entries = [(t.name, t) for t in tools] if isinstance(tools, ToolRegistry) else list(tools.items())
+    functions: dict[str, ToolFunction] = {}
+    specs: list[ToolSpec] = []
+    for name, entry in entries:
+        if isinstance(entry, Tool):
+            functions[name] = entry.fn
+            definition = entry.definition.spec
+            specs.append(ToolSpec(name, definition.description, definition.parameters))
+        else:
+            functions[name] = entry
+            specs.append(tool_spec(name, entry))
+    return MappingProxyType(functions), tuple(specs)
 
 
 def tool_text(value: object) -> str:
@@ -109,6 +148,8 @@ def tool_text(value: object) -> str:
     """
     if value is None:
         return ""
+    if isinstance(value, Success):
+        return tool_text(value.unwrap())
     if isinstance(value, str):
         return value
     try:
@@ -133,6 +174,12 @@ def _prepare(
         return _error(call, f"invalid arguments for {call.name}: {'; '.join(problems)}")
     arguments = thaw(call.arguments)
     return fn, dict(arguments) if isinstance(arguments, dict) else {}
+
+
+def _result(call: ToolCall, value: object) -> ToolResult:
+    if isinstance(value, Failure):
+        return _error(call, f"{call.name} failed: {value.failure()}")
+    return ToolResult(call_id=call.id, name=call.name, content=tool_text(value))
 
 
 def _raised(call: ToolCall, exc: Exception) -> ToolResult:
@@ -165,7 +212,7 @@ def run_tool_calls(
         except Exception as exc:
             results.append(_raised(call, exc))
             continue
-        results.append(ToolResult(call_id=call.id, name=call.name, content=tool_text(value)))
+        results.append(_result(call, value))
     return ToolBatch(tuple(results))
 
 
@@ -197,7 +244,7 @@ async def run_tool_calls_async(
         except Exception as exc:
             results.append(_raised(call, exc))
             continue
-        results.append(ToolResult(call_id=call.id, name=call.name, content=tool_text(value)))
+        results.append(_result(call, value))
     return ToolBatch(tuple(results))
 
 
@@ -239,8 +286,10 @@ def plan_execute_performers(
     return performers
 
 
-def _tool_map(value: Mapping[str, ToolFunction]) -> Mapping[str, ToolFunction]:
-    return MappingProxyType(dict(value))
+def _freeze_tools(
+    value: Mapping[str, ToolFunction | Tool] | ToolRegistry,
+) -> Mapping[str, ToolFunction | Tool] | ToolRegistry:
+    return value if isinstance(value, ToolRegistry) else MappingProxyType(dict(value))
 
 
 def _names(value: Iterable[str]) -> frozenset[str]:
@@ -258,7 +307,9 @@ class AgentFSM:
     ``run`` returns ``Success(Completed)`` (``result.done`` is True, ``fsm`` is the
     run to inspect) or ``Failure`` of :data:`AgentError`: ``ExecutionError``,
     ``MaxIterationsExceeded`` or ``EngineFailed``, each with its ``fsm``.
-    Tool specs are read from the functions unless ``tool_specs`` is given.
+    ``tools`` maps names to functions (the seed's registry) or ``agentsm_fn.tools.Tool``
+    values, or is a ``ToolRegistry``; the specs the model sees are read from them
+    unless ``tool_specs`` is given.
 
     Example:
         >>> from agentsm_fn.llm.replies import LlmReply
@@ -273,7 +324,9 @@ class AgentFSM:
     """
 
     provider: LlmProvider | AsyncLlmProvider
-    tools: Mapping[str, ToolFunction] = attrs.field(factory=dict, converter=_tool_map)
+    tools: Mapping[str, ToolFunction | Tool] | ToolRegistry = attrs.field(
+        factory=dict, converter=_freeze_tools
+    )
     tool_specs: tuple[ToolSpec, ...] | None = attrs.field(default=None, converter=_optional_specs)
     planner: PlannerConfig = attrs.field(factory=PlannerConfig)
     decider: DeciderConfig = attrs.field(factory=DeciderConfig)
@@ -290,7 +343,7 @@ class AgentFSM:
         """The configuration the handlers read (validated when built)."""
         specs = self.tool_specs
         if specs is None:
-            specs = tuple(tool_spec(name, fn) for name, fn in self.tools.items())
+            specs = tool_registry(self.tools)[1]
         return PlanExecuteConfig(
             planner=self.planner,
             decider=self.decider,
@@ -312,7 +365,8 @@ class AgentFSM:
 
     def shell(self) -> Shell:
         """The shell that performs this agent's effects."""
-        performers = plan_execute_performers(self.provider, self.tools, self.config.tools, self.clock)
+        functions = tool_registry(self.tools)[0]
+        performers = plan_execute_performers(self.provider, functions, self.config.tools, self.clock)
         return Shell(performers, self.clock)
 
     def run(self, initial_input: str) -> Result[Completed, AgentError]:

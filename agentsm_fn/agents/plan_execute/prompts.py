@@ -79,9 +79,16 @@ def plan_text(plan: Plan) -> str:
 
     Example:
         >>> plan_text(Plan(goal="g"))
-        '{"goal":"g"}'
+        '{"goal":"g","initial_steps":[],"required_capabilities":[]}'
     """
-    return dumps(plan.raw) if plan.raw else dumps(freeze({"goal": plan.goal}))
+    if plan.raw:
+        return dumps(plan.raw)
+    standard = {
+        "goal": plan.goal,
+        "required_capabilities": list(plan.required_capabilities),
+        "initial_steps": list(plan.initial_steps),
+    }
+    return dumps(freeze(standard))
 
 
 def decide_request(mem: PlanExecuteMemory, plan: Plan) -> LlmRequest:
@@ -93,7 +100,9 @@ def decide_request(mem: PlanExecuteMemory, plan: Plan) -> LlmRequest:
         'continue'
     """
     decider = mem.config.decider
-    prompt = decider.prompt_template.format_map({"input": mem.normalized_input, "plan": plan_text(plan)})
+    prompt = decider.prompt_template.format_map(
+        {"input": mem.normalized_input or mem.input, "plan": plan_text(plan)}
+    )
     return LlmRequest(
         model=mem.config.model_for(decider.model),
         messages=(UserMessage(prompt),),

@@ -7,12 +7,15 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
+from returns.result import Result
 
 from agentsm_fn.agents.plan_execute import (
+    Event,
     PlanExecuteConfig,
     PlanExecuteMemory,
     Policy,
 )
+from agentsm_fn.core import Fault, Perform
 from agentsm_fn.llm import (
     LlmFailure,
     LlmFailureKind,
@@ -145,3 +148,19 @@ def memory(**changes: Any) -> PlanExecuteMemory:
     if isinstance(policy, Policy):
         base = attrs.evolve(base, policy=policy)
     return attrs.evolve(PlanExecuteMemory(input="Find the best PDF library for Ruby", config=base), **changes)
+
+
+def moved(result: Result[Any, Fault]) -> tuple[Event, PlanExecuteMemory]:
+    """The (event, memory) of a handler's transition; fails the test on anything else."""
+    value = result.unwrap()
+    assert isinstance(value, tuple), f"expected a transition, got {value!r}"
+    event, mem = value
+    assert isinstance(event, Event) and isinstance(mem, PlanExecuteMemory)
+    return event, mem
+
+
+def requested(result: Result[Any, Fault]) -> Perform[object, PlanExecuteMemory]:
+    """The effect request of a handler; fails the test on anything else."""
+    value = result.unwrap()
+    assert isinstance(value, Perform), f"expected an effect request, got {value!r}"
+    return value
