@@ -7,17 +7,18 @@ can read and correct.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, cast
 
 import jsonschema
 from jsonschema.exceptions import SchemaError
 
-from agentsm_fn.llm.json import JsonObject, thaw
+from agentsm_fn.llm.json import JsonValue, thaw
 
 __all__ = ["argument_problems"]
 
 
-def argument_problems(schema: JsonObject, arguments: JsonObject) -> str | None:
+def argument_problems(schema: Mapping[str, object], arguments: Mapping[str, object]) -> str | None:
     """Every way ``arguments`` break ``schema``, in one line; None if they are valid.
 
     Example:
@@ -27,8 +28,8 @@ def argument_problems(schema: JsonObject, arguments: JsonObject) -> str | None:
         >>> argument_problems(schema, {})
         "'q' is a required property"
     """
-    plain_schema = cast(dict[str, Any], thaw(schema))  # thaw of a JSON object is a dict
-    plain_arguments = cast(dict[str, Any], thaw(arguments))
+    plain_schema = cast(dict[str, Any], thaw(cast(JsonValue, schema)))  # a JSON object thaws to a dict
+    plain_arguments = cast(dict[str, Any], thaw(cast(JsonValue, arguments)))
     try:
         validator_class = jsonschema.validators.validator_for(plain_schema)
         validator_class.check_schema(plain_schema)
