@@ -15,10 +15,13 @@ Only this package imports networkx; ``import agentsm_fn`` never does.
 """
 
 from verification.bound import StepBound
+from verification.diagrams import to_dot, to_markdown, to_mermaid
 from verification.events import EventReading, emittable_events, read_events
 from verification.findings import PROPERTIES, Edge, Location, Property, Violation, Witness, property_for
 from verification.model import MachineGraph, Row, StateInfo, graph_of
 from verification.policies import NeverReachable, PassesThrough, Policy, PolicyError
+from verification.report_json import render_json
+from verification.report_sarif import render_sarif
 from verification.report_text import render_text, summary_line
 from verification.verify import Ignore, Report, Verdict, step_bound, verify, verify_graph
 
@@ -46,9 +49,14 @@ __all__ = [
     "graph_of",
     "property_for",
     "read_events",
+    "render_json",
+    "render_sarif",
     "render_text",
     "step_bound",
     "summary_line",
+    "to_dot",
+    "to_markdown",
+    "to_mermaid",
     "verify",
     "verify_graph",
 ]

@@ -1,0 +1,84 @@
+"""Import a machine named ``MODULE:ATTRIBUTE``; every failure is a :class:`LoadError` value.
+
+The current directory is put first on ``sys.path`` (as pytest does), so a hook
+run at a repository root imports that repository's modules. Importing a user's
+module runs their code, which may raise anything: that becomes a LoadError
+with the exception's type and message, never a crash.
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+import inspect
+import os
+import sys
+from typing import cast
+
+import attrs
+from returns.result import Failure, Result, Success
+
+from agentsm_fn.core.machine import Machine
+
+__all__ = ["LoadError", "Loaded", "load_machine"]
+
+
+@attrs.frozen
+class LoadError:
+    """A target that could not be loaded, and why.
+
+    Example:
+        >>> str(LoadError("pkg:M", "no module named pkg"))
+        'cannot load pkg:M: no module named pkg'
+    """
+
+    spec: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"cannot load {self.spec}: {self.message}"
+
+
+@attrs.frozen
+class Loaded:
+    """A machine, the spec it was loaded from and the file of its module (for row locations)."""
+
+    spec: str
+    machine: Machine[enum.Enum, enum.Enum, object]
+    """Seen through its bounds: the verifier reads only enums and handlers, never memory."""
+    source_file: str | None
+
+
+def load_machine(spec: str) -> Result[Loaded, LoadError]:
+    """Import ``MODULE:ATTRIBUTE`` (the attribute may be dotted) and check it is a Machine.
+
+    Example:
+        >>> load_machine("no_such_module_here:M").failure().message
+        "ModuleNotFoundError: No module named 'no_such_module_here'"
+        >>> load_machine("missing-colon").failure().message
+        'expected MODULE:ATTRIBUTE, e.g. mypkg.agent:MACHINE'
+    """
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        return Failure(LoadError(spec, "expected MODULE:ATTRIBUTE, e.g. mypkg.agent:MACHINE"))
+    cwd = os.getcwd()
+    if cwd not in sys.path:
+        sys.path.insert(0, cwd)
+    try:
+        module = importlib.import_module(module_name)
+    except BaseException as exc:  # user code at import time may raise anything, even SystemExit
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return Failure(LoadError(spec, f"{type(exc).__name__}: {exc}"))
+    value: object = module
+    for part in attribute.split("."):
+        if not hasattr(value, part):
+            return Failure(LoadError(spec, f"{module_name} has no attribute {attribute}"))
+        value = getattr(value, part)
+    if not isinstance(value, Machine):
+        return Failure(LoadError(spec, f"{attribute} is a {type(value).__name__}, not an agentsm_fn Machine"))
+    try:
+        source = inspect.getsourcefile(module)
+    except TypeError:
+        source = None
+    return Success(Loaded(spec, cast(Machine[enum.Enum, enum.Enum, object], value), source))
