@@ -135,8 +135,11 @@ def aimock_server() -> Iterator[Aimock]:
             time.sleep(0.05)
         else:
             pytest.fail("aimock did not become healthy")
-        yield Aimock(base)
+        server = Aimock(base)
+        yield server
     finally:
+        if "server" in locals():
+            server.control.close()
         process.terminate()
         try:
             process.wait(timeout=10)
