@@ -36,6 +36,7 @@ from agentsm_fn.core.failures import (
     WrongStatus,
 )
 from agentsm_fn.core.faults import Fault
+from agentsm_fn.core.handlers import _FAST_SUCCESS
 from agentsm_fn.core.journal import Journal
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
@@ -47,6 +48,9 @@ EventT = TypeVar("EventT", bound=enum.Enum)
 MemoryT = TypeVar("MemoryT")
 
 StepResult = Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT]]
+
+_BASE_ACCEPTS: Final = Effect.accepts
+_DIRECT: Final = _FAST_SUCCESS  # Success's layout was probed: read its value without a call
 
 
 class Suspend(enum.Enum):
@@ -160,16 +164,14 @@ def _settle(
         _, event, target, memory = routed
         steps = snapshot.steps + 1
         data = _narrate(machine, state, event, memory)
-        trace = snapshot.trace.record(steps, state.name, event.name, target.name, data, now)
+        trace = snapshot.trace.record(steps, state, event, target, data, now)
         status = Status.FINISHED if target in machine.terminals else Status.READY
         return Success(
             Snapshot(state=target, memory=memory, status=status, steps=steps, trace=trace, journal=journal)
         )
     if routed[0] == "await":
         _, effect, memory, _ = routed
-        trace = snapshot.trace.record(
-            snapshot.steps + 1, state.name, f"request {type(effect).__name__}", "", effect.summary(), now
-        )
+        trace = snapshot.trace.record_request(snapshot.steps + 1, state, effect, now)
         return Success(
             Snapshot(
                 state=state,
@@ -309,19 +311,24 @@ def drive(
         return Success(snapshot)
 
     # The hot loop: the same logic as step/resume, on locals; snapshots are built on exit.
-    handlers, table, terminals = machine.handlers, machine.table, machine.terminals
+    graph = machine.compiled
     narrate = machine.narrate
-    state, memory, steps = snapshot.state, snapshot.memory, snapshot.steps
-    rows: list[tuple[int, str, str, str, str, float]] = []
+    node = graph.get(snapshot.state)
+    if node is None:
+        return Failure(RunFailed(MissingHandler(snapshot.state), snapshot))
+    memory, steps = snapshot.memory, snapshot.steps
+    rows: list[tuple[int, object, object, object, object, float]] = []
     ticks: list[tuple[float, Effect[object] | None, object]] = []
+    add_row, add_tick = rows.append, ticks.append
     try:
         cap = machine.cap_for(memory)
     except Exception as exc:
-        return Failure(RunFailed(_raised(state, "safety_cap", exc), snapshot))
+        return Failure(RunFailed(_raised(snapshot.state, "safety_cap", exc), snapshot))
 
     def park(status: Status, pending: Effect[object] | None) -> Snapshot[StateT, MemoryT]:
+        assert node is not None
         return Snapshot(
-            state=state,
+            state=cast(StateT, node.state),  # nodes are built from this machine's states
             memory=memory,
             status=status,
             pending=pending,
@@ -338,65 +345,70 @@ def drive(
 
     while True:
         awaiting = None
-        if steps >= cap:
-            now = clock()
-            ticks.append((now, None, None))
-            return failed(SafetyCapExceeded(state, steps, cap))
-        handler = handlers.get(state)
+        state: StateT = node.state  # type: ignore[assignment]  # nodes hold this machine's states; no cast() call in the hot loop
         now = clock()
-        ticks.append((now, None, None))
-        if handler is None:
+        add_tick((now, None, None))
+        if steps >= cap:
+            return failed(SafetyCapExceeded(state, steps, cap))
+        enter = node.enter
+        if enter is None:
             return failed(MissingHandler(state))
         try:
-            decision: object = handler.enter(memory)
+            decision: object = enter(memory)
         except Exception as exc:
             return failed(_raised(state, "enter", exc))
         while True:
-            # Fast path: Success((event, memory)) with a row.
-            if type(decision) is Success or isinstance(decision, Success):
-                value = decision.unwrap()
-                if type(value) is tuple and len(value) == 2:
+            if type(decision) is Success:
+                value = decision._inner_value if _DIRECT else decision.unwrap()
+                kind = type(value)
+                if kind is tuple and len(value) == 2:
                     event, new_memory = value
-                    try:
-                        target = table.get((state, event))
-                    except TypeError:
-                        target = None
-                    if target is not None:
+                    following = node.edges.get(id(event))
+                    if following is not None:
                         steps += 1
                         data = "" if narrate is None else _narrate(machine, state, event, new_memory)
-                        rows.append((steps, state.name, event.name, target.name, data, now))
-                        state, memory = target, new_memory
+                        add_row((steps, state, event, following.state, data, now))
+                        node, memory = following, new_memory
                         break
+                elif kind is Perform and isinstance(value.effect, Effect):
+                    effect: Effect[object] = value.effect
+                    memory = value.memory
+                    add_row((steps + 1, state, effect, None, "", now))
+                    outcome = yield effect
+                    if outcome is SUSPEND:
+                        return Success(park(Status.AWAITING, effect))
+                    now = clock()
+                    add_tick((now, effect, outcome))
+                    awaiting = effect
+                    try:
+                        if type(effect).accepts is _BASE_ACCEPTS:
+                            accepted = isinstance(outcome, effect.outcome_types)
+                        else:
+                            accepted = effect.accepts(outcome)
+                    except Exception as exc:
+                        return failed(_raised(state, "accepts", exc))
+                    if not accepted:
+                        return failed(OutcomeRejected(state, effect.summary(), type(outcome).__qualname__))
+                    receive = node.receive
+                    try:
+                        if receive is not None:
+                            decision = receive(memory, outcome)
+                        elif node.handler is not None:
+                            decision = node.handler.resume(memory, effect, outcome)
+                    except Exception as exc:
+                        return failed(_raised(state, "resume", exc))
+                    continue
+            # Anything else (failures, odd values, Success subclasses) takes the general route.
             routed = _classify(machine, state, decision)
             if routed[0] == "fail":
                 return failed(routed[1])
-            if routed[0] == "move":  # only reached for odd-but-valid values (a Success subclass)
+            if routed[0] == "move":
                 _, event, target, memory = routed
                 steps += 1
-                rows.append(
-                    (steps, state.name, event.name, target.name, _narrate(machine, state, event, memory), now)
-                )
-                state = target
+                add_row((steps, state, event, target, _narrate(machine, state, event, memory), now))
+                node = graph[target]
                 break
-            _, effect, memory, _ = routed
-            rows.append(
-                (steps + 1, state.name, f"request {type(effect).__name__}", "", effect.summary(), now)
-            )
-            outcome = yield effect
-            if outcome is SUSPEND:
-                return Success(park(Status.AWAITING, effect))
-            now = clock()
-            ticks.append((now, effect, outcome))
-            awaiting = effect
-            try:
-                accepted = effect.accepts(outcome)
-            except Exception as exc:
-                return failed(_raised(state, "accepts", exc))
-            if not accepted:
-                return failed(OutcomeRejected(state, effect.summary(), type(outcome).__qualname__))
-            try:
-                decision = handler.resume(memory, effect, outcome)
-            except Exception as exc:
-                return failed(_raised(state, "resume", exc))
-        if state in terminals:
+            _, pending, memory, _ = routed
+            decision = Success(Perform(pending, memory))  # normalised; handled above on the next pass
+        if node.terminal:
             return Success(park(Status.FINISHED, None))

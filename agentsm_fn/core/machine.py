@@ -11,13 +11,13 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
-from typing import Generic, TypeAlias, TypeVar
+from typing import Generic, TypeAlias, TypeVar, cast
 
 import attrs
 from returns.result import Result
 
 from agentsm_fn.core.faults import Fault
-from agentsm_fn.core.handlers import Handler, Pure
+from agentsm_fn.core.handlers import Effectful, Handler, Pure
 
 __all__ = ["HandlerLike", "Machine", "MachineDefinitionError", "define_machine"]
 
@@ -50,6 +50,50 @@ def _freeze_table(
     return table if isinstance(table, MappingProxyType) else MappingProxyType(dict(table))
 
 
+class _Node:
+    """One state of a compiled machine: its handler's entry points and its outgoing edges.
+
+    Edges are keyed by ``id(event)``: enum members live as long as their class, so
+    an id names exactly one member, and an int key hashes in C (``Enum.__hash__``
+    is Python code, and the engine would otherwise call it several times a step).
+    """
+
+    __slots__ = ("edges", "enter", "handler", "receive", "state", "terminal")
+
+    def __init__(self, state: object, handler: Handler[enum.Enum, object] | None, terminal: bool) -> None:
+        self.state = state
+        self.handler = handler
+        self.terminal = terminal
+        self.edges: dict[int, _Node] = {}
+        self.enter: Callable[[object], object] | None = None
+        self.receive: Callable[[object, object], object] | None = None
+        if type(handler) is Pure:
+            self.enter = handler.fn
+        elif type(handler) is Effectful:
+            self.enter, self.receive = handler.request, handler.receive
+        elif handler is not None:
+            self.enter = handler.enter
+
+
+def _compile(machine: Machine[StateT, EventT, MemoryT]) -> dict[object, _Node]:
+    # Handlers are only ever called with this machine's memory; the nodes erase the types.
+    handlers = cast(Mapping[object, Handler[enum.Enum, object]], machine.handlers)
+    nodes: dict[object, _Node] = {}
+
+    def node(state: object) -> _Node:
+        found = nodes.get(state)
+        if found is None:
+            found = nodes[state] = _Node(state, handlers.get(state), state in machine.terminals)
+        return found
+
+    for (source, event), target in machine.table.items():
+        node(source).edges[id(event)] = node(target)
+    for state in machine.handlers:
+        node(state)
+    node(machine.initial)
+    return nodes
+
+
 def _freeze_handlers(
     handlers: Mapping[StateT, Handler[EventT, MemoryT]],
 ) -> Mapping[StateT, Handler[EventT, MemoryT]]:
@@ -75,6 +119,16 @@ class Machine(Generic[StateT, EventT, MemoryT]):
     budgeted: frozenset[StateT] = frozenset()
     safety_cap: int | Callable[[MemoryT], int] = 10_000
     narrate: Callable[[StateT, EventT, MemoryT], str] | None = None
+    _compiled: dict[object, _Node] | None = attrs.field(init=False, default=None, eq=False, repr=False)
+
+    @property
+    def compiled(self) -> Mapping[object, _Node]:
+        """The machine as a graph of nodes for the engine's hot loop (built once, cached)."""
+        cached = self._compiled
+        if cached is None:
+            cached = _compile(self)
+            object.__setattr__(self, "_compiled", cached)  # a cache of derived data
+        return cached
 
     def cap_for(self, memory: MemoryT) -> int:
         """The safety cap for a run from ``memory``."""

@@ -9,16 +9,29 @@ vector, so appending is cheap however long the run.
 from __future__ import annotations
 
 import datetime as _dt
+import enum
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 
 import attrs
 from pyrsistent import PVector, pvector
 
 __all__ = ["Trace", "TraceEntry"]
 
-_Row = tuple[int, str, str, str, str, float]
+_Row = tuple[int, object, object, object, object, float]
+"""(step, state, event, target, data, timestamp). The run loop stores enum members,
+the effect of a request (with target None) and the narrated data as they are;
+names and summaries are rendered only when an entry is read. Imported traces hold
+strings. Either way :class:`TraceEntry` is what users see."""
 _COLUMNS = ("step", "state", "event", "target", "data", "timestamp")
+
+
+def _name(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, enum.Enum):
+        return value.name
+    return repr(value)
 
 
 @attrs.frozen
@@ -49,10 +62,28 @@ class TraceEntry:
 
 
 def _entry(row: _Row) -> TraceEntry:
-    return TraceEntry(step=row[0], state=row[1], event=row[2], target=row[3], data=row[4], timestamp=row[5])
+    step, state, event, target, data, stamp = row
+    if target is None:  # an effect request: ``event`` holds the effect
+        summary = getattr(event, "summary", None)
+        return TraceEntry(
+            step=step,
+            state=_name(state),
+            event=f"request {type(event).__name__}",
+            target="",
+            data=summary() if callable(summary) else _name(event),
+            timestamp=stamp,
+        )
+    return TraceEntry(
+        step=step,
+        state=_name(state),
+        event=_name(event),
+        target=_name(target),
+        data=_name(data),
+        timestamp=stamp,
+    )
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class Trace:
     """An immutable, append-only sequence of :class:`TraceEntry`.
 
@@ -66,11 +97,31 @@ class Trace:
 
     rows: PVector[_Row] = attrs.field(factory=pvector, repr=lambda r: f"<{len(r)} entries>")
 
-    def record(self, step: int, state: str, event: str, target: str, data: str, timestamp: float) -> Trace:
-        """Return a new trace with one more entry at the end."""
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Trace):
+            return NotImplemented
+        return self.rows == other.rows or self.entries == other.entries
+
+    def __hash__(self) -> int:
+        return hash(self.entries)
+
+    def record(
+        self,
+        step: int,
+        state: str | enum.Enum,
+        event: str | enum.Enum,
+        target: str | enum.Enum,
+        data: str,
+        timestamp: float,
+    ) -> Trace:
+        """Return a new trace with one more transition entry at the end."""
         return Trace(self.rows.append((step, state, event, target, data, timestamp)))
 
-    def extend(self, rows: Sequence[_Row]) -> Trace:
+    def record_request(self, step: int, state: str | enum.Enum, effect: object, timestamp: float) -> Trace:
+        """Return a new trace with an effect-request entry at the end."""
+        return Trace(self.rows.append((step, state, effect, None, "", timestamp)))
+
+    def extend(self, rows: Iterable[_Row]) -> Trace:
         """Return a new trace with ``rows`` appended (used by the run loop)."""
         return Trace(self.rows.extend(rows))
 
@@ -88,13 +139,14 @@ class Trace:
     def __getitem__(self, index: int) -> TraceEntry:
         return _entry(self.rows[index])
 
-    def for_state(self, state: str) -> tuple[TraceEntry, ...]:
-        """The entries recorded while in ``state`` (a state name)."""
-        return tuple(_entry(row) for row in self.rows if row[1] == state)
+    def for_state(self, state: str | enum.Enum) -> tuple[TraceEntry, ...]:
+        """The entries recorded while in ``state`` (a state or its name)."""
+        name = _name(state)
+        return tuple(entry for entry in self if entry.state == name)
 
     def to_json(self) -> str:
         """Serialize to a pretty-printed JSON array of objects."""
-        return json.dumps([dict(zip(_COLUMNS, row, strict=True)) for row in self.rows], indent=2)
+        return json.dumps([attrs.asdict(entry) for entry in self], indent=2)
 
     @classmethod
     def from_json(cls, text: str) -> Trace:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import enum
 import inspect
 from collections.abc import Generator
-from typing import TypeVar
+from types import CoroutineType
+from typing import Final, TypeVar
 
 import attrs
 from returns.result import Failure, Result, Success
@@ -26,13 +27,20 @@ from agentsm_fn.core.failures import EffectFailed, RunFailed
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot
 from agentsm_fn.shell.clock import Clock, system_clock
-from agentsm_fn.shell.performers import Performers
+from agentsm_fn.shell.performers import Performer, Performers
 
 __all__ = ["Shell", "arun", "resume_run", "run"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
 MemoryT = TypeVar("MemoryT")
+
+
+def _unseen(_effect: Effect[object]) -> object:  # pragma: no cover - a sentinel, never called
+    return None
+
+
+_UNSEEN: Final[Performer] = _unseen  # "not looked up yet" in a run's performer cache
 
 RunResult = Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT]]
 
@@ -88,11 +96,16 @@ def run(
     ``start`` is a memory (a fresh run from the initial state) or a snapshot.
     """
     shell = shell or Shell()
+    performers = shell.performers
+    found: dict[type, Performer | None] = {}
     fold = drive(machine, _start(machine, start), shell.clock)
     try:
         effect = next(fold)
         while True:
-            performer = shell.performers.find(effect)
+            kind = type(effect)
+            performer = found.get(kind, _UNSEEN)
+            if performer is _UNSEEN:
+                performer = found[kind] = performers.find(effect)
             if performer is None:
                 return _park(fold, effect, "no performer registered (for arun, register with on_async)")
             try:
@@ -101,11 +114,9 @@ def run(
                 return _park(fold, effect, _raised(exc))
             if outcome is SUSPEND:
                 return _park(fold, effect, None)
-            if inspect.isawaitable(outcome):
-                close = getattr(outcome, "close", None)
-                if callable(close):
-                    close()
-                return _park(fold, effect, "performer returned an awaitable; use arun")
+            if type(outcome) is CoroutineType:
+                outcome.close()
+                return _park(fold, effect, "performer returned a coroutine; use arun")
             effect = fold.send(outcome)
     except StopIteration as stop:
         result: RunResult[StateT, MemoryT] = stop.value

@@ -1,0 +1,330 @@
+"""Engine overhead: microseconds per transition against a hand-written immutable loop.
+
+The reference workload is ``Idle -> Planning -> (Acting -> Observing -> Planning) x K -> Done``:
+Planning consults a scripted in-process LLM (K tool calls, then a final answer),
+Acting calls a trivial tool, Observing appends to history. The engine version runs
+it as a machine whose Planning and Acting request effects performed by the shell;
+the baseline is the loop a careful user would write by hand: a dict lookup for the
+transition, ``attrs.evolve`` on a frozen record, tuple history.
+
+Run: ``python benchmarks/engine.py`` (``--quick`` for a short smoke run). Prints one
+row per K and the targets: ratio <= 1.5 at every K, engine cost per transition at
+the largest K within 1.2x of K = 3, and a K = 0 run within 5 baseline transitions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import gc
+import sys
+import time
+from collections.abc import Callable
+from typing import ClassVar, Literal
+
+import attrs
+from pyrsistent import PVector, pvector
+from returns.result import Result
+
+from agentsm_fn import (
+    Effect,
+    Fault,
+    Machine,
+    Perform,
+    Performers,
+    Shell,
+    define_machine,
+    effectful,
+    emit,
+    perform,
+    pure,
+    run,
+)
+
+
+class S(enum.Enum):
+    IDLE = "Idle"
+    PLANNING = "Planning"
+    ACTING = "Acting"
+    OBSERVING = "Observing"
+    DONE = "Done"
+
+
+class E(enum.Enum):
+    START = "start"
+    TOOL_CALL = "tool_call"
+    FINAL = "final"
+    TOOL_DONE = "tool_done"
+    CONTINUE = "continue"
+
+
+@attrs.frozen
+class Consult(Effect[str]):
+    """Ask the scripted LLM: the reply is a tool name, or "" for the final answer."""
+
+    outcome_types: ClassVar[tuple[type, ...]] = (str,)
+
+
+@attrs.frozen
+class UseTool(Effect[str]):
+    """Call the tool named ``name``."""
+
+    outcome_types: ClassVar[tuple[type, ...]] = (str,)
+    name: str
+
+
+@attrs.frozen(kw_only=True)
+class Mem:
+    step: int = 0
+    pending: str = ""
+    observation: str = ""
+    answer: str = ""
+    history: PVector[str] = attrs.field(factory=pvector)
+
+
+def idle(m: Mem) -> Result[tuple[Literal[E.START], Mem], Fault]:
+    return emit(E.START, m)
+
+
+def plan(m: Mem) -> Result[Perform[str, Mem], Fault]:
+    return perform(Consult(), attrs.evolve(m, step=m.step + 1))
+
+
+def planned(m: Mem, reply: str) -> Result[tuple[Literal[E.TOOL_CALL, E.FINAL], Mem], Fault]:
+    if reply:
+        return emit(E.TOOL_CALL, attrs.evolve(m, pending=reply))
+    return emit(E.FINAL, attrs.evolve(m, answer="done"))
+
+
+def act(m: Mem) -> Result[Perform[str, Mem], Fault]:
+    return perform(UseTool(m.pending), m)
+
+
+def acted(m: Mem, result: str) -> Result[tuple[Literal[E.TOOL_DONE], Mem], Fault]:
+    return emit(E.TOOL_DONE, attrs.evolve(m, observation=result))
+
+
+def observe(m: Mem) -> Result[tuple[Literal[E.CONTINUE], Mem], Fault]:
+    entry = f"{m.pending}: {m.observation}"
+    return emit(E.CONTINUE, attrs.evolve(m, pending="", observation="", history=m.history.append(entry)))
+
+
+MACHINE: Machine[S, E, Mem] = define_machine(
+    name="reference",
+    states=S,
+    events=E,
+    initial=S.IDLE,
+    terminals={S.DONE},
+    table={
+        (S.IDLE, E.START): S.PLANNING,
+        (S.PLANNING, E.TOOL_CALL): S.ACTING,
+        (S.PLANNING, E.FINAL): S.DONE,
+        (S.ACTING, E.TOOL_DONE): S.OBSERVING,
+        (S.OBSERVING, E.CONTINUE): S.PLANNING,
+    },
+    handlers={
+        S.IDLE: pure(idle),
+        S.PLANNING: effectful(plan, planned),
+        S.ACTING: effectful(act, acted),
+        S.OBSERVING: pure(observe),
+    },
+    safety_cap=10**9,
+)
+
+
+class ScriptedLlm:
+    """K tool calls, then a final answer; reset before each run."""
+
+    def __init__(self) -> None:
+        self.left = 0
+
+    def reset(self, k: int) -> None:
+        self.left = k
+
+    def __call__(self) -> str:
+        if self.left:
+            self.left -= 1
+            return "calculator"
+        return ""
+
+
+def tool(name: str) -> str:
+    return f"{name} says 42"
+
+
+LLM = ScriptedLlm()
+SHELL = Shell(Performers().on(Consult, lambda _e: LLM()).on(UseTool, lambda e: tool(e.name)), time.time)
+
+
+def engine_run(k: int) -> int:
+    """The workload on the engine, Planning and Acting performing effects through the shell."""
+    LLM.reset(k)
+    done = run(MACHINE, Mem(), SHELL).unwrap()
+    assert done.state is S.DONE and len(done.memory.history) == k
+    return done.steps
+
+
+@attrs.frozen(kw_only=True)
+class PureMem:
+    left: int
+    step: int = 0
+    pending: str = ""
+    observation: str = ""
+    answer: str = ""
+    history: PVector[str] = attrs.field(factory=pvector)
+
+
+def pure_plan(m: PureMem) -> Result[tuple[Literal[E.TOOL_CALL, E.FINAL], PureMem], Fault]:
+    m = attrs.evolve(m, step=m.step + 1)
+    if m.left:
+        return emit(E.TOOL_CALL, attrs.evolve(m, pending="calculator", left=m.left - 1))
+    return emit(E.FINAL, attrs.evolve(m, answer="done"))
+
+
+def pure_act(m: PureMem) -> Result[tuple[Literal[E.TOOL_DONE], PureMem], Fault]:
+    return emit(E.TOOL_DONE, attrs.evolve(m, observation=tool(m.pending)))
+
+
+def pure_observe(m: PureMem) -> Result[tuple[Literal[E.CONTINUE], PureMem], Fault]:
+    entry = f"{m.pending}: {m.observation}"
+    return emit(E.CONTINUE, attrs.evolve(m, pending="", observation="", history=m.history.append(entry)))
+
+
+def pure_idle(m: PureMem) -> Result[tuple[Literal[E.START], PureMem], Fault]:
+    return emit(E.START, m)
+
+
+PURE_MACHINE: Machine[S, E, PureMem] = define_machine(
+    name="reference-pure",
+    states=S,
+    events=E,
+    initial=S.IDLE,
+    terminals={S.DONE},
+    table=MACHINE.table,
+    handlers={
+        S.IDLE: pure(pure_idle),
+        S.PLANNING: pure(pure_plan),
+        S.ACTING: pure(pure_act),
+        S.OBSERVING: pure(pure_observe),
+    },
+    safety_cap=10**9,
+)
+
+
+def engine_pure_run(k: int) -> int:
+    """The workload with the scripted LLM and the tool in process: the fold's own cost."""
+    done = run(PURE_MACHINE, PureMem(left=k), SHELL).unwrap()
+    assert done.state is S.DONE and len(done.memory.history) == k
+    return done.steps
+
+
+@attrs.frozen(kw_only=True)
+class BaselineMem:
+    step: int = 0
+    pending: str = ""
+    observation: str = ""
+    answer: str = ""
+    history: tuple[str, ...] = ()
+
+
+BASELINE_TABLE = {
+    ("Idle", "start"): "Planning",
+    ("Planning", "tool_call"): "Acting",
+    ("Planning", "final"): "Done",
+    ("Acting", "tool_done"): "Observing",
+    ("Observing", "continue"): "Planning",
+}
+
+
+def baseline_run(k: int) -> int:
+    """The naive immutable loop a user would write without the library."""
+    llm = LLM
+    llm.reset(k)
+    memory = BaselineMem()
+    state, transitions = "Idle", 0
+    while state != "Done":
+        if state == "Idle":
+            event = "start"
+        elif state == "Planning":
+            memory = attrs.evolve(memory, step=memory.step + 1)
+            reply = llm()
+            if reply:
+                event, memory = "tool_call", attrs.evolve(memory, pending=reply)
+            else:
+                event, memory = "final", attrs.evolve(memory, answer="done")
+        elif state == "Acting":
+            event, memory = "tool_done", attrs.evolve(memory, observation=tool(memory.pending))
+        else:
+            entry = f"{memory.pending}: {memory.observation}"
+            memory = attrs.evolve(memory, pending="", observation="", history=(*memory.history, entry))
+            event = "continue"
+        state = BASELINE_TABLE[(state, event)]
+        transitions += 1
+    assert len(memory.history) == k
+    return transitions
+
+
+def best_time(fn: Callable[[int], int], k: int, budget: float) -> tuple[float, int]:
+    """Best CPU seconds per run over repeated runs within about ``budget`` seconds.
+
+    CPU time (``process_time``) rather than wall time, so other processes on the
+    machine disturb the ratios less.
+    """
+    transitions = fn(k)  # warm up
+    best = float("inf")
+    deadline = time.perf_counter() + budget
+    runs = 0
+    batch = max(1, 3_000 // (3 * k + 2))
+    while runs < 5 or (time.perf_counter() < deadline and runs < 2_000):
+        gc.collect()
+        started = time.process_time()
+        for _ in range(batch):
+            fn(k)
+        best = min(best, (time.process_time() - started) / batch)
+        runs += 1
+    return best, transitions
+
+
+def measure(
+    label: str, fn: Callable[[int], int], ks: list[int], budget: float
+) -> dict[int, tuple[float, float]]:
+    print(f"\n{label}")
+    print(f"{'K':>7} {'transitions':>12} {'engine us/tr':>13} {'baseline us/tr':>15} {'ratio':>7}")
+    out: dict[int, tuple[float, float]] = {}
+    for k in ks:
+        engine_seconds, transitions = best_time(fn, k, budget)
+        baseline_seconds, baseline_transitions = best_time(baseline_run, k, budget)
+        assert transitions == baseline_transitions == 3 * k + 2
+        engine_us = engine_seconds / transitions * 1e6
+        baseline_us = baseline_seconds / transitions * 1e6
+        out[k] = (engine_us, engine_us / baseline_us)
+        print(f"{k:>7} {transitions:>12} {engine_us:>13.2f} {baseline_us:>15.2f} {out[k][1]:>7.2f}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small K values and short timings (smoke run)")
+    args = parser.parse_args(argv)
+    ks = [3, 100, 1_000] if args.quick else [3, 100, 1_000, 10_000]
+    budget = 0.3 if args.quick else 2.0
+    print(f"python {sys.version.split()[0]}; best CPU time of repeated runs, ~{budget:.1f} s per measurement")
+    variants = {
+        "effects through the shell (LLM and tool performed as effects)": engine_run,
+        "in-process (scripted LLM and tool called by pure handlers)": engine_pure_run,
+    }
+    baseline_per_transition = best_time(baseline_run, 3, budget)[0] / (3 * 3 + 2)
+    for label, fn in variants.items():
+        results = measure(label, fn, ks, budget)
+        zero_seconds, _ = best_time(fn, 0, budget)
+        worst = max(ratio for _, ratio in results.values())
+        growth = results[ks[-1]][0] / results[3][0]
+        zero = zero_seconds / baseline_per_transition
+        print(f"worst ratio engine/baseline: {worst:.2f} (target <= 1.5)")
+        print(f"engine cost per transition, K={ks[-1]} vs K=3: {growth:.2f}x (target <= 1.2)")
+        print(f"K=0 run: {zero_seconds * 1e6:.1f} us = {zero:.1f} baseline transitions (target <= 5)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
