@@ -25,7 +25,7 @@ class Secret:
         ("Secret('***')", "Secret('***')", 'sk-live-123')
     """
 
-    _value: str = attrs.field(alias="value", eq=False, hash=False)
+    _value: str = attrs.field(alias="value")
 
     def reveal(self) -> str:
         """The key itself: for the auth header, nothing else."""
