@@ -68,6 +68,8 @@ def narrate(state: State, event: Event, memory: AgentMemory) -> str:
             return f"step={m.step} confidence={m.confidence_score} retry={m.retry_count}"
         case _, Event.MaxSteps | Event.BudgetExceeded | Event.FatalError:
             return f"step={m.step} error={_short(m.error)!r}"
+        case State.WaitingForHuman, _ if m.pending_approval is not None:
+            return f"step={m.step} decision={m.pending_approval.decision!r}"
         case State.Acting, _:
             return f"step={m.step} observation={_short(m.last_observation)!r}"
         case State.ParallelActing, _:

@@ -1,0 +1,171 @@
+"""Human in the loop: a tool that needs approval suspends the run; the paused run is
+stored as JSON and resumed later, possibly by another process, with the human's decision.
+
+    python examples/human_approval_agent.py                      # both halves, one process
+    python examples/human_approval_agent.py --suspend-to run.json
+    python examples/human_approval_agent.py --resume-from run.json --decision approve|reject|modify
+
+Runs offline with a scripted LLM by default; with OPENAI_API_KEY, ANTHROPIC_API_KEY or
+OLLAMA_HOST in the environment it asks that provider instead (``--offline`` forces the
+script). Emails are never really sent: the tool prints them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from returns.result import Failure, Success
+
+from agentsm_fn.agents.react import (
+    Agent,
+    AgentBuilder,
+    Approved,
+    Completed,
+    Modified,
+    Provider,
+    Rejected,
+    RunResult,
+    Suspended,
+)
+from agentsm_fn.agents.react.outcomes import ApprovalDecision
+from agentsm_fn.llm import LlmReply, ToolCall
+from agentsm_fn.providers import anthropic_provider, ollama_provider, openai_provider
+from agentsm_fn.shell.scripted_llm import ScriptedLlm
+from agentsm_fn.tools import tool
+
+TASK = "Email the team at team@example.com that the release moves to Friday."
+
+
+@tool(needs_approval=True, timeout=10.0)
+def send_email(to: str, subject: str, body: str) -> str:
+    """Send an email (needs a human's approval).
+
+    Args:
+        to: Recipient address.
+        subject: Subject line.
+        body: Message text.
+    """
+    print(f"    [send_email] to={to!r} subject={subject!r}")
+    return f"email sent to {to}"
+
+
+def _first_half() -> LlmReply:
+    args = {"to": "team@example.com", "subject": "Release date", "body": "The release moves to Friday."}
+    return LlmReply(tool_calls=(ToolCall("", "send_email", args),))
+
+
+def _second_half() -> LlmReply:
+    return LlmReply(content="Done: the team has been told (or not) as the reviewer decided; see the history.")
+
+
+# ---- the one place a real provider plugs in ------------------------------------------------
+def choose_llm(offline: bool, *script: LlmReply) -> tuple[Provider, str]:
+    """A real provider when a key or URL is in the environment, else the scripted LLM."""
+    if not offline and os.environ.get("OPENAI_API_KEY"):
+        return openai_provider("gpt-4o-mini"), "openai"
+    if not offline and os.environ.get("ANTHROPIC_API_KEY"):
+        return anthropic_provider("claude-haiku-4-5"), "anthropic"
+    if not offline and os.environ.get("OLLAMA_HOST"):
+        return ollama_provider(os.environ.get("OLLAMA_MODEL", "llama3.2")), "ollama"
+    return ScriptedLlm(script), "scripted"
+
+
+def make_agent(llm: Provider) -> Agent:
+    """The same agent definition in both processes (the run's state travels as JSON)."""
+    return (
+        AgentBuilder.new(TASK)
+        .system_prompt("You are an assistant that can send emails with the send_email tool.")
+        .llm(llm)
+        .tools(send_email)
+        .suspend_for_approval()
+        .build()
+        .unwrap()
+    )
+
+
+def decision_from(name: str) -> ApprovalDecision:
+    if name == "approve":
+        return Approved()
+    if name == "reject":
+        return Rejected("Wait until the date is confirmed.")
+    return Modified({"to": "leads@example.com", "subject": "Release date", "body": "Release: Friday."})
+
+
+def suspend(path: Path, offline: bool) -> int:
+    llm, name = choose_llm(offline, _first_half())
+    print(f"LLM: {name}\n-- process 1: run until a human is needed")
+    match make_agent(llm).run():
+        case Success(Suspended() as paused):
+            request = paused.request
+            assert request is not None
+            call = request.tool_call
+            print(f"   paused in {paused.state.name}: {call.name}({call.arguments_json})")
+            print(f"   reason: {request.reason}")
+            path.write_text(paused.to_json(), encoding="utf-8")
+            print(f"   stored the paused run ({path.stat().st_size} bytes of JSON) in {path}")
+            return 0
+        case Success(other):
+            print(f"   finished without needing approval: {other!r}")
+            return 0
+        case Failure(error):
+            print(f"Agent failed: {error.describe()}", file=sys.stderr)
+    return 1
+
+
+def resume(path: Path, decision: str, offline: bool) -> int:
+    llm, _ = choose_llm(offline, _second_half())
+    print(f"-- process 2: load the paused run and resume it with decision {decision!r}")
+    match Suspended.from_json(path.read_text(encoding="utf-8")):
+        case Failure(error):
+            print(f"cannot load {path}: {error.describe()}", file=sys.stderr)
+            return 1
+        case Success(paused):
+            pass
+    result: RunResult = make_agent(llm).resume(paused, decision_from(decision))
+    match result:
+        case Success(Completed() as done):
+            print("\n=== FINAL ANSWER ===")
+            print(done.answer)
+            print("\n=== HISTORY ===")
+            for entry in done.memory.history:
+                call = f"{entry.tool.name}({entry.tool.arguments_json})"
+                print(f"  step {entry.step}: {call} -> {entry.observation}")
+            print("\n=== TRACE ===")
+            print(done.trace.render(width=160))
+            return 0
+        case Success(other):
+            print(f"paused again: {other!r}")
+            return 0
+        case Failure(failed):
+            print(f"Agent failed: {failed.describe()}", file=sys.stderr)
+    return 1
+
+
+def _option(args: list[str], flag: str) -> str | None:
+    return args[args.index(flag) + 1] if flag in args and args.index(flag) + 1 < len(args) else None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    offline = "--offline" in args
+    decision = _option(args, "--decision") or "approve"
+    if decision not in ("approve", "reject", "modify"):
+        print("--decision must be approve, reject or modify", file=sys.stderr)
+        return 2
+    store, load = _option(args, "--suspend-to"), _option(args, "--resume-from")
+    if store:
+        return suspend(Path(store), offline)
+    if load:
+        return resume(Path(load), decision, offline)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "paused-run.json"
+        code = suspend(path, offline)
+        return code or (resume(path, decision, offline) if path.exists() else 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

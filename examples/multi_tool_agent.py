@@ -1,0 +1,178 @@
+"""The multi-tool agent (seed 4.25): search, calculator and weather tools, a blacklist,
+task type "calculation" with model routing, a custom AgentConfig, parallel tool calls,
+and history compression every 3 steps.
+
+Runs offline with a scripted LLM by default. With OPENAI_API_KEY, ANTHROPIC_API_KEY or
+OLLAMA_HOST in the environment it asks that provider instead (``--offline`` forces
+the script). The tools themselves are local fakes in both cases.
+
+    python examples/multi_tool_agent.py
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from returns.result import Failure, Success
+
+from agentsm_fn.agents.react import AgentBuilder, AgentConfig, Completed, Provider
+from agentsm_fn.llm import LlmReply, ToolCall
+from agentsm_fn.providers import anthropic_provider, ollama_provider, openai_provider
+from agentsm_fn.shell.scripted_llm import ScriptedLlm
+from agentsm_fn.tools import tool
+
+TASK = "What is 15% of the population of Paris, and what is the weather there today?"
+
+FACTS = {
+    "population": "Paris had 2,102,650 inhabitants on 1 January 2023 (INSEE).",
+    "weather": "Paris today: 18°C, light rain in the afternoon.",
+}
+
+_OPERATORS: dict[type, Callable[[float, float], float]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,
+}
+
+
+@tool(timeout=5.0)
+def search(query: str) -> str:
+    """Search the web for current facts (an offline knowledge base in this example).
+
+    Args:
+        query: What to look for.
+    """
+    hits = [fact for key, fact in FACTS.items() if key in query.lower()]
+    return " ".join(hits) or f"No results for {query!r}."
+
+
+def _evaluate(node: ast.expr) -> float:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return float(node.value)
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        return _OPERATORS[type(node.op)](_evaluate(node.left), _evaluate(node.right))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_evaluate(node.operand)
+    raise ValueError(f"unsupported expression: {ast.unparse(node)}")
+
+
+@tool(timeout=1.0)
+def calculator(expression: str) -> str:
+    """Evaluate an arithmetic expression (+ - * / ** and parentheses).
+
+    Args:
+        expression: For example "2102650 * 0.15".
+    """
+    value = _evaluate(ast.parse(expression, mode="eval").body)
+    return f"{value:,.2f}"
+
+
+@tool(timeout=5.0)
+def weather(city: str) -> str:
+    """Current weather for a city.
+
+    Args:
+        city: The city name.
+    """
+    return FACTS["weather"] if city.lower() == "paris" else f"No weather data for {city}."
+
+
+def scripted() -> ScriptedLlm:
+    """What a model would answer, for running without a network."""
+
+    def calls(*pairs: tuple[str, dict[str, object]]) -> LlmReply:
+        return LlmReply(tool_calls=tuple(ToolCall("", name, args) for name, args in pairs))
+
+    return ScriptedLlm(
+        [
+            # 1: asks for the blacklisted weather tool -> ToolBlacklisted, back to Planning
+            calls(("search", {"query": "population of Paris"}), ("weather", {"city": "Paris"})),
+            # 2: two searches, run in parallel
+            calls(("search", {"query": "population of Paris"}), ("search", {"query": "weather in Paris"})),
+            # 3: the arithmetic
+            calls(("calculator", {"expression": "2102650 * 0.15"})),
+            # reflection after step 3 compresses the history
+            LlmReply(content="Paris has 2,102,650 inhabitants; 15% is 315,397.50. Today: 18°C, light rain."),
+            # 4: the answer
+            LlmReply(
+                content="15% of Paris's 2,102,650 inhabitants is about 315,398 people. "
+                "The weather in Paris today is 18°C with light rain in the afternoon."
+            ),
+        ]
+    )
+
+
+# ---- the one place a real provider plugs in ------------------------------------------------
+def choose_llm(offline: bool) -> tuple[Provider, str, tuple[str, str]]:
+    """A real provider when a key or URL is in the environment, else the scripted LLM.
+
+    Returns the provider, its name, and the (default, calculation) models to route to.
+    """
+    if not offline and os.environ.get("OPENAI_API_KEY"):
+        return openai_provider(), "openai", ("gpt-4o", "gpt-4o-mini")
+    if not offline and os.environ.get("ANTHROPIC_API_KEY"):
+        return anthropic_provider(), "anthropic", ("claude-sonnet-4-5", "claude-haiku-4-5")
+    if not offline and os.environ.get("OLLAMA_HOST"):
+        model = os.environ.get("OLLAMA_MODEL", "llama3.2")
+        return ollama_provider(), "ollama", (model, model)
+    return scripted(), "scripted", ("scripted-large", "scripted-small")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    llm, name, (default_model, small_model) = choose_llm("--offline" in args)
+    config = AgentConfig(
+        max_steps=8,
+        max_retries=2,
+        confidence_threshold=0.3,
+        reflect_every_n_steps=3,
+        min_answer_length=30,
+        parallel_tools=True,
+    )
+    agent = (
+        AgentBuilder.new(TASK)
+        .task_type("calculation")
+        .system_prompt(
+            "You are a precise assistant. Use search for facts and the calculator for arithmetic; "
+            "never do arithmetic in your head. Answer in two sentences."
+        )
+        .llm(llm)
+        .config(config)
+        .model(default_model)
+        .model_for("calculation", small_model)
+        .tools(search, calculator, weather)
+        .blacklist_tool("weather")  # e.g. the weather API is down for maintenance
+        .build()
+        .unwrap()
+    )
+    print(f"LLM: {name}   task_type: calculation -> model {small_model!r}")
+    match agent.run():
+        case Success(Completed() as done):
+            print("\n=== FINAL ANSWER ===")
+            print(done.answer)
+            print("\n=== HISTORY (after compression) ===")
+            for entry in done.memory.history:
+                print(f"  step {entry.step}: {entry.tool.name}: {entry.observation}")
+            usage = done.memory.total_usage
+            print(f"\nsteps: {done.memory.step}  tokens: {usage.input_tokens} in / {usage.output_tokens} out")
+            if isinstance(llm, ScriptedLlm):
+                models = [llm.model_for_call(n) for n in range(llm.call_count)]
+                print(f"models per LLM call: {models}")
+            print("\n=== TRACE ===")
+            print(done.trace.render(width=160))
+            return 0
+        case Success(paused):
+            print(f"Agent paused unexpectedly: {paused!r}", file=sys.stderr)
+        case Failure(error):
+            print(f"Agent failed: {error.describe()}", file=sys.stderr)
+    return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
