@@ -28,6 +28,7 @@ from agentsm_fn.llm import (
 )
 from agentsm_fn.shell import StepClock
 from agentsm_fn.shell.plan_execute_tools import AgentFSM, ToolFunction
+from agentsm_fn.tools import Tool, ToolRegistry
 
 Script = Sequence[LlmOutcome | Callable[[LlmRequest], LlmOutcome]]
 
@@ -125,15 +126,15 @@ def build_agent(
     provider: ScriptedProvider,
     *,
     max_iterations: int = 20,
-    tools: Mapping[str, ToolFunction] | None = None,
+    tools: Mapping[str, ToolFunction | Tool] | ToolRegistry | None = None,
     **options: Any,
 ) -> AgentFSM:
     """The seed's ``build_agent``: search and read tools, a scripted provider, a step clock."""
+    options.setdefault("clock", StepClock(start=1000.0, step=1.0))
     return AgentFSM(
         provider=provider,
         tools=seed_tools() if tools is None else tools,
         max_iterations=max_iterations,
-        clock=StepClock(start=1000.0, step=1.0),
         **options,
     )
 
