@@ -151,3 +151,16 @@ def aimock_server() -> Iterator[Aimock]:
 def aimock(aimock_server: Aimock) -> Aimock:
     aimock_server.reset()
     return aimock_server
+
+
+@pytest.fixture(autouse=True)
+def wire() -> Iterator[object]:
+    """Reset the capture of sent requests, and close the clients it opened."""
+    from tests.providers.peer import WIRE
+
+    WIRE.sent.clear()
+    WIRE.headers.clear()
+    WIRE.opened = []
+    yield WIRE
+    for client in WIRE.opened:
+        client.close()
