@@ -170,7 +170,8 @@ def _observed(
         tool_calls_made=mem.tool_calls_made + ran,
         violation=violation,
     )
-    return advance(Event.OBSERVED, State.OBSERVE, stored, f"Observed {len(calls)} tool results")
+    noun = "tool result" if len(calls) == 1 else "tool results"
+    return advance(Event.OBSERVED, State.OBSERVE, stored, f"Observed {len(calls)} {noun}")
 
 
 def observe_enter(mem: Mem) -> ObserveOut:

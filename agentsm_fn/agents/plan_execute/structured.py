@@ -23,6 +23,11 @@ __all__ = ["parse_decision", "parse_json_object", "parse_plan", "schema_errors"]
 _MAX_ERRORS = 5
 
 
+def _snippet(text: str, limit: int = 80) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= limit else flat[: limit - 1] + "…")
+
+
 def _unfence(text: str) -> str:
     body = text.strip()
     if body.startswith("```") and body.endswith("```") and len(body) >= 6:
@@ -38,8 +43,8 @@ def parse_json_object(text: str) -> Result[dict[str, JsonValue], str]:
     Example:
         >>> parse_json_object('```json\n{"goal": "x"}\n```').unwrap()
         {'goal': 'x'}
-        >>> parse_json_object("sure! here is the plan").failure()
-        'the reply is not valid JSON: Expecting value at line 1 column 1'
+        >>> print(parse_json_object("sure! here is the plan").failure())
+        the reply is not valid JSON (Expecting value at line 1 column 1): 'sure! here is the plan'
     """
     body = _unfence(text)
     if not body:
@@ -47,7 +52,8 @@ def parse_json_object(text: str) -> Result[dict[str, JsonValue], str]:
     try:
         value: JsonValue = json.loads(body)
     except json.JSONDecodeError as exc:
-        return Failure(f"the reply is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+        where = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+        return Failure(f"the reply is not valid JSON ({where}): {_snippet(body)}")
     except (ValueError, RecursionError) as exc:
         return Failure(f"the reply is not valid JSON: {exc}")
     if not isinstance(value, dict):
