@@ -54,7 +54,9 @@ class AgentConfig:
 
     ``models`` maps a task type to a model name ("default" is the fallback);
     ``approve_all_tools`` routes every tool call through WaitingForHuman;
-    ``budget`` is copied into ``AgentMemory.budget`` when a memory is created.
+    ``budget`` is copied into ``AgentMemory.budget`` when a memory is created;
+    ``request_confidence`` asks the provider for logprobs, from which a reply's
+    confidence is derived (otherwise replies carry confidence 1.0).
 
     Example:
         >>> c = AgentConfig()
@@ -71,6 +73,7 @@ class AgentConfig:
     models: PMap[str, str] = attrs.field(factory=pmap, converter=_models)
     approve_all_tools: bool = False
     budget: TokenBudget | None = None
+    request_confidence: bool = False
 
     def with_model(self, task_type: str, model: str) -> AgentConfig:
         """A config that routes ``task_type`` to ``model``.

@@ -110,6 +110,7 @@ def planning_request(memory: AgentMemory) -> LlmRequest:
         model=select_model(memory.config, memory.task_type),
         messages=build_messages(memory),
         tools=tool_specs(memory),
+        want_confidence=memory.config.request_confidence,
     )
 
 
