@@ -2,20 +2,35 @@
 
 Invalid arguments are not an exception: :func:`argument_problems` returns the
 problems as text, which Acting turns into a ``ToolFailure`` observation the LLM
-can read and correct.
+can read and correct. Checked validators are memoized per (frozen) schema.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any, cast
 
 import jsonschema
 from jsonschema.exceptions import SchemaError
+from jsonschema.protocols import Validator
+from pyrsistent import PMap
 
-from agentsm_fn.llm.json import JsonValue, thaw
+from agentsm_fn.llm.json import JsonObject, JsonValue, freeze_object, thaw
 
 __all__ = ["argument_problems"]
+
+
+@functools.lru_cache(maxsize=512)
+def _validator(schema: JsonObject) -> Validator | str:
+    """A checked validator for ``schema``, or the reason the schema itself is invalid."""
+    plain = cast(dict[str, Any], thaw(schema))  # a JSON object thaws to a dict
+    validator_class = jsonschema.validators.validator_for(plain)
+    try:
+        validator_class.check_schema(plain)
+    except SchemaError as exc:
+        return f"the tool's schema is invalid: {exc.message}"
+    return validator_class(plain)
 
 
 def argument_problems(schema: Mapping[str, object], arguments: Mapping[str, object]) -> str | None:
@@ -28,15 +43,12 @@ def argument_problems(schema: Mapping[str, object], arguments: Mapping[str, obje
         >>> argument_problems(schema, {})
         "'q' is a required property"
     """
-    plain_schema = cast(dict[str, Any], thaw(cast(JsonValue, schema)))  # a JSON object thaws to a dict
+    frozen = schema if isinstance(schema, PMap) else freeze_object(schema)
+    validator = _validator(cast(JsonObject, frozen))
+    if isinstance(validator, str):
+        return validator
     plain_arguments = cast(dict[str, Any], thaw(cast(JsonValue, arguments)))
-    try:
-        validator_class = jsonschema.validators.validator_for(plain_schema)
-        validator_class.check_schema(plain_schema)
-        validator = validator_class(plain_schema)
-        errors = sorted(validator.iter_errors(plain_arguments), key=lambda e: [str(p) for p in e.path])
-    except SchemaError as exc:
-        return f"the tool's schema is invalid: {exc.message}"
+    errors = sorted(validator.iter_errors(plain_arguments), key=lambda e: [str(p) for p in e.path])
     if not errors:
         return None
     parts = []

@@ -60,7 +60,8 @@ def _task_message(memory: AgentMemory) -> UserMessage:
 def _turns(entries: list[HistoryEntry]) -> list[Message]:
     step = entries[0].step
     calls = tuple(
-        ToolCall(_call_id(e.tool, step, i), e.tool.name, e.tool.arguments) for i, e in enumerate(entries)
+        e.tool if e.tool.id else ToolCall(_call_id(e.tool, step, i), e.tool.name, e.tool.arguments)
+        for i, e in enumerate(entries)
     )
     turns: list[Message] = [AssistantMessage(tool_calls=calls)]
     for call, entry in zip(calls, entries, strict=True):

@@ -15,6 +15,7 @@ from returns.result import Success
 from agentsm_fn.agents.react import (
     REACT_MACHINE,
     SUMMARY_TOOL,
+    AgentConfig,
     AgentMemory,
     AskHuman,
     RunTool,
@@ -119,8 +120,8 @@ def _check(before: Snap, after: Snap) -> None:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(config=configs, data=st.data())
-def test_ownership_rules_hold_on_every_transition(config: object, data: st.DataObject) -> None:
-    memory = AgentMemory.new("task").with_tools([SEARCH, CALCULATOR, DELETE]).with_config(config)  # type: ignore[arg-type]  # configs draws AgentConfig
+def test_ownership_rules_hold_on_every_transition(config: AgentConfig, data: st.DataObject) -> None:
+    memory = AgentMemory.new("task").with_tools([SEARCH, CALCULATOR, DELETE]).with_config(config)
     memory = attrs.evolve(memory, blacklisted_tools=data.draw(st.frozensets(st.sampled_from(["calculator"]))))
     snap: Snap = begin(REACT_MACHINE, memory)
     clock = 0.0
