@@ -63,7 +63,7 @@ class Analysis:
 def analyse(model: MachineGraph) -> Analysis:
     """Build the behaviour graph of ``model`` and what the initial state reaches in it."""
     infos = model.by_name
-    flow: dict[str, list[tuple[str, str]]] = {node: [] for node in model.graph.nodes}
+    flow: dict[str, list[tuple[str, str]]] = {node: [] for node in model.nodes}
     for row in model.rows:
         info = infos.get(row.source)
         if info is not None:

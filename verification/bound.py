@@ -10,9 +10,9 @@ most ``before_first_unit + n * per_budget_unit`` transitions.
 from __future__ import annotations
 
 import attrs
-import networkx as nx
 
 from verification.analysis import Analysis
+from verification.paths import peel
 
 __all__ = ["StepBound", "bound_of"]
 
@@ -36,13 +36,12 @@ class StepBound:
 
 
 def _longest(
-    flow: dict[str, tuple[tuple[str, str], ...]], free: set[str], budgeted: set[str]
+    flow: dict[str, tuple[tuple[str, str], ...]], order: list[str], budgeted: set[str]
 ) -> dict[str, int]:
-    dag: nx.DiGraph[str] = nx.DiGraph()
-    dag.add_nodes_from(free)
-    dag.add_edges_from((n, t) for n in free for _, t in flow.get(n, ()) if t in free)
+    """Longest walk from each node of an acyclic region (in topological ``order``) to its exits."""
+    free = set(order)
     longest: dict[str, int] = {}
-    for node in reversed(list(nx.topological_sort(dag))):
+    for node in reversed(order):
         longest[node] = max(
             (1 + (0 if t in budgeted or t not in free else longest[t]) for _, t in flow.get(node, ())),
             default=0,
@@ -51,7 +50,7 @@ def _longest(
 
 
 def bound_of(analysis: Analysis, budgeted: set[str]) -> StepBound:
-    """The step bound of an analysed machine whose unbudgeted graph is acyclic.
+    """The step bound of an analysed machine whose unbudgeted graph is acyclic (else ValueError).
 
     Example:
         >>> from verification.analysis import analyse
@@ -70,8 +69,11 @@ def bound_of(analysis: Analysis, budgeted: set[str]) -> StepBound:
     """
     flow = analysis.flow
     reachable_budgeted = budgeted & analysis.reachable
-    free = set(analysis.reachable - budgeted)
-    longest = _longest(flow, free, budgeted)
+    order, cyclic = peel(flow, analysis.sorted_states(analysis.reachable - budgeted))
+    if cyclic:
+        raise ValueError(f"no step bound: {', '.join(cyclic)} lie on or after an unbudgeted cycle")
+    free = set(order)
+    longest = _longest(flow, order, budgeted)
 
     def after(node: str) -> int:
         return max(

@@ -111,7 +111,7 @@ def to_mermaid(subject: Report | MachineGraph) -> str:
     """
     model, marks = marks_of(subject)
     lines = ["stateDiagram-v2"]
-    names = [s.name for s in model.states] + [n for n in model.graph.nodes if n not in model.by_name]
+    names = [s.name for s in model.states] + [n for n in model.nodes if n not in model.by_name]
     for name in names:
         info = model.by_name.get(name)
         tags = [t for t, on in (("budgeted", info and info.budgeted),) if on]
@@ -171,7 +171,7 @@ def to_dot(subject: Report | MachineGraph) -> str:
         '  "__start" [shape=point, label=""];',
         f'  "__start" -> {_q(model.initial)};',
     ]
-    names = [s.name for s in model.states] + [n for n in model.graph.nodes if n not in model.by_name]
+    names = [s.name for s in model.states] + [n for n in model.nodes if n not in model.by_name]
     for name in names:
         info = model.by_name.get(name)
         attributes: list[str] = []

@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 import functools
 import inspect
+import os
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -46,7 +47,7 @@ def relative_path(path: str) -> str:
         >>> relative_path("/nowhere/at/all.py")
         '/nowhere/at/all.py'
     """
-    return _relative(path, _resolved(str(Path.cwd())))
+    return _relative(path, _resolved(os.getcwd()))
 
 
 def function_location(fn: Callable[..., object]) -> Location | None:

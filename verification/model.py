@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import attrs
-import networkx as nx
 
 from agentsm_fn.core.machine import Machine
 from verification.events import EventReading, read_events
 from verification.findings import Location
 from verification.locate import RowLocator, class_location, function_location
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = ["MachineGraph", "Row", "StateInfo", "graph_of"]
 
@@ -47,6 +49,10 @@ class Row:
 _NOTHING = EventReading(events=frozenset(), origin="declared")
 
 
+def _names(reading: EventReading) -> frozenset[str] | None:
+    return None if reading.events is None else frozenset(e.name for e in reading.events)
+
+
 @attrs.frozen(kw_only=True)
 class StateInfo:
     """A declared state: its flags, its handler's facts and the events it can emit."""
@@ -59,13 +65,10 @@ class StateInfo:
     failure_event: str | None = None
     reading: EventReading = _NOTHING
     location: Location | None = None
-
-    @property
-    def emits(self) -> frozenset[str] | None:
-        """The names of the events this state can emit, or None when unknown."""
-        if self.reading.events is None:
-            return None
-        return frozenset(e.name for e in self.reading.events)
+    emits: frozenset[str] | None = attrs.field(
+        default=attrs.Factory(lambda self: _names(self.reading), takes_self=True)
+    )
+    """The names of the events this state can emit, or None when unknown."""
 
 
 @attrs.frozen(kw_only=True)
@@ -93,9 +96,36 @@ class MachineGraph:
     initial: str
     initial_declared: bool
     rows: tuple[Row, ...]
+    nodes: tuple[str, ...]
+    """Every node: the declared states in order, then undeclared names that rows or ``initial`` use."""
     origin: Location | None = None
     """Where the state enum is defined: the fallback location of whole-machine findings."""
-    graph: nx.MultiDiGraph[str] = attrs.field(eq=False, repr=False)
+    _cache: dict[str, nx.MultiDiGraph[str]] = attrs.field(factory=dict, init=False, eq=False, repr=False)
+
+    @property
+    def graph(self) -> nx.MultiDiGraph[str]:
+        """The table as a ``networkx.MultiDiGraph``: nodes are states, edges rows keyed by event.
+
+        Node attributes ``terminal``, ``budgeted`` and ``declared``; edge attribute
+        ``event``. Built on first use (the checks do not need it).
+        """
+        if "graph" not in self._cache:
+            import networkx as nx  # noqa: PLC0415  # imported on use: ~0.2 s a short CLI run can skip
+
+            graph: nx.MultiDiGraph[str] = nx.MultiDiGraph()
+            declared = self.by_name
+            for node in self.nodes:
+                info = declared.get(node)
+                graph.add_node(
+                    node,
+                    terminal=bool(info and info.terminal),
+                    budgeted=bool(info and info.budgeted),
+                    declared=info is not None,
+                )
+            for r in self.rows:
+                graph.add_edge(r.source, r.target, key=r.event, event=r.event)
+            self._cache["graph"] = graph
+        return self._cache["graph"]
 
     @property
     def by_name(self) -> dict[str, StateInfo]:
@@ -117,10 +147,14 @@ def _label(value: object) -> str:
     return value.name if isinstance(value, enum.Enum) else repr(value)
 
 
-def _name_in(value: object, cls: type[enum.Enum]) -> tuple[str, bool]:
-    """The name of ``value`` and whether it is a member of ``cls``."""
-    if isinstance(value, cls):
-        return value.name, True
+def _name_in(value: object, cls: type[enum.Enum], names: dict[object, str]) -> tuple[str, bool]:
+    """The name of ``value`` and whether it is a member of ``cls`` (``names``: members to names)."""
+    try:
+        name = names.get(value)
+    except TypeError:  # an unhashable value where a member belongs
+        name = None
+    if name is not None and isinstance(value, cls):
+        return name, True
     if isinstance(value, enum.Enum):
         return f"{type(value).__name__}.{value.name}", False
     return repr(value), False
@@ -128,6 +162,7 @@ def _name_in(value: object, cls: type[enum.Enum]) -> tuple[str, bool]:
 
 def _state_infos(machine: Machine[StateT, EventT, MemoryT]) -> tuple[StateInfo, ...]:
     infos: list[StateInfo] = []
+    facts: dict[int, tuple[EventReading, Location | None, frozenset[str] | None]] = {}
     for state in machine.states:
         terminal = state in machine.terminals
         handler = machine.handlers.get(state)
@@ -135,7 +170,11 @@ def _state_infos(machine: Machine[StateT, EventT, MemoryT]) -> tuple[StateInfo, 
             infos.append(StateInfo(name=state.name, terminal=terminal, budgeted=state in machine.budgeted))
             continue
         failure = handler.failure_event
-        locations = [loc for loc in (function_location(f) for f in handler.functions) if loc]
+        if id(handler) not in facts:  # handlers shared by many states are read once
+            locations = [loc for loc in (function_location(f) for f in handler.functions) if loc]
+            reading = read_events(handler, machine.events)
+            facts[id(handler)] = (reading, locations[0] if locations else None, _names(reading))
+        reading, location, emits = facts[id(handler)]
         infos.append(
             StateInfo(
                 name=state.name,
@@ -144,8 +183,9 @@ def _state_infos(machine: Machine[StateT, EventT, MemoryT]) -> tuple[StateInfo, 
                 has_handler=True,
                 effectful=handler.effectful,
                 failure_event=None if failure is None else _label(failure),
-                reading=read_events(handler, machine.events),
-                location=locations[0] if locations else None,
+                reading=reading,
+                location=location,
+                emits=emits,
             )
         )
     return tuple(infos)
@@ -175,12 +215,14 @@ def graph_of(machine: Machine[StateT, EventT, MemoryT], source_files: Iterable[s
     locator = RowLocator(states, events, source_files)
     state_order = {s.name: i for i, s in enumerate(infos)}
     event_order = {e.name: i for i, e in enumerate(events)}
+    state_names: dict[object, str] = {m: m.name for m in states}
+    event_names: dict[object, str] = {m: m.name for m in events}
     rows: list[Row] = []
     for key, target in machine.table.items():
         source_value, event_value = key if isinstance(key, tuple) and len(key) == 2 else (key, None)
-        source, source_ok = _name_in(source_value, states)
-        event, event_ok = _name_in(event_value, events)
-        target_name, target_ok = _name_in(target, states)
+        source, source_ok = _name_in(source_value, states, state_names)
+        event, event_ok = _name_in(event_value, events, event_names)
+        target_name, target_ok = _name_in(target, states, state_names)
         location = locator.find(source, event) if source_ok and event_ok else None
         rows.append(
             Row(
@@ -197,17 +239,14 @@ def graph_of(machine: Machine[StateT, EventT, MemoryT], source_files: Iterable[s
     rows.sort(
         key=lambda r: (state_order.get(r.source, big), r.source, event_order.get(r.event, big), r.event)
     )
-    initial, initial_ok = _name_in(machine.initial, states)
-    graph: nx.MultiDiGraph[str] = nx.MultiDiGraph()
-    for info in infos:
-        graph.add_node(info.name, terminal=info.terminal, budgeted=info.budgeted, declared=True)
+    initial, initial_ok = _name_in(machine.initial, states, state_names)
+    declared = {info.name for info in infos}
+    nodes = dict.fromkeys(info.name for info in infos)
     for row in rows:
-        for node, ok in ((row.source, row.source_declared), (row.target, row.target_declared)):
-            if node not in graph:
-                graph.add_node(node, terminal=False, budgeted=False, declared=ok)
-        graph.add_edge(row.source, row.target, key=row.event, event=row.event)
-    if initial not in graph:
-        graph.add_node(initial, terminal=False, budgeted=False, declared=initial_ok)
+        for node in (row.source, row.target):
+            if node not in declared:
+                nodes.setdefault(node)
+    nodes.setdefault(initial)
     return MachineGraph(
         name=machine.name,
         states=infos,
@@ -215,6 +254,6 @@ def graph_of(machine: Machine[StateT, EventT, MemoryT], source_files: Iterable[s
         initial=initial,
         initial_declared=initial_ok,
         rows=tuple(rows),
+        nodes=tuple(nodes),
         origin=class_location(states),
-        graph=graph,
     )

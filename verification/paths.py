@@ -12,7 +12,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from verification.findings import Edge
 
-__all__ = ["Adjacency", "reach", "shortest_cycle", "shortest_path", "shortest_path_to_any"]
+__all__ = ["Adjacency", "peel", "reach", "shortest_cycle", "shortest_path", "shortest_path_to_any"]
 
 Adjacency = Mapping[str, Sequence[tuple[str, str]]]
 """Node -> its outgoing ``(event, target)`` pairs, in a fixed order."""
@@ -126,3 +126,33 @@ def shortest_cycle(adjacency: Adjacency, nodes: Sequence[str]) -> tuple[Edge, ..
             if bound == 1:
                 break
     return best
+
+
+def peel(adjacency: Adjacency, nodes: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Kahn's algorithm inside ``nodes``: a topological order of the acyclic part, and the rest.
+
+    The rest is empty exactly when ``nodes`` induce an acyclic graph; otherwise it
+    holds every node of every cycle (and the nodes only reachable through them).
+
+    Example:
+        >>> peel({"A": [("x", "B")], "B": [("y", "C")], "C": [("z", "B")]}, ["A", "B", "C"])
+        (['A'], ['B', 'C'])
+    """
+    within = set(nodes)
+    indegree = dict.fromkeys(nodes, 0)
+    for node in nodes:
+        for _, target in adjacency.get(node, ()):
+            if target in within:
+                indegree[target] += 1
+    queue = deque(n for n in nodes if indegree[n] == 0)
+    order: list[str] = []
+    while queue:
+        node = queue.popleft()
+        order.append(node)
+        for _, target in adjacency.get(node, ()):
+            if target in within:
+                indegree[target] -= 1
+                if indegree[target] == 0:
+                    queue.append(target)
+    done = set(order)
+    return order, [n for n in nodes if n not in done]
