@@ -338,6 +338,11 @@ class AgentFSM:
     model: str = ""
     clock: Clock = system_clock
 
+    def __attrs_post_init__(self) -> None:
+        if type(self.max_iterations) is not int or self.max_iterations < 0:
+            raise ValueError(f"max_iterations must be an int >= 0, got {self.max_iterations!r}")
+        _ = self.config  # a bad planner, tool or finish-tool setup fails here, not mid-run
+
     @property
     def config(self) -> PlanExecuteConfig:
         """The configuration the handlers read (validated when built)."""

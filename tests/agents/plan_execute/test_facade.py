@@ -226,6 +226,6 @@ def test_bad_configuration_is_reported_at_construction_with_every_problem() -> N
         PlannerConfig(schema={"type": 12}, prompt_template="no placeholders {oops")
     assert len(caught.value.problems) == 2
     with pytest.raises(ConfigError, match="finish tool 'done' is not a declared tool"):
-        _ = build_agent(scripted(), finish_tools={"done"}).config
+        build_agent(scripted(), finish_tools={"done"})
     with pytest.raises(ValueError, match="max_iterations"):
-        build_agent(scripted(), max_iterations=-1).memory("x")
+        build_agent(scripted(), max_iterations=-1)
