@@ -150,3 +150,52 @@ def test_policy_witness_is_the_shortest_bypass() -> None:
     )
     (violation,) = verify(machine, policies=(PassesThrough("IDLE", "ACT", "PLAN"),)).violations
     assert violation.witness is not None and violation.witness.render() == "IDLE --SHORTCUT--> ACT"
+
+
+def test_graph_model_is_a_networkx_multidigraph_labelled_by_event() -> None:
+    from verification import graph_of
+
+    model = graph_of(mx.WORKER)
+    graph = model.graph
+    assert sorted(graph.edges(keys=True)) == [
+        ("IDLE", "WORK", "START"),
+        ("WORK", "DONE", "FINISHED"),
+        ("WORK", "FAILED", "BROKE"),
+        ("WORK", "WORK", "MORE"),
+    ]
+    assert graph.nodes["WORK"]["budgeted"] and graph.nodes["DONE"]["terminal"]
+    assert graph.edges["WORK", "WORK", "MORE"]["event"] == "MORE"
+    assert model.by_name["WORK"].effectful and model.by_name["WORK"].failure_event == "BROKE"
+
+
+def test_livelock_is_named_with_its_members_and_a_lasso() -> None:
+    from tests.verification.corpus import defects
+
+    machine, _ = defects()["SM005 livelock"]
+    (violation,) = verify(machine).violations
+    assert violation.message.startswith("livelock region {LOOP_A, LOOP_B}")
+    assert violation.witness is not None
+    assert [str(e) for e in violation.witness.loop] == ["LOOP_A --NEXT--> LOOP_B", "LOOP_B --NEXT--> LOOP_A"]
+    assert violation.witness.stem[-1].target == "LOOP_A"
+
+
+def test_text_report_has_a_summary_line_and_one_verdict_per_property() -> None:
+    from verification import PROPERTIES, render_text
+
+    text = render_text([verify(build(name="loop", budgeted=()))])
+    lines = text.splitlines()
+    assert lines[0] == "loop: 5 states, 6 rows: 1 of 11 properties VIOLATED (1 violations), 10 proved"
+    for prop in PROPERTIES:
+        assert sum(f" {prop.code} {prop.name}" in line for line in lines[1:14]) == 1
+    assert "  VIOLATED  SM009 termination (1)" in lines
+    assert "      witness: IDLE --START--> PLAN, then loop: PLAN --PLANNED--> ACT --ACTED--> PLAN" in lines
+    assert lines[-1] == "agentsm-verify: 1 of 1 machine(s) FAILED, 1 violation(s)"
+
+
+def test_builtin_machines_are_sound_and_bounded() -> None:
+    from agentsm_fn.agents.plan_execute import PLAN_EXECUTE_MACHINE
+    from agentsm_fn.agents.react import REACT_MACHINE
+
+    for report in (verify(REACT_MACHINE), verify(PLAN_EXECUTE_MACHINE)):
+        assert report.violations == () and report.strongly_sound
+        assert report.bound is not None and report.bound.per_budget_unit > 0
