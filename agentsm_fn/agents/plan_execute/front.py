@@ -24,7 +24,7 @@ from agentsm_fn.agents.plan_execute.moves import advance, audit, finish, halt, s
 from agentsm_fn.agents.plan_execute.policy import check_decision, check_plan
 from agentsm_fn.agents.plan_execute.prompts import decide_request, plan_request
 from agentsm_fn.agents.plan_execute.structured import parse_decision, parse_plan
-from agentsm_fn.agents.plan_execute.values import HaltCause, HaltError, Plan, PlanDecision
+from agentsm_fn.agents.plan_execute.values import HaltCause, HaltError, Plan, PlanDecision, cause_of
 from agentsm_fn.core.effects import Perform
 from agentsm_fn.core.faults import Fault
 from agentsm_fn.core.handlers import perform
@@ -125,7 +125,7 @@ def plan_receive(mem: Mem, outcome: LlmOutcome) -> PlanOut:
     """
     if isinstance(outcome, LlmFailure):
         message = f"the planner call failed: {outcome.describe()}"
-        return _invalid_plan(mem, HaltCause.PROVIDER_FAILURE, message, llm_failure=outcome)
+        return _invalid_plan(mem, cause_of(outcome), message, llm_failure=outcome)
     mem = attrs.evolve(mem, usage=mem.usage + outcome.usage)
     parsed = parse_plan(outcome.content, mem.config.planner.schema, mem.normalized_input)
     if isinstance(parsed, Failure):
@@ -216,7 +216,7 @@ def decide_receive(mem: Mem, outcome: LlmOutcome) -> DecideOut:
         return _invalid_decision(mem, error)
     if isinstance(outcome, LlmFailure):
         error = HaltError(
-            cause=HaltCause.PROVIDER_FAILURE,
+            cause=cause_of(outcome),
             state=State.DECIDE,
             message=f"the decision call failed: {outcome.describe()}",
             llm_failure=outcome,

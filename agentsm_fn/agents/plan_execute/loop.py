@@ -29,13 +29,13 @@ from agentsm_fn.agents.plan_execute.policy import (
     check_tool_calls,
 )
 from agentsm_fn.agents.plan_execute.prompts import execute_request
-from agentsm_fn.agents.plan_execute.values import HaltCause, HaltError, Observation
+from agentsm_fn.agents.plan_execute.values import HaltCause, HaltError, Observation, cause_of
 from agentsm_fn.core.effects import Perform
 from agentsm_fn.core.faults import Fault
 from agentsm_fn.core.handlers import fail, perform
 from agentsm_fn.llm.call import LlmCall
 from agentsm_fn.llm.messages import AssistantMessage, Message, ToolCall, ToolResultMessage
-from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind, LlmOutcome, LlmReply
+from agentsm_fn.llm.replies import LlmFailure, LlmOutcome, LlmReply
 
 __all__ = [
     "execute_enter",
@@ -96,7 +96,7 @@ def with_call_ids(calls: tuple[ToolCall, ...], iteration: int) -> tuple[ToolCall
 
 
 def _provider_failed(mem: Mem, failure: LlmFailure) -> ExecuteOut:
-    cause = HaltCause.TIMEOUT if failure.kind is LlmFailureKind.TIMEOUT else HaltCause.PROVIDER_FAILURE
+    cause = cause_of(failure)
     message = f"the executor call failed (no retries in EXECUTE): {failure.describe()}"
     error = HaltError(cause=cause, state=State.EXECUTE, message=message, llm_failure=failure)
     return halt(Event.ERROR, mem, error)

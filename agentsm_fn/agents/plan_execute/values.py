@@ -21,7 +21,7 @@ from pyrsistent import pmap
 
 from agentsm_fn.agents.plan_execute.graph import Event, State
 from agentsm_fn.llm.json import JsonObject, freeze_object
-from agentsm_fn.llm.replies import LlmFailure
+from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind
 
 __all__ = [
     "AuditEntry",
@@ -32,6 +32,7 @@ __all__ = [
     "Plan",
     "PlanDecision",
     "Transition",
+    "cause_of",
 ]
 
 
@@ -107,6 +108,16 @@ class HaltCause(enum.Enum):
     POLICY_VIOLATION = "policy_violation"
     TIMEOUT = "timeout"
     MAX_ITERATIONS = "max_iterations"
+
+
+def cause_of(failure: LlmFailure) -> HaltCause:
+    """The halt cause of a failed LLM call: TIMEOUT for a timeout, else PROVIDER_FAILURE.
+
+    Example:
+        >>> cause_of(LlmFailure(kind=LlmFailureKind.TIMEOUT, message="60s")).name
+        'TIMEOUT'
+    """
+    return HaltCause.TIMEOUT if failure.kind is LlmFailureKind.TIMEOUT else HaltCause.PROVIDER_FAILURE
 
 
 @attrs.frozen(kw_only=True)

@@ -277,3 +277,12 @@ def test_decide_stop_with_summary_calls_the_llm_without_tools_then_finalizes() -
     assert event is Event.STOP
     assert mem.final_result is not None and mem.final_result.answer == "Nothing needed doing."
     assert attrs.evolve(mem.final_result, summary=None).answer == "the plan has no steps"
+
+
+def test_a_timed_out_planner_or_decider_call_halts_as_a_timeout() -> None:
+    _, mem = moved(intake_enter(memory()))
+    _, halted = moved(plan_receive(mem, failure(LlmFailureKind.TIMEOUT, "60s")))
+    assert halted.error is not None and halted.error.cause is HaltCause.TIMEOUT
+    request = requested(decide_enter(memory(plan=PLAN, config=_llm_decider())))
+    _, halted = moved(decide_receive(request.memory, failure(LlmFailureKind.TIMEOUT, "60s")))
+    assert halted.error is not None and halted.error.cause is HaltCause.TIMEOUT
