@@ -7,11 +7,13 @@ says what was wrong and where.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from typing import cast
 
 import jsonschema
+from jsonschema.protocols import Validator
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.agents.plan_execute.config import DECISION_SCHEMA
@@ -65,6 +67,15 @@ def _path(parts: Sequence[object]) -> str:
     return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts)
 
 
+@functools.lru_cache(maxsize=256)
+def _validator(schema: JsonObject) -> Validator | None:
+    """A validator per (frozen, hashable) schema, built once: building one costs more than using it."""
+    plain = thaw(schema)
+    if not isinstance(plain, Mapping):
+        return None
+    return jsonschema.validators.validator_for(plain)(plain)
+
+
 def schema_errors(instance: JsonValue, schema: JsonObject) -> tuple[str, ...]:
     """Every way ``instance`` breaks ``schema`` (at most five), each with its JSON path.
 
@@ -72,10 +83,9 @@ def schema_errors(instance: JsonValue, schema: JsonObject) -> tuple[str, ...]:
         >>> schema_errors({"goal": 3}, {"type": "object", "properties": {"goal": {"type": "string"}}})
         ("at $.goal: 3 is not of type 'string'",)
     """
-    plain = thaw(schema)
-    if not isinstance(plain, Mapping):
+    validator = _validator(schema)
+    if validator is None:
         return ("the schema is not a JSON object",)
-    validator = jsonschema.validators.validator_for(plain)(plain)
     plain_instance = cast(JsonValue, thaw(instance))  # thaw maps JSON to plain JSON (dicts, lists)
     errors = sorted(validator.iter_errors(plain_instance), key=lambda e: (list(map(str, e.path)), e.message))
     return tuple(f"at {_path(list(e.path))}: {e.message}" for e in errors[:_MAX_ERRORS])
