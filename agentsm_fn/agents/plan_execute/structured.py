@@ -14,6 +14,7 @@ from typing import cast
 
 import jsonschema
 from jsonschema.protocols import Validator
+from pyrsistent import PMap
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.agents.plan_execute.config import DECISION_SCHEMA
@@ -83,7 +84,10 @@ def schema_errors(instance: JsonValue, schema: JsonObject) -> tuple[str, ...]:
         >>> schema_errors({"goal": 3}, {"type": "object", "properties": {"goal": {"type": "string"}}})
         ("at $.goal: 3 is not of type 'string'",)
     """
-    validator = _validator(schema)
+    try:
+        validator = _validator(schema if isinstance(schema, PMap) else freeze_object(schema))
+    except TypeError:
+        validator = None
     if validator is None:
         return ("the schema is not a JSON object",)
     plain_instance = cast(JsonValue, thaw(instance))  # thaw maps JSON to plain JSON (dicts, lists)
