@@ -4,7 +4,8 @@ Sends the seed's exact compression prompt; on a text reply the whole history
 becomes one ``[SUMMARY]`` entry. If the call fails (or returns tool calls or no text), the
 history is kept as it is. Either way ``retry_count`` is reset to 0 (a fresh retry
 budget) and the state emits ``ReflectDone``. With an empty history there is
-nothing to compress and no call is made.
+nothing to compress, and with the token budget spent no call may be made: both
+skip the call (the next Planning then stops with ``BudgetExceeded``).
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ def reflect(
         >>> reflect(AgentMemory.new("t")).unwrap()[0].name
         'ReflectDone'
     """
-    if not memory.history:
+    spent = memory.budget is not None and memory.budget.exhausted_by(memory.total_usage) is not None
+    if not memory.history or spent:
         return emit(Event.ReflectDone, attrs.evolve(memory, retry_count=0))
     return perform(LlmCall(compression_request(memory), purpose="reflect"), memory)
 

@@ -214,3 +214,18 @@ def test_reflecting_empty_history_needs_no_call() -> None:
     event, after = emitted(reflect(make_memory(retry_count=3, history=pvector())))
     assert event is Event.ReflectDone
     assert after.retry_count == 0
+
+
+def test_reflecting_makes_no_call_once_the_budget_is_spent() -> None:
+    from agentsm_fn.agents.react import TokenBudget
+
+    memory = make_memory(
+        step=5,
+        retry_count=1,
+        history=[_entry(4)],
+        budget=TokenBudget(total=10),
+        total_usage=Usage(input_tokens=10),
+    )
+    event, after = emitted(reflect(memory))
+    assert event is Event.ReflectDone
+    assert after.history == memory.history and after.retry_count == 0
