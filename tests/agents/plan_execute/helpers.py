@@ -1,9 +1,9 @@
-"""Builders shared by the plan-and-execute tests: a scripted provider, replies, agents."""
+"""Builders shared by the plan-and-execute tests: replies, memories, agents on the scripted LLM."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -21,42 +21,19 @@ from agentsm_fn.llm import (
     LlmFailureKind,
     LlmOutcome,
     LlmReply,
-    LlmRequest,
     ToolCall,
     ToolSpec,
     Usage,
 )
 from agentsm_fn.shell import StepClock
 from agentsm_fn.shell.plan_execute_tools import AgentFSM, ToolFunction
+from agentsm_fn.shell.scripted_llm import AsyncScriptedLlm
 from agentsm_fn.tools import Tool, ToolRegistry
 
-Script = Sequence[LlmOutcome | Callable[[LlmRequest], LlmOutcome]]
 
-
-@attrs.define
-class ScriptedProvider:
-    """Answers each request with the next scripted outcome; records every request.
-
-    A callable entry computes the outcome from the request. When the script runs
-    out, the outcome is a SCRIPT_EXHAUSTED failure (never an exception).
-    """
-
-    script: list[LlmOutcome | Callable[[LlmRequest], LlmOutcome]]
-    requests: list[LlmRequest] = attrs.field(factory=list)
-
-    def complete(self, request: LlmRequest) -> LlmOutcome:
-        self.requests.append(request)
-        if not self.script:
-            return LlmFailure(kind=LlmFailureKind.SCRIPT_EXHAUSTED, message="script exhausted")
-        entry = self.script.pop(0)
-        return entry(request) if callable(entry) else entry
-
-    async def acomplete(self, request: LlmRequest) -> LlmOutcome:
-        return self.complete(request)
-
-
-def scripted(*outcomes: LlmOutcome | Callable[[LlmRequest], LlmOutcome]) -> ScriptedProvider:
-    return ScriptedProvider(list(outcomes))
+def scripted(*outcomes: LlmOutcome) -> AsyncScriptedLlm:
+    """The shell's scripted LLM (sync and async): outcomes in order, every request recorded."""
+    return AsyncScriptedLlm(outcomes)
 
 
 def plan_reply(
@@ -123,7 +100,7 @@ READ_SPEC = ToolSpec(
 
 
 def build_agent(
-    provider: ScriptedProvider,
+    provider: AsyncScriptedLlm,
     *,
     max_iterations: int = 20,
     tools: Mapping[str, ToolFunction | Tool] | ToolRegistry | None = None,
