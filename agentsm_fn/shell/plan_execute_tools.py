@@ -82,7 +82,11 @@ def _lenient_schema(fn: ToolFunction) -> dict[str, JsonValue]:
         hints = {}
     properties: dict[str, JsonValue] = {}
     required: list[JsonValue] = []
-    for param in inspect.signature(fn).parameters.values():
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: any object will do
+        return {"type": "object"}
+    for param in parameters:
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.POSITIONAL_ONLY):
             continue
         kind = _JSON_TYPES.get(hints.get(param.name))
@@ -107,10 +111,12 @@ def tool_spec(name: str, fn: ToolFunction) -> ToolSpec:
         ('Search the web.', {'type': 'integer'}, ['query'])
         >>> list(tool_spec("read", lambda url: url).parameters["required"])
         ['url']
+        >>> len(tool_spec("size", len).parameters["properties"])  # positional-only: nothing to offer
+        0
     """
     try:
         description, schema = schema_for(fn)
-    except (TypeError, NameError):
+    except (TypeError, NameError, ValueError):
         description, schema = "", _lenient_schema(fn)
     return ToolSpec(name, description or f"The {name} tool.", schema)
 
