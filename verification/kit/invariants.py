@@ -21,6 +21,8 @@ from typing import Generic, TypeAlias, TypeVar
 
 import attrs
 
+from agentsm_fn.core.effects import Effect
+
 __all__ = [
     "Invariant",
     "MemoryInvariant",
@@ -48,8 +50,8 @@ MemoryT_contra = TypeVar("MemoryT_contra", contravariant=True)
 class Transition(Generic[StateT, MemoryT]):
     """One step of a run: ``source --event--> target``, memory before and after.
 
-    ``index`` is the 1-based transition number in the run; ``outcomes`` are the
-    effect outcomes the handler received during this step.
+    ``index`` is the 1-based transition number in the run; ``effects`` are the
+    effects the handler requested during this step and ``outcomes`` what it received.
 
     Example:
         >>> import enum
@@ -67,6 +69,7 @@ class Transition(Generic[StateT, MemoryT]):
     target: StateT
     before: MemoryT
     after: MemoryT
+    effects: tuple[Effect[object], ...] = ()
     outcomes: tuple[object, ...] = ()
 
     @property

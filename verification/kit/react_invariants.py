@@ -1,0 +1,152 @@
+"""The ReAct agent's invariants (seed 001's ownership rules and its safety promises), ready to use.
+
+:data:`REACT_INVARIANTS` holds every rule below; each is also importable alone:
+
+* ownership (001): only Planning changes ``step``; ``current_tool_call`` is set by
+  Planning (WaitingForHuman may replace its arguments, keeping id and name) and
+  cleared by Observing; ``last_observation`` is set by Acting and cleared by
+  Observing; ``history`` grows only in Observing (append-only) and is rewritten only
+  by Reflecting's compression;
+* ``step`` never exceeds ``config.max_steps``;
+* a blacklisted tool is never executed (no ``RunTool`` of it, alone or in a batch);
+* a tool that needs approval never runs without it (an ``Approved`` or ``Modified``
+  decision on that very call);
+* the token budget is never exceeded by more than one call: no LLM call is made
+  once the budget is spent.
+
+The trace is append-only and Done and Error never change memory: the derived
+state machine checks both for every machine. :func:`react_budget` is the budget
+to pass to :func:`~verification.kit.check_machine` (Planning visits: ``max_steps + 1``).
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from agentsm_fn.agents.react import AgentMemory, Approved, Modified, RunTool, RunToolBatch, State
+from agentsm_fn.llm import LlmCall, ToolCall
+from verification.kit.invariants import (
+    MemoryInvariant,
+    Transition,
+    TransitionInvariant,
+    append_only,
+    cleared_in,
+    memory_invariant,
+    only_changed_in,
+    transition_invariant,
+)
+
+__all__ = [
+    "APPROVAL_REQUIRED",
+    "BLACKLIST_RESPECTED",
+    "BUDGET_RESPECTED",
+    "OWNERSHIP",
+    "REACT_INVARIANTS",
+    "STEP_WITHIN_MAX",
+    "ReactInvariant",
+    "react_budget",
+]
+
+ReactInvariant: TypeAlias = MemoryInvariant[AgentMemory] | TransitionInvariant[State, AgentMemory]
+"""A built-in invariant of the ReAct agent (over memory or over a transition)."""
+
+
+def react_budget(memory: AgentMemory) -> int:
+    """Visits to Planning (the budgeted state) a run may make: one per step, plus the last.
+
+    Example:
+        >>> react_budget(AgentMemory.new("t"))
+        16
+    """
+    return max(memory.config.max_steps, 0) + 1
+
+
+def _tool_call_ownership(t: Transition[State, AgentMemory]) -> bool:
+    before, after = t.before.current_tool_call, t.after.current_tool_call
+    if before == after or t.source is State.Planning:
+        return True
+    if t.source is State.WaitingForHuman:
+        return before is not None and after is not None and (before.id, before.name) == (after.id, after.name)
+    return t.source is State.Observing
+
+
+def _executed(t: Transition[State, AgentMemory]) -> tuple[ToolCall, ...]:
+    calls: list[ToolCall] = []
+    for effect in t.effects:
+        if isinstance(effect, RunTool):
+            calls.append(effect.call)
+        elif isinstance(effect, RunToolBatch):
+            calls.extend(run.call for run in effect.runs)
+    return tuple(calls)
+
+
+def _no_blacklisted_run(t: Transition[State, AgentMemory]) -> bool:
+    return all(call.name not in t.before.blacklisted_tools for call in _executed(t))
+
+
+def _needs_approval(memory: AgentMemory, call: ToolCall) -> bool:
+    definition = memory.tool(call.name)
+    return memory.config.approve_all_tools or (definition is not None and definition.needs_approval)
+
+
+def _approved(memory: AgentMemory, call: ToolCall) -> bool:
+    request = memory.pending_approval
+    return (
+        request is not None
+        and request.tool_call.id == call.id
+        and isinstance(request.decision, Approved | Modified)
+    )
+
+
+def _approval_respected(t: Transition[State, AgentMemory]) -> bool:
+    return all(_approved(t.before, c) for c in _executed(t) if _needs_approval(t.before, c))
+
+
+def _budget_respected(t: Transition[State, AgentMemory]) -> bool:
+    if not any(isinstance(e, LlmCall) for e in t.effects):
+        return True
+    budget = t.before.budget
+    return budget is None or budget.exhausted_by(t.before.total_usage) is None
+
+
+STEP_WITHIN_MAX: MemoryInvariant[AgentMemory] = memory_invariant(
+    "step never exceeds config.max_steps", lambda m: m.step <= max(m.config.max_steps, 0)
+)
+"""``step <= config.max_steps`` in every reachable memory."""
+
+BLACKLIST_RESPECTED: TransitionInvariant[State, AgentMemory] = transition_invariant(
+    "a blacklisted tool is never executed", _no_blacklisted_run
+)
+"""No ``RunTool`` (alone or in a batch) names a blacklisted tool."""
+
+APPROVAL_REQUIRED: TransitionInvariant[State, AgentMemory] = transition_invariant(
+    "a tool that needs approval never runs without it", _approval_respected
+)
+"""A call that needs approval runs only after an Approved or Modified decision on it."""
+
+BUDGET_RESPECTED: TransitionInvariant[State, AgentMemory] = transition_invariant(
+    "no LLM call once the token budget is spent", _budget_respected
+)
+"""The budget is exceeded by at most the one call that crossed it."""
+
+OWNERSHIP: tuple[TransitionInvariant[State, AgentMemory], ...] = (
+    only_changed_in("step", lambda m: m.step, {State.Planning}),
+    transition_invariant(
+        "current_tool_call is set by Planning and cleared by Observing", _tool_call_ownership
+    ),
+    cleared_in("current_tool_call", lambda m: m.current_tool_call, {State.Observing}),
+    only_changed_in("last_observation", lambda m: m.last_observation, {State.Acting, State.Observing}),
+    cleared_in("last_observation", lambda m: m.last_observation, {State.Observing}),
+    only_changed_in("history", lambda m: m.history, {State.Observing, State.Reflecting}),
+    append_only("history", lambda m: m.history, except_in={State.Reflecting}),
+)
+"""Seed 001's ownership table, as transition invariants."""
+
+REACT_INVARIANTS: tuple[ReactInvariant, ...] = (
+    *OWNERSHIP,
+    STEP_WITHIN_MAX,
+    BLACKLIST_RESPECTED,
+    APPROVAL_REQUIRED,
+    BUDGET_RESPECTED,
+)
+"""Every built-in invariant of the ReAct agent."""
