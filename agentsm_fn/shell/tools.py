@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import threading
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import attrs
 from returns.result import Failure, Success
@@ -23,6 +25,8 @@ from agentsm_fn.shell.performers import Performers
 from agentsm_fn.tools.registry import Tool, ToolRegistry, outcome_text
 
 __all__ = ["ToolRunner"]
+
+T = TypeVar("T")
 
 
 def _kwargs(effect: RunTool) -> dict[str, object]:
@@ -61,6 +65,22 @@ async def _await_tool(tool: Tool, kwargs: dict[str, object]) -> object:
     return await awaitable
 
 
+def _in_daemon_thread(work: Callable[[], T]) -> concurrent.futures.Future[T]:
+    """Run ``work`` in a daemon thread (never joined at exit); its result arrives in the future."""
+    future: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+    def target() -> None:
+        if not future.set_running_or_notify_cancel():  # pragma: no cover - cancelled before start
+            return
+        try:
+            future.set_result(work())
+        except BaseException as exc:  # handed to the waiter, which reports it as a failed call
+            future.set_exception(exc)
+
+    threading.Thread(target=target, name="agentsm-tool", daemon=True).start()
+    return future
+
+
 @attrs.frozen
 class ToolRunner:
     """Runs the tools of a registry for the agent's tool effects.
@@ -82,7 +102,7 @@ class ToolRunner:
             if tool.is_async:
                 return _result(effect, asyncio.run(_await_tool(tool, kwargs)))
             return _result(effect, tool.fn(**kwargs))
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # a tool must not end the run, even by sys.exit
             return _raised(effect, exc)
 
     def run_one(self, effect: RunTool) -> ToolResult:
@@ -92,15 +112,13 @@ class ToolRunner:
             return _not_found(effect)
         if effect.timeout is None and not tool.is_async:
             return self._call_sync(tool, effect)
-        # A worker thread gives the timeout, and a fresh event loop for an async tool.
-        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentsm-tool")
+        # A daemon thread gives the timeout (and a fresh event loop for an async tool);
+        # a tool that never returns cannot block the interpreter's exit.
+        future = _in_daemon_thread(lambda: self._call_sync(tool, effect))
         try:
-            future = pool.submit(self._call_sync, tool, effect)
             return future.result(timeout=effect.timeout)
         except concurrent.futures.TimeoutError:
             return _timed_out(effect)
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
 
     def run_batch(self, effect: RunToolBatch) -> ToolBatchResult:
         """Run every call concurrently in threads; results in call order."""
@@ -122,12 +140,12 @@ class ToolRunner:
         if tool.is_async:
             work = lambda: _await_tool(tool, kwargs)  # noqa: E731 - a thunk is clearest here
         else:
-            work = lambda: asyncio.to_thread(tool.fn, **kwargs)  # noqa: E731
+            work = lambda: asyncio.wrap_future(_in_daemon_thread(lambda: tool.fn(**kwargs)))  # noqa: E731
         try:
             value = await asyncio.wait_for(work(), timeout=effect.timeout)
         except TimeoutError:
             return _timed_out(effect)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             return _raised(effect, exc)
         return _result(effect, value)
 

@@ -136,3 +136,24 @@ def test_runner_performers_cover_both_effects() -> None:
     performers = ToolRunner(ToolRegistry()).performers()
     assert set(performers.sync) == {RunTool, RunToolBatch}
     assert set(performers.asynchronous) == {RunTool, RunToolBatch}
+
+
+def test_a_tool_calling_sys_exit_is_a_failed_call() -> None:
+    import sys
+
+    def quitter() -> str:
+        sys.exit(3)
+
+    reg = ToolRegistry().register("quit", "", OBJ, quitter)
+    assert ToolRunner(reg).run_one(_run("quit")).error_type == "SystemExit"
+    assert ToolRunner(reg).run_one(_run("quit", timeout=5.0)).error_type == "SystemExit"
+
+
+async def test_async_timeout_of_a_sync_tool_does_not_wait_for_it() -> None:
+    release = threading.Event()
+    reg = ToolRegistry().register("stuck", "", OBJ, lambda: "late" if release.wait(10) else "never")
+    try:
+        result = await ToolRunner(reg).arun_one(_run("stuck", timeout=0.05))
+    finally:
+        release.set()
+    assert result.error_type == "TimeoutError"

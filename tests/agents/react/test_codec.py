@@ -1,0 +1,69 @@
+"""The JSON codec for runs at rest: exact round trips, and malformed input as values."""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pyrsistent import pmap, pvector
+
+from agentsm_fn.agents.react import CodecError, State
+from agentsm_fn.agents.react.codec import decode, dumps, encode, loads, register
+from tests.agents.react.strategies import decisions, results, tool_calls
+
+
+@given(st.one_of(tool_calls, results, decisions))
+def test_values_round_trip_exactly(value: object) -> None:
+    assert loads(dumps(value)).unwrap() == value
+
+
+def test_containers_keep_their_kind() -> None:
+    value = (pvector([1, 2.5]), frozenset({"a"}), pmap({"k": None}), {"d": True}, State.Done)
+    back = loads(dumps(value)).unwrap()
+    assert back == value
+    assert isinstance(back, tuple)
+    assert [type(v).__name__ for v in back] == ["PVector", "frozenset", "PMap", "dict", "State"]
+
+
+def test_unregistered_types_are_refused() -> None:
+    @attrs.frozen
+    class Secretive:
+        x: int
+
+    with pytest.raises(CodecError, match="not registered"):
+        encode(Secretive(1))
+    with pytest.raises(CodecError, match="cannot encode"):
+        encode(object())
+
+
+def test_register_refuses_two_classes_with_one_name() -> None:
+    @attrs.frozen
+    class State:  # same name as the agent's State enum
+        x: int
+
+    with pytest.raises(ValueError, match="two registered classes are called State"):
+        register(State)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{",
+        "[1]",
+        '{"$enum": "State", "name": "Nowhere"}',
+        '{"$enum": "Usage", "name": "x"}',
+        '{"$attrs": "Usage", "fields": {"bogus": 1}}',
+        '{"$attrs": "Usage", "fields": 3}',
+        '{"$tuple": 3}',
+        '{"$pmap": [[1]]}',
+        '{"$mystery": []}',
+        '{"a": 1, "b": 2, "c": 3}',
+    ],
+)
+def test_malformed_text_is_a_failure_value(text: str) -> None:
+    assert isinstance(loads(text).failure(), CodecError)
+
+
+def test_decode_of_plain_scalars() -> None:
+    assert [decode(v) for v in (None, True, 3, 2.5, "s")] == [None, True, 3, 2.5, "s"]
