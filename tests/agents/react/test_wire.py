@@ -91,20 +91,23 @@ def test_a_run_through_the_real_openai_provider() -> None:
             return httpx.Response(200, json=_chat_reply({"content": None, "tool_calls": [call]}))
         return httpx.Response(200, json=_chat_reply({"content": "Paris has about 2.1 million inhabitants."}))
 
-    client = httpx.Client(transport=httpx.MockTransport(server))
-    provider = openai_provider(
-        "gpt-test", api_key="sk-test", base_url="http://127.0.0.1:9/v1", client=client, env={}
-    )
-    agent = (
-        AgentBuilder.new("Population of Paris?")
-        .llm(provider)
-        .tool(
-            "search", "Search", {"type": "object", "properties": {"q": {"type": "string"}}}, lambda q: "2.1M"
+    with httpx.Client(transport=httpx.MockTransport(server)) as client:
+        provider = openai_provider(
+            "gpt-test", api_key="sk-test", base_url="http://127.0.0.1:9/v1", client=client, env={}
         )
-        .build()
-        .unwrap()
-    )
-    done = agent.run().unwrap()
+        agent = (
+            AgentBuilder.new("Population of Paris?")
+            .llm(provider)
+            .tool(
+                "search",
+                "Search",
+                {"type": "object", "properties": {"q": {"type": "string"}}},
+                lambda q: "2.1M",
+            )
+            .build()
+            .unwrap()
+        )
+        done = agent.run().unwrap()
     assert isinstance(done, Completed)
     assert done.answer == "Paris has about 2.1 million inhabitants."
     assert done.memory.total_usage.total_tokens == 30
