@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
-import attrs
 import pytest
-from returns.result import Result
 
 from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory, Event, State
-from agentsm_fn.agents.react.observing import observe
-from agentsm_fn.core import Fault, Machine, pure
+from agentsm_fn.core import Machine
 from verification.kit import CoverageReport, Violation, check_machine, kit_settings
 from verification.kit.react_invariants import BUDGET_RESPECTED, REACT_INVARIANTS, ReactInvariant, react_budget
 from verification.kit.react_strategies import react_entries, react_memories, react_outcomes
+
+from .planted import FORGETFUL_REACT
 
 # Every built-in rule but the budget one, which the agent breaks today (see the last test).
 HOLDING = tuple(i for i in REACT_INVARIANTS if i is not BUDGET_RESPECTED)
@@ -47,19 +45,9 @@ def test_the_react_agent_keeps_every_invariant_at_full_transition_coverage() -> 
     print(report.summary())
 
 
-def observe_forgetting_the_tool_call(
-    memory: AgentMemory,
-) -> Result[tuple[Literal[Event.Continue, Event.NeedsReflection], AgentMemory], Fault]:
-    # The seeded bug: Observing commits the cycle but leaves current_tool_call set.
-    return observe(memory).map(
-        lambda out: (out[0], attrs.evolve(out[1], current_tool_call=memory.current_tool_call))
-    )
-
-
 def test_a_seeded_bug_in_observing_is_caught_with_a_short_counterexample() -> None:
-    buggy = REACT_MACHINE.extend(handlers={State.Observing: pure(observe_forgetting_the_tool_call)})
     with pytest.raises(Violation) as caught:
-        check_react(buggy, steps=12, require_all_transitions=False)
+        check_react(FORGETFUL_REACT, steps=12, require_all_transitions=False)
     violation = caught.value
     assert violation.kind == "invariant"
     assert "current_tool_call" in str(violation)

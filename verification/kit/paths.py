@@ -12,6 +12,7 @@ they are returned in ``uncovered``.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from typing import Generic, TypeVar
 
 import attrs
@@ -20,7 +21,7 @@ import networkx as nx
 from agentsm_fn.core.machine import Machine
 from verification.kit._graph import reachable_rows
 
-__all__ = ["CoveringPaths", "covering_paths"]
+__all__ = ["CoveringPaths", "covering_paths", "shortest_finish"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
@@ -49,8 +50,15 @@ class CoveringPaths(Generic[StateT, EventT]):
         return tuple(" ".join(e.name for _, e, _ in path) for path in self.paths)
 
 
-def covering_paths(machine: Machine[StateT, EventT, MemoryT]) -> CoveringPaths[StateT, EventT]:
-    """The minimum number of initial-to-terminal runs that together take every reachable row."""
+def covering_paths(
+    machine: Machine[StateT, EventT, MemoryT],
+    skip: Iterable[tuple[StateT, EventT, StateT]] = (),
+) -> CoveringPaths[StateT, EventT]:
+    """The minimum number of initial-to-terminal runs that together take every reachable row.
+
+    Rows in ``skip`` need not be taken (they are still usable, and land in ``uncovered``).
+    """
+    skipped = frozenset(skip)
     rows = reachable_rows(machine)
     graph: nx.DiGraph[StateT] = nx.DiGraph()
     graph.add_edges_from((s, t) for s, _, t in rows)
@@ -59,7 +67,7 @@ def covering_paths(machine: Machine[StateT, EventT, MemoryT]) -> CoveringPaths[S
     for terminal in finishing:
         alive |= nx.ancestors(graph, terminal)
     usable = tuple(r for r in rows if r[0] in alive and r[2] in alive)
-    uncovered = tuple(r for r in rows if r not in usable)
+    uncovered = tuple(r for r in rows if r not in usable or r in skipped)
     if not usable:
         return CoveringPaths((), uncovered)
 
@@ -71,8 +79,9 @@ def covering_paths(machine: Machine[StateT, EventT, MemoryT]) -> CoveringPaths[S
     for row in usable:
         source, _, target = row
         # Lower bound 1 on source -> row: pre-route one unit, the rest is free flow.
-        demand[source] = demand.get(source, 0) + 1
-        demand[row] = demand.get(row, 0) - 1
+        need = 0 if row in skipped else 1
+        demand[source] = demand.get(source, 0) + need
+        demand[row] = demand.get(row, 0) - need
         flow_graph.add_edge(source, row, weight=1)
         flow_graph.add_edge(row, target, weight=0)
     flow_graph.add_edge(_SOURCE, machine.initial, weight=0)
@@ -87,7 +96,7 @@ def covering_paths(machine: Machine[StateT, EventT, MemoryT]) -> CoveringPaths[S
     multi: nx.MultiDiGraph[object] = nx.MultiDiGraph()
     for row in usable:
         source, _, target = row
-        units = 1 + flow[source][row]
+        units = (0 if row in skipped else 1) + flow[source][row]
         for _ in range(units):
             multi.add_edge(source, target, row=row)
     runs = flow[_SINK][_SOURCE]
@@ -110,3 +119,35 @@ def covering_paths(machine: Machine[StateT, EventT, MemoryT]) -> CoveringPaths[S
             current = []
     paths.sort(key=lambda p: (-len(p), [(s.name, e.name) for s, e, _ in p]))
     return CoveringPaths(tuple(paths), uncovered)
+
+
+def shortest_finish(
+    machine: Machine[StateT, EventT, MemoryT], state: StateT
+) -> tuple[tuple[StateT, EventT, StateT], ...] | None:
+    """The fewest reachable rows from ``state`` to a terminal state (None if there is no way).
+
+    Example:
+        >>> from verification.kit._demo import COUNTER, S
+        >>> [e.name for _, e, _ in shortest_finish(COUNTER, S.IDLE)]
+        ['START', 'ENOUGH']
+    """
+    rows = reachable_rows(machine)
+    parent: dict[StateT, tuple[StateT, EventT, StateT] | None] = {state: None}
+    frontier = [state]
+    while frontier:
+        found = next((s for s in frontier if s in machine.terminals), None)
+        if found is not None:
+            path: list[tuple[StateT, EventT, StateT]] = []
+            at = parent[found]
+            while at is not None:
+                path.append(at)
+                at = parent[at[0]]
+            return tuple(reversed(path))
+        following: list[StateT] = []
+        for current in frontier:
+            for row in rows:
+                if row[0] is current and row[2] not in parent:
+                    parent[row[2]] = row
+                    following.append(row[2])
+        frontier = following
+    return None
