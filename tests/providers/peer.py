@@ -9,6 +9,7 @@ import httpx
 
 from agentsm_fn.providers import HttpProvider, anthropic_provider, ollama_provider, openai_provider
 from tests.providers.conftest import Aimock, Sleeps, instant_transport
+from tests.providers.openapi import assert_matches_spec
 from tests.providers.sdk_types import assert_anthropic_turn_rules, assert_valid_request
 
 PROVIDERS = ["openai", "anthropic", "ollama"]
@@ -76,6 +77,7 @@ def validate_journal(aimock: Aimock) -> list[tuple[str, dict[str, object]]]:
     assert sent, "nothing was sent"
     for path, body in sent:
         assert_valid_request(path, body)
+        assert_matches_spec(path, body)
         if path == "/v1/messages":
             assert_anthropic_turn_rules(body)
     return sent

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -20,6 +21,7 @@ from agentsm_fn.llm import (
 )
 from agentsm_fn.providers import AnthropicCodec, OllamaCodec, OpenAiCodec, build_turns
 from agentsm_fn.providers.anthropic_turns import MISSING_RESULT
+from tests.providers.conftest import requires_shared
 
 TOOLS = (
     ToolSpec(
@@ -223,3 +225,16 @@ def test_ollama_generate_renders_a_multi_turn_history_into_the_prompt() -> None:
     prompt = _body(OllamaCodec().encode(request, stream=False).body)["prompt"]
     assert isinstance(prompt, str)
     assert "User: Compare Paris and Rome" in prompt and "Tool get_weather returned: sunny" in prompt
+
+
+@requires_shared
+def test_the_spec_check_rejects_what_the_real_api_would() -> None:
+    from tests.providers.openapi import assert_matches_spec
+
+    with pytest.raises(AssertionError, match="CreateChatCompletionRequest"):
+        assert_matches_spec(
+            "/v1/chat/completions", {"model": "m", "messages": [{"role": "tool", "content": "x"}]}
+        )
+    assert_matches_spec(
+        "/v1/chat/completions", _body(OpenAiCodec(model="m").encode(REQUEST, stream=True).body)
+    )
