@@ -77,6 +77,9 @@ def load_machine(spec: str) -> Result[Loaded, LoadError]:
         value = getattr(value, part)
     if not isinstance(value, Machine):
         return Failure(LoadError(spec, f"{attribute} is a {type(value).__name__}, not an agentsm_fn Machine"))
+    kinds = (value.states, value.events)
+    if not all(isinstance(k, type) and issubclass(k, enum.Enum) for k in kinds):
+        return Failure(LoadError(spec, "; ".join(value.problems())))
     try:
         source = inspect.getsourcefile(module)
     except TypeError:

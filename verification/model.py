@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import attrs
 
+from agentsm_fn.core.handlers import Handler
 from agentsm_fn.core.machine import Machine
 from verification.events import EventReading, read_events
 from verification.findings import Location
@@ -168,6 +169,17 @@ def _state_infos(machine: Machine[StateT, EventT, MemoryT]) -> tuple[StateInfo, 
         handler = machine.handlers.get(state)
         if handler is None or terminal:
             infos.append(StateInfo(name=state.name, terminal=terminal, budgeted=state in machine.budgeted))
+            continue
+        if not isinstance(handler, Handler):
+            problem = f"its handler is not a Handler ({handler!r}); wrap plain functions with pure(...)"
+            infos.append(
+                StateInfo(
+                    name=state.name,
+                    budgeted=state in machine.budgeted,
+                    has_handler=True,
+                    reading=EventReading(events=None, origin="unknown", problem=problem),
+                )
+            )
             continue
         failure = handler.failure_event
         if id(handler) not in facts:  # handlers shared by many states are read once

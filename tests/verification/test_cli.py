@@ -206,3 +206,18 @@ def test_python_dash_m_runs_the_same_cli() -> None:
 def test_the_projects_own_machines_are_proved(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(Path(__file__).resolve().parents[2])
     assert cli.main(["--format", "json", "--output", "/dev/null"]) == 0
+
+
+def test_a_machine_whose_states_are_not_an_enum_exits_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "odd_agent_module.py").write_text(
+        "import enum\nfrom agentsm_fn import Machine\n"
+        "class E(enum.Enum):\n    GO = 1\n"
+        "M = Machine(states=int, events=E, initial=1, terminals=frozenset(), table={}, handlers={})\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert cli.main(["odd_agent_module:M"]) == 2
+    assert "states must be an enum class" in capsys.readouterr().err

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import enum
 from pathlib import Path
+from typing import cast
 
 import pytest
 
+from agentsm_fn import Handler, Machine
 from tests.verification import machines as mx
 from tests.verification.corpus import build, clean
 from verification import (
@@ -199,3 +202,18 @@ def test_builtin_machines_are_sound_and_bounded() -> None:
     for report in (verify(REACT_MACHINE), verify(PLAN_EXECUTE_MACHINE)):
         assert report.violations == () and report.strongly_sound
         assert report.bound is not None and report.bound.per_budget_unit > 0
+
+
+def test_a_handler_that_is_not_a_handler_is_a_finding() -> None:
+    machine = clean()
+    broken = Machine(
+        states=machine.states,
+        events=machine.events,
+        initial=machine.initial,
+        terminals=machine.terminals,
+        table=machine.table,
+        handlers={**machine.handlers, machine.initial: cast(Handler[enum.Enum, int], "not a handler")},
+        budgeted=machine.budgeted,
+    )
+    (violation,) = verify(broken).violations
+    assert violation.code == "SM013" and "not a Handler" in violation.message
