@@ -2,19 +2,31 @@
 
 * :func:`check_machine` property-tests any machine in one call and returns its
   :class:`CoverageReport`; :func:`derive_state_machine` returns the
-  ``RuleBasedStateMachine`` behind it for use as a ``unittest`` test case.
+  ``RuleBasedStateMachine`` behind it (its ``TestCase`` runs under unittest/pytest).
 * Invariants: :func:`memory_invariant`, :func:`transition_invariant` and the
   ownership helpers :func:`only_changed_in`, :func:`cleared_in`,
   :func:`append_only`, :func:`unchanged_in`.
 * Outcomes of effects: the :class:`Outcomes` registry (:func:`default_outcomes`
   knows :class:`~agentsm_fn.llm.LlmCall`).
-* Strategies for the LLM values and for a user's machine (:func:`events_of`,
-  :func:`memories_through`, :func:`snapshots_through`).
-* Profiles: :func:`kit_settings` (``ci`` or ``deep``, ``$HYPOTHESIS_PROFILE``).
+* Strategies: the LLM values (:func:`llm_replies`, :func:`llm_failures`, ...) and a
+  user's machine (:func:`events_of`, :func:`memories_through`, :func:`snapshots_through`).
+* The deterministic suite: :func:`covering_paths` (fewest runs taking every row) and
+  :func:`covering_cases` (those runs scripted), replayed by :func:`run_case`.
+* Profiles: :func:`kit_settings` (``ci`` or ``deep``, or ``$HYPOTHESIS_PROFILE``).
+
+The built-in agents have their own modules: :mod:`verification.kit.react_strategies`
+and :mod:`verification.kit.react_invariants` (and the plan-and-execute ones).
 """
 
 from verification.kit.coverage import CoverageGap, CoverageRecorder, CoverageReport, RowName, row_label
-from verification.kit.derived import PathStep, Violation, ViolationKind, check_machine, derive_state_machine
+from verification.kit.derived import (
+    PathStep,
+    Start,
+    Violation,
+    ViolationKind,
+    check_machine,
+    derive_state_machine,
+)
 from verification.kit.invariants import (
     Invariant,
     MemoryInvariant,
@@ -27,8 +39,11 @@ from verification.kit.invariants import (
     transition_invariant,
     unchanged_in,
 )
+from verification.kit.machines import events_of, memories_through, snapshots_through
 from verification.kit.outcomes import Outcomes, default_outcomes, outcomes_of
+from verification.kit.paths import CoveringPaths, covering_paths, shortest_finish
 from verification.kit.profiles import CI_PROFILE, DEEP_PROFILE, kit_settings
+from verification.kit.scripts import CoveringSuite, ScriptedCase, covering_cases, run_case
 from verification.kit.strategies import (
     json_objects,
     llm_failures,
@@ -49,12 +64,16 @@ __all__ = [
     "CoverageGap",
     "CoverageRecorder",
     "CoverageReport",
+    "CoveringPaths",
+    "CoveringSuite",
     "DEEP_PROFILE",
     "Invariant",
     "MemoryInvariant",
     "Outcomes",
     "PathStep",
     "RowName",
+    "ScriptedCase",
+    "Start",
     "Transition",
     "TransitionInvariant",
     "Violation",
@@ -62,8 +81,11 @@ __all__ = [
     "append_only",
     "check_machine",
     "cleared_in",
+    "covering_cases",
+    "covering_paths",
     "default_outcomes",
     "derive_state_machine",
+    "events_of",
     "json_objects",
     "kit_settings",
     "llm_failures",
@@ -72,11 +94,15 @@ __all__ = [
     "llm_outcomes_for",
     "llm_replies",
     "llm_requests",
+    "memories_through",
     "memory_invariant",
     "messages",
     "only_changed_in",
     "outcomes_of",
     "row_label",
+    "run_case",
+    "shortest_finish",
+    "snapshots_through",
     "tool_calls",
     "tool_names",
     "tool_specs",

@@ -47,7 +47,7 @@ from verification.kit.invariants import MemoryInvariant, TransitionInvariant
 from verification.kit.outcomes import Outcomes, default_outcomes
 from verification.kit.profiles import kit_settings
 
-__all__ = ["PathStep", "Violation", "ViolationKind", "check_machine", "derive_state_machine"]
+__all__ = ["PathStep", "Start", "Violation", "ViolationKind", "check_machine", "derive_state_machine"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
