@@ -93,3 +93,43 @@ def test_secret_hides_in_repr_str_format_and_containers_and_survives_pickling() 
     assert secret == Secret(SENTINEL) and secret != Secret("another")
     copy = pickle.loads(pickle.dumps(secret))
     assert copy.reveal() == SENTINEL and SENTINEL not in repr(copy)
+
+
+@pytest.mark.parametrize("factory", [openai_provider, anthropic_provider, ollama_provider])
+def test_the_react_agent_never_reveals_the_key(
+    factory: object, aimock: Aimock, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentsm_fn.agents.react.builder import AgentBuilder
+    from agentsm_fn.agents.react.result import Completed
+
+    assert callable(factory)
+    caplog.set_level(logging.DEBUG)
+    base = f"{aimock.base}/v1" if factory is openai_provider else aimock.base
+    env = {"OPENAI_API_KEY": SENTINEL, "ANTHROPIC_API_KEY": SENTINEL, "OLLAMA_API_KEY": SENTINEL}
+    provider = factory("m", base_url=base, stream=True, env=env, transport=instant_transport(Sleeps()))
+    assert isinstance(provider, HttpProvider)
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+    agent = (
+        AgentBuilder.new("What is the weather in Paris?").llm(provider).tool("get_weather", "w", schema, str)
+    )
+    built = agent.build().unwrap()
+    with provider:
+        done = built.run().unwrap()
+    assert isinstance(done, Completed)
+    snapshot = done.snapshot
+    captured = capsys.readouterr()
+    text = "\n".join(
+        [
+            repr(built),
+            repr(done),
+            repr(snapshot),
+            repr(snapshot.memory),
+            snapshot.trace.render(),
+            repr(list(snapshot.journal)),
+            caplog.text,
+            captured.out,
+            captured.err,
+        ]
+    )
+    assert done.answer == "It is sunny in Paris."
+    assert SENTINEL not in text
