@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path, PurePath
 
 from verification.findings import PROPERTIES, Location, Violation
 from verification.report_json import Json, JsonValue, tool_version
@@ -38,12 +39,13 @@ _HINTS = {
 
 
 def _physical(loc: Location) -> Json:
-    return {
-        "physicalLocation": {
-            "artifactLocation": {"uri": loc.path.replace("\\", "/"), "uriBaseId": "%SRCROOT%"},
-            "region": {"startLine": loc.line},
-        }
-    }
+    path = PurePath(loc.path)
+    artifact: Json = (
+        {"uri": Path(path).as_uri()}
+        if path.is_absolute()
+        else {"uri": path.as_posix(), "uriBaseId": "%SRCROOT%"}
+    )
+    return {"physicalLocation": {"artifactLocation": artifact, "region": {"startLine": loc.line}}}
 
 
 def _result(report: Report, v: Violation, index: dict[str, int]) -> Json:

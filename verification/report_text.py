@@ -40,7 +40,8 @@ def summary_line(report: Report) -> str:
     head = f"{report.machine}: {report.states} states, {report.rows} rows: "
     if violated == 0 and ignored == 0:
         return head + f"all {proved} checked properties proved"
-    parts = [f"{violated} of {len(checked)} properties VIOLATED ({len(report.counted)} violations)"]
+    count = len(report.counted)
+    parts = [f"{violated} of {len(checked)} properties VIOLATED ({count} violation{'s' * (count != 1)})"]
     if ignored:
         parts.append(f"{ignored} ignored")
     parts.append(f"{proved} proved")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import attrs
 import jsonschema
 import pytest
 
@@ -113,3 +114,26 @@ def test_undeclared_states_get_safe_mermaid_identifiers() -> None:
     machine, _ = CORPUS["SM006 undeclared target"]
     text = to_mermaid(verify(machine))
     assert 'state "Other.GHOST [SM006]" as Other_GHOST' in text
+
+
+def test_sarif_uses_file_uris_for_paths_outside_the_project() -> None:
+    from verification import Location, Violation
+    from verification.report_sarif import sarif_document
+
+    report = verify(build(name="loop", budgeted=()))
+    outside = attrs.evolve(
+        report,
+        violations=(Violation(code="SM009", message="m", location=Location("/elsewhere/agent.py", 3)),),
+    )
+    run = sarif_document([outside])["runs"]
+    assert isinstance(run, list) and isinstance(run[0], dict)
+    results = run[0]["results"]
+    assert isinstance(results, list) and isinstance(results[0], dict)
+    assert results[0]["locations"] == [
+        {
+            "physicalLocation": {
+                "artifactLocation": {"uri": "file:///elsewhere/agent.py"},
+                "region": {"startLine": 3},
+            }
+        }
+    ]
