@@ -22,6 +22,7 @@ PROTOCOLS = ROOT.parent / "shared" / "protocols"
 RECORDINGS = PROTOCOLS / "recordings"
 SPECS = PROTOCOLS / "specs"
 FIXTURES = ROOT / "tests" / "fixtures" / "aimock"
+FIXTURE_FILES = ("plan_execute.json", "conversations.json")  # first match wins: the catch-all file comes last
 
 requires_shared = pytest.mark.skipif(
     not RECORDINGS.is_dir(),
@@ -93,7 +94,9 @@ class Aimock:
 
     def reset(self) -> None:
         self.control.post("/__aimock/reset/journal").raise_for_status()
-        fixtures = json.loads((FIXTURES / "conversations.json").read_text())["fixtures"]
+        fixtures = [
+            f for name in FIXTURE_FILES for f in json.loads((FIXTURES / name).read_text())["fixtures"]
+        ]
         # Reset the whole pool (drops one-shot errors and match counters), then load ours again.
         self.control.post("/__aimock/reset").raise_for_status()
         self.control.post("/__aimock/fixtures", json={"fixtures": fixtures}).raise_for_status()
