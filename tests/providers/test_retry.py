@@ -210,3 +210,25 @@ def test_an_unreachable_base_url_is_a_value_not_an_exception(factory: object) ->
     assert isinstance(provider, HttpProvider)
     outcome = provider.complete(REQUEST)
     assert isinstance(outcome, LlmFailure) and outcome.kind is LlmFailureKind.CONFIGURATION
+
+
+def test_configured_timeouts_reach_every_request() -> None:
+    seen: list[dict[str, float | None]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.extensions["timeout"])
+        return json_response(OK)
+
+    client = httpx.Client(transport=httpx.MockTransport(handler))
+    provider = openai_provider(
+        "m", api_key="k", base_url="http://peer.test", client=client, timeout=7.5, env={}
+    )
+    assert isinstance(provider.complete(REQUEST), LlmReply)
+    assert seen == [{"connect": 10.0, "read": 7.5, "write": 7.5, "pool": 7.5}]
+
+
+def test_a_server_that_ignores_stream_and_answers_json_is_decoded_whole() -> None:
+    sleeps, script = Sleeps(), Script(json_response(OK))
+    events = list(_provider(script, sleeps).stream(REQUEST))
+    assert len(events) == 1 and isinstance(events[0], Completed)
+    assert isinstance(events[0].outcome, LlmReply) and events[0].outcome.content == "ok"
