@@ -105,8 +105,8 @@ class TransitionInvariant(Generic[StateT_contra, MemoryT_contra]):
     holds: Callable[[Transition[StateT_contra, MemoryT_contra]], bool]
 
 
-Invariant: TypeAlias = "MemoryInvariant[MemoryT] | TransitionInvariant[StateT, MemoryT]"
-"""Either kind of invariant."""
+Invariant: TypeAlias = "TransitionInvariant[StateT, MemoryT] | MemoryInvariant[MemoryT]"
+"""Either kind of invariant: ``Invariant[State, Memory]``."""
 
 
 def memory_invariant(name: str, holds: Callable[[MemoryT], bool]) -> MemoryInvariant[MemoryT]:
