@@ -54,6 +54,7 @@ class AnthropicStreamDecoder:
         self._text: list[str] = []
         self._calls: dict[int, tuple[int, str, str]] = {}  # block index -> (ordinal, id, name)
         self._arguments: dict[int, list[str]] = {}
+        self._inputs: dict[int, object] = {}  # a server may send the whole input at block start
         self._stop = ""
         self._explanation = ""
         self._input = 0
@@ -112,6 +113,7 @@ class AnthropicStreamDecoder:
             call_id, name = as_str(block.get("id")), as_str(block.get("name"))
             self._calls[index] = (ordinal, call_id, name)
             self._arguments[index] = []
+            self._inputs[index] = block.get("input")
             return (ToolCallStarted(ordinal, call_id, name),)
         return ()
 
@@ -125,6 +127,10 @@ class AnthropicStreamDecoder:
             self._arguments[index].append(fragment)
             return (ToolCallArguments(self._calls[index][0], fragment),) if fragment else ()
         return ()
+
+    def _arguments_of(self, index: int) -> object:
+        streamed = "".join(self._arguments[index])
+        return streamed if streamed.strip() else self._inputs.get(index)
 
     def _fail(self, failure: LlmFailure) -> tuple[StreamEvent, ...]:
         self._failure = failure
@@ -144,7 +150,7 @@ class AnthropicStreamDecoder:
         draft = Draft(
             content=text,
             calls=tuple(
-                (call_id, name, "".join(self._arguments[i]))
+                (call_id, name, self._arguments_of(i))
                 for i, (_, call_id, name) in sorted(self._calls.items())
             ),
             finish_reason=self._stop,

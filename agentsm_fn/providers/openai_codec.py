@@ -21,7 +21,7 @@ from agentsm_fn.providers._wire import as_int, as_list, as_object, as_str, json_
 from agentsm_fn.providers.codec import Draft, WireRequest, assemble, malformed, number_list
 from agentsm_fn.providers.openai_stream import OpenAiStreamDecoder
 
-__all__ = ["OpenAiCodec", "encode_message", "error_text", "function_tools"]
+__all__ = ["OpenAiCodec", "encode_message", "error_text", "function_tools", "refusal_of", "text_of"]
 
 
 def function_tools(tools: tuple[ToolSpec, ...]) -> list[dict[str, object]]:
@@ -162,7 +162,7 @@ class OpenAiCodec:
         usage = as_object(obj.get("usage")) or {}
         logprobs = as_object(choice.get("logprobs")) or {}
         draft = Draft(
-            content=as_str(message.get("content")),
+            content=text_of(message.get("content")),
             calls=tuple(calls),
             finish_reason=finish,
             truncated=finish == "length",
@@ -179,6 +179,18 @@ class OpenAiCodec:
 
     def stream_decoder(self, request: LlmRequest) -> OpenAiStreamDecoder:
         return OpenAiStreamDecoder(request)
+
+
+def text_of(content: object) -> str:
+    """Message content as text: a string, or the text parts of a content-part list.
+
+    Example:
+        >>> text_of("hi"), text_of([{"type": "text", "text": "a"}, {"type": "image_url"}, {"text": "b"}])
+        ('hi', 'ab')
+    """
+    if isinstance(content, str):
+        return content
+    return "".join(as_str((as_object(part) or {}).get("text")) for part in as_list(content))
 
 
 def refusal_of(finish_reason: str) -> str | None:

@@ -251,3 +251,22 @@ def test_ollama_generate_reply_and_logprob_confidence() -> None:
     outcome = OllamaCodec().decode(asked, body)
     assert isinstance(outcome, LlmReply) and outcome.content == '{"steps": []}'
     assert outcome.confidence == pytest.approx(0.5)
+
+
+def test_openai_content_as_a_list_of_text_parts_is_joined() -> None:
+    body = _openai(
+        {"role": "assistant", "content": [{"type": "text", "text": "Hel"}, {"type": "text", "text": "lo"}]}
+    )
+    outcome = OpenAiCodec().decode(REQUEST, body)
+    assert isinstance(outcome, LlmReply) and outcome.content == "Hello"
+
+
+def test_anthropic_stream_tool_input_given_whole_at_block_start_is_kept() -> None:
+    decoder = AnthropicCodec().stream_decoder(REQUEST)
+    start = {"index": 0, "content_block": {"type": "tool_use", "id": "t1", "name": "f", "input": {"q": "x"}}}
+    decoder.feed("content_block_start", json.dumps(start))
+    decoder.feed("content_block_stop", '{"index": 0}')
+    decoder.feed("message_delta", '{"delta": {"stop_reason": "tool_use"}}')
+    decoder.feed("message_stop", "{}")
+    outcome = decoder.finish()
+    assert isinstance(outcome, LlmReply) and dict(outcome.tool_calls[0].arguments) == {"q": "x"}
