@@ -204,7 +204,10 @@ def _state_infos(machine: Machine[StateT, EventT, MemoryT]) -> tuple[StateInfo, 
 
 
 def graph_of(machine: Machine[StateT, EventT, MemoryT], source_files: Iterable[str] = ()) -> MachineGraph:
-    """Read ``machine`` into a :class:`MachineGraph`; never raises on a malformed machine.
+    """Read ``machine`` into a :class:`MachineGraph`; a malformed table or handler is data, not an error.
+
+    Only a machine whose states or events are not enum classes cannot be read
+    (a TypeError: a programmer error).
 
     ``source_files`` are searched first for the lines of rows (the module the
     machine was imported from, say); the files of the state and event enums are
@@ -223,6 +226,8 @@ def graph_of(machine: Machine[StateT, EventT, MemoryT], source_files: Iterable[s
         [("'nowhere'", False)]
     """
     states, events = machine.states, machine.events
+    if not all(isinstance(k, type) and issubclass(k, enum.Enum) for k in (states, events)):
+        raise TypeError("cannot read the machine: " + "; ".join(machine.problems()))
     infos = _state_infos(machine)
     locator = RowLocator(states, events, source_files)
     state_order = {s.name: i for i, s in enumerate(infos)}

@@ -217,3 +217,17 @@ def test_a_handler_that_is_not_a_handler_is_a_finding() -> None:
     )
     (violation,) = verify(broken).violations
     assert violation.code == "SM013" and "not a Handler" in violation.message
+
+
+def test_a_machine_without_enum_classes_is_a_programmer_error() -> None:
+    machine = clean()
+    odd: Machine[enum.Enum, enum.Enum, int] = Machine(
+        states=cast(type[enum.Enum], int),
+        events=machine.events,
+        initial=machine.initial,
+        terminals=frozenset(),
+        table={},
+        handlers={},
+    )
+    with pytest.raises(TypeError, match="states must be an enum class"):
+        verify(odd)
