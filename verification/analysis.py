@@ -61,7 +61,24 @@ class Analysis:
 
 
 def analyse(model: MachineGraph) -> Analysis:
-    """Build the behaviour graph of ``model`` and what the initial state reaches in it."""
+    """Build the behaviour graph of ``model`` and what the initial state reaches in it.
+
+    Example:
+        >>> import enum
+        >>> from agentsm_fn import define_machine, emit, pure
+        >>> class S(enum.Enum):
+        ...     A = 1
+        ...     B = 2
+        >>> class E(enum.Enum):
+        ...     GO = 1
+        ...     AGAIN = 2
+        >>> h = pure(lambda n: emit(E.GO, n), events={E.GO, E.AGAIN})
+        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.B}, budgeted={S.A},
+        ...     table={(S.A, E.GO): S.B, (S.A, E.AGAIN): S.A}, handlers={S.A: h})
+        >>> from verification.model import graph_of
+        >>> analyse(graph_of(m)).flow["A"]
+        (('GO', 'B'), ('AGAIN', 'A'))
+    """
     infos = model.by_name
     flow: dict[str, list[tuple[str, str]]] = {node: [] for node in model.nodes}
     for row in model.rows:

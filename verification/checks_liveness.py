@@ -49,7 +49,25 @@ def _reverse(a: Analysis, nodes: set[str] | frozenset[str]) -> dict[str, list[tu
 
 
 def lasso(a: Analysis, cycle: tuple[Edge, ...]) -> Witness:
-    """``cycle`` as a lasso: a shortest path from the initial state to it, then round it once."""
+    """``cycle`` as a lasso: a shortest path from the initial state to it, then round it once.
+
+    Example:
+        >>> import enum
+        >>> from agentsm_fn import define_machine, emit, pure
+        >>> class S(enum.Enum):
+        ...     A = 1
+        ...     B = 2
+        >>> class E(enum.Enum):
+        ...     GO = 1
+        ...     AGAIN = 2
+        >>> h = pure(lambda n: emit(E.GO, n), events={E.GO, E.AGAIN})
+        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.B}, budgeted={S.A},
+        ...     table={(S.A, E.GO): S.B, (S.A, E.AGAIN): S.A}, handlers={S.A: h})
+        >>> from verification.analysis import analyse
+        >>> from verification.model import graph_of
+        >>> lasso(analyse(graph_of(m)), (Edge("A", "AGAIN", "A"),)).render()
+        'A, then loop: A --AGAIN--> A'
+    """
     on_cycle = {e.source for e in cycle}
     stem = a.path_from_initial(on_cycle) or ()
     entry = stem[-1].target if stem else a.model.initial

@@ -39,6 +39,10 @@ class EventReading:
     ``events`` is None when they are unknown (``problem`` says why). ``foreign``
     holds event-like ``Literal`` members that are not members of the machine's
     event enum (the handler could emit something the table cannot route).
+
+    Example:
+        >>> EventReading(events=None, origin="unknown", problem="no annotation").problem
+        'no annotation'
     """
 
     events: frozenset[enum.Enum] | None

@@ -41,7 +41,12 @@ class LoadError:
 
 @attrs.frozen
 class Loaded:
-    """A machine, the spec it was loaded from and the file of its module (for row locations)."""
+    """A machine, the spec it was loaded from and the file of its module (for row locations).
+
+    Example:
+        >>> load_machine("agentsm_fn.agents.react:REACT_MACHINE").unwrap().machine.name
+        'react'
+    """
 
     spec: str
     machine: Machine[enum.Enum, enum.Enum, object]

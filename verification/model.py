@@ -36,7 +36,12 @@ MemoryT = TypeVar("MemoryT")
 
 @attrs.frozen(kw_only=True)
 class Row:
-    """One row of the table, by name, with where it is written when that is known."""
+    """One row of the table, by name, with where it is written when that is known.
+
+    Example:
+        >>> Row(source="IDLE", event="START", target="WORK").target_declared
+        True
+    """
 
     source: str
     event: str
@@ -56,7 +61,12 @@ def _names(reading: EventReading) -> frozenset[str] | None:
 
 @attrs.frozen(kw_only=True)
 class StateInfo:
-    """A declared state: its flags, its handler's facts and the events it can emit."""
+    """A declared state: its flags, its handler's facts and the events it can emit.
+
+    Example:
+        >>> StateInfo(name="DONE", terminal=True).emits
+        frozenset()
+    """
 
     name: str
     terminal: bool = False

@@ -73,7 +73,12 @@ Policy = PassesThrough | NeverReachable
 
 
 class PolicyError(ValueError):
-    """Policies name states the machine does not declare; ``problems`` lists each."""
+    """Policies name states the machine does not declare; ``problems`` lists each.
+
+    Example:
+        >>> str(PolicyError(("policy names NOPE",)))
+        'policy names NOPE'
+    """
 
     def __init__(self, problems: tuple[str, ...]) -> None:
         self.problems = problems

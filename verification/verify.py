@@ -78,6 +78,22 @@ class Report:
     """Everything the verifier found about one machine.
 
     ``ok`` is True when no violation counts (ignored ones do not).
+
+    Example:
+        >>> import enum
+        >>> from agentsm_fn import define_machine, emit, pure
+        >>> class S(enum.Enum):
+        ...     A = 1
+        ...     B = 2
+        >>> class E(enum.Enum):
+        ...     GO = 1
+        ...     AGAIN = 2
+        >>> h = pure(lambda n: emit(E.GO, n), events={E.GO, E.AGAIN})
+        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.B}, budgeted={S.A},
+        ...     table={(S.A, E.GO): S.B, (S.A, E.AGAIN): S.A}, handlers={S.A: h})
+        >>> report = verify(m)
+        >>> report.ok, report.sound, report.strongly_sound, report.bound.per_budget_unit
+        (True, True, True, 1)
     """
 
     machine: str
@@ -133,7 +149,23 @@ def verify_graph(
     ignores: Iterable[Ignore] = (),
     label: str = "",
 ) -> Report:
-    """Verify a machine already read into a :class:`MachineGraph` (see :func:`verify`)."""
+    """Verify a machine already read into a :class:`MachineGraph` (see :func:`verify`).
+
+    Example:
+        >>> import enum
+        >>> from agentsm_fn import define_machine, emit, pure
+        >>> class S(enum.Enum):
+        ...     A = 1
+        ...     B = 2
+        >>> class E(enum.Enum):
+        ...     GO = 1
+        ...     AGAIN = 2
+        >>> h = pure(lambda n: emit(E.GO, n), events={E.GO, E.AGAIN})
+        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.B}, budgeted={S.A},
+        ...     table={(S.A, E.GO): S.B, (S.A, E.AGAIN): S.A}, handlers={S.A: h})
+        >>> verify_graph(graph_of(m), label="tiny").machine
+        'tiny'
+    """
     policy_tuple = tuple(policies)
     ignore_map = {i.code: i.reason for i in ignores}
     analysis = analyse(model)
