@@ -137,3 +137,30 @@ def test_sarif_uses_file_uris_for_paths_outside_the_project() -> None:
             }
         }
     ]
+
+
+def test_reports_are_identical_across_hash_seeds() -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = (
+        "from tests.verification.corpus import defects, cleans\n"
+        "from verification import verify, render_json, render_sarif, to_mermaid, to_dot\n"
+        "reports = [verify(m, policies=p) for m, p in {**defects(), **cleans()}.values()]\n"
+        "print(render_json(reports) + render_sarif(reports) + ''.join(to_mermaid(r) + to_dot(r) for r in reports))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=root,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2")
+    }
+    assert len(outputs) == 1
