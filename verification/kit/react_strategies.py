@@ -135,7 +135,7 @@ def _llm_outcomes(names: tuple[str, ...]) -> st.SearchStrategy[object]:
     calls = st.builds(ToolCall, id=ids, name=usual | st.sampled_from(names), arguments=_ARGUMENTS)
     usage = st.builds(Usage, input_tokens=st.integers(0, 40), output_tokens=st.integers(0, 20))
     confidence = st.sampled_from((1.0, 0.95, 0.5, 0.2, 0.0))
-    content = st.sampled_from((_ANSWER, "", "ok", "   ", "Paris")) | st.text(max_size=40)
+    content = st.sampled_from(("", _ANSWER, "ok", "   ", "Paris")) | st.text(max_size=40)
     replies = st.builds(
         LlmReply,
         content=content,
@@ -145,7 +145,16 @@ def _llm_outcomes(names: tuple[str, ...]) -> st.SearchStrategy[object]:
         usage=usage,
         confidence=confidence,
     )
-    return st.one_of(replies, replies, replies, replies, llm_failures())
+    # A well-formed parallel turn (known tools, valid arguments), so ParallelActing succeeds often.
+    good = st.builds(
+        lambda n: LlmReply(
+            tool_calls=tuple(
+                ToolCall(f"call_{i}", ("search", "calculator")[i % 2], {"q": "Paris"}) for i in range(n)
+            )
+        ),
+        st.integers(2, 3),
+    )
+    return st.one_of(replies, replies, replies, replies, good, llm_failures())
 
 
 def _llm_examples(call: LlmCall) -> tuple[object, ...]:
@@ -215,7 +224,8 @@ def _batch_results(calls: tuple[ToolCall, ...]) -> st.SearchStrategy[ToolBatchRe
     lossy = exact.map(lambda rs: rs[:-1]) | exact.map(
         lambda rs: (*rs, ToolResult.failure("x", "x", "Extra", ""))
     )
-    return st.one_of(exact, exact, exact, lossy).map(ToolBatchResult)
+    all_ok = st.just(tuple(ToolResult(call_id=c.id, name=c.name, ok=True, output="4") for c in calls))
+    return st.one_of(all_ok, exact, exact, lossy).map(ToolBatchResult)
 
 
 def approval_decisions(_: AskHuman | None = None) -> st.SearchStrategy[ApprovalDecision]:
