@@ -12,6 +12,7 @@ OpenAI-shaped; both are read.
 
 from __future__ import annotations
 
+import functools
 from typing import Literal
 
 import attrs
@@ -23,7 +24,7 @@ from agentsm_fn.llm.replies import LlmOutcome
 from agentsm_fn.providers._wire import json_text, parse_object
 from agentsm_fn.providers.codec import WireRequest, malformed
 from agentsm_fn.providers.ollama_stream import OllamaStreamDecoder, chunk_failure, decode_final
-from agentsm_fn.providers.openai_codec import error_text, function_tools
+from agentsm_fn.providers.openai_codec import cached_function_tools, error_text
 
 __all__ = ["OllamaCodec", "encode_message", "render_prompt"]
 
@@ -47,6 +48,9 @@ def encode_message(message: Message) -> dict[str, object]:
             {"function": {"name": c.name, "arguments": thaw(c.arguments)}} for c in message.tool_calls
         ]
     return out
+
+
+_encoded = functools.lru_cache(maxsize=4096)(encode_message)  # frozen messages, serialised only
 
 
 def render_prompt(messages: tuple[Message, ...]) -> tuple[str, str]:
@@ -115,9 +119,9 @@ class OllamaCodec:
                 body["system"] = system
             path = self.generate_path
         else:
-            body["messages"] = [encode_message(m) for m in request.messages]
+            body["messages"] = [_encoded(m) for m in request.messages]
             if request.tools:
-                body["tools"] = function_tools(request.tools)
+                body["tools"] = cached_function_tools(request.tools)
             path = self.chat_path
         body["stream"] = stream
         if request.response_schema is not None:

@@ -9,6 +9,7 @@ REFUSAL, ``length`` becomes TRUNCATED, logprobs give the confidence when asked.
 
 from __future__ import annotations
 
+import functools
 from typing import Literal
 
 import attrs
@@ -21,7 +22,15 @@ from agentsm_fn.providers._wire import as_int, as_list, as_object, as_str, json_
 from agentsm_fn.providers.codec import Draft, WireRequest, assemble, malformed, number_list
 from agentsm_fn.providers.openai_stream import OpenAiStreamDecoder
 
-__all__ = ["OpenAiCodec", "encode_message", "error_text", "function_tools", "refusal_of", "text_of"]
+__all__ = [
+    "OpenAiCodec",
+    "cached_function_tools",
+    "encode_message",
+    "error_text",
+    "function_tools",
+    "refusal_of",
+    "text_of",
+]
 
 
 def function_tools(tools: tuple[ToolSpec, ...]) -> list[dict[str, object]]:
@@ -63,6 +72,13 @@ def encode_message(message: Message) -> dict[str, object]:
     elif not message.content:
         out["content"] = ""
     return out
+
+
+# Messages and tool specs are frozen values, re-sent on every turn of a conversation: their wire
+# form is computed once. The cached dicts are only ever serialised, never mutated.
+_encoded = functools.lru_cache(maxsize=4096)(encode_message)
+cached_function_tools = functools.lru_cache(maxsize=256)(function_tools)
+""":func:`function_tools`, memoised (the result is shared: serialise it, never mutate it)."""
 
 
 def error_text(body: bytes | dict[str, object] | None) -> str:
@@ -119,10 +135,10 @@ class OpenAiCodec:
     def encode(self, request: LlmRequest, *, stream: bool) -> WireRequest:
         body: dict[str, object] = {
             "model": request.model or self.model,
-            "messages": [encode_message(m) for m in request.messages],
+            "messages": [_encoded(m) for m in request.messages],
         }
         if request.tools:
-            body["tools"] = function_tools(request.tools)
+            body["tools"] = cached_function_tools(request.tools)
         if request.max_tokens is not None:
             body[self.max_tokens_field] = request.max_tokens
         if request.temperature is not None:

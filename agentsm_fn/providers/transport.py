@@ -36,8 +36,6 @@ from agentsm_fn.providers.secrets import Secret, redact
 
 __all__ = ["Transport"]
 
-_USER_AGENT = "agentsm-fn/0.1"
-
 
 async def _asyncio_sleep(seconds: float) -> None:
     await asyncio.sleep(seconds)
@@ -75,13 +73,9 @@ class Transport:
 
     def headers(self, wire: WireRequest) -> dict[str, str]:
         """Every header of ``wire``, the credential included (never logged)."""
-        out = {
-            "content-type": "application/json",
-            "accept": "text/event-stream"
-            if wire.stream and self.codec.stream_format == "sse"
-            else "application/json",
-            "user-agent": _USER_AGENT,
-        }
+        out = {"content-type": "application/json"}
+        if wire.stream and self.codec.stream_format == "sse":
+            out["accept"] = "text/event-stream"
         out.update(wire.headers)
         out.update(self.codec.auth_headers(self.secret.reveal()))
         return out
