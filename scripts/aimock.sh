@@ -17,6 +17,9 @@ if [ -f "$PKG" ]; then
 fi
 if [ "$installed" != "$VERSION" ] || [ ! -f "$CLI" ]; then
     mkdir -p "$PREFIX"
-    npm install --prefix "$PREFIX" --no-audit --no-fund --loglevel=error "@copilotkit/aimock@$VERSION" >&2
+    if ! npm install --prefix "$PREFIX" --no-audit --no-fund --loglevel=error "@copilotkit/aimock@$VERSION" >&2; then
+        echo "aimock: npm install failed; the aimock tests will be skipped" >&2
+        exit 0
+    fi
 fi
 echo "$CLI"
