@@ -9,7 +9,9 @@ from returns.result import Result
 
 from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory, Event, State
 from agentsm_fn.agents.react.observing import observe
-from agentsm_fn.core import Fault, pure
+from agentsm_fn.agents.react.planning import Decided, plan, receive_plan
+from agentsm_fn.core import Fault, Perform, effectful, pure
+from agentsm_fn.llm import LlmOutcome
 
 
 def observe_forgetting_the_tool_call(
@@ -23,3 +25,51 @@ def observe_forgetting_the_tool_call(
 
 FORGETFUL_REACT = REACT_MACHINE.extend(handlers={State.Observing: pure(observe_forgetting_the_tool_call)})
 """The ReAct machine with the seeded bug in Observing."""
+
+
+def _restore(
+    result: Result[tuple[Decided, AgentMemory] | Perform[LlmOutcome, AgentMemory], Fault], memory: AgentMemory
+) -> Result[tuple[Decided, AgentMemory] | Perform[LlmOutcome, AgentMemory], Fault]:
+    """Put the real blacklist, tools and config back into a decision's memory."""
+
+    def back(
+        value: tuple[Decided, AgentMemory] | Perform[LlmOutcome, AgentMemory],
+    ) -> tuple[Decided, AgentMemory] | Perform[LlmOutcome, AgentMemory]:
+        if isinstance(value, Perform):
+            return value
+        event, after = value
+        return event, attrs.evolve(
+            after, blacklisted_tools=memory.blacklisted_tools, tools=memory.tools, config=memory.config
+        )
+
+    return result.map(back)
+
+
+def plan_ignoring_the_blacklist(
+    memory: AgentMemory, outcome: LlmOutcome
+) -> Result[tuple[Decided, AgentMemory] | Perform[LlmOutcome, AgentMemory], Fault]:
+    """Planning that decides as if no tool were blacklisted."""
+    return _restore(receive_plan(attrs.evolve(memory, blacklisted_tools=frozenset()), outcome), memory)
+
+
+def plan_skipping_approval(
+    memory: AgentMemory, outcome: LlmOutcome
+) -> Result[tuple[Decided, AgentMemory] | Perform[LlmOutcome, AgentMemory], Fault]:
+    """Planning that decides as if no tool needed a human's approval."""
+    lax = attrs.evolve(
+        memory,
+        tools=tuple(attrs.evolve(t, needs_approval=False) for t in memory.tools),
+        config=attrs.evolve(memory.config, approve_all_tools=False),
+    )
+    return _restore(receive_plan(lax, outcome), memory)
+
+
+IGNORING_BLACKLIST = REACT_MACHINE.extend(
+    handlers={State.Planning: effectful(plan, plan_ignoring_the_blacklist, failure_event=Event.FatalError)}
+)
+"""The ReAct machine whose Planning lets blacklisted tools through."""
+
+SKIPPING_APPROVAL = REACT_MACHINE.extend(
+    handlers={State.Planning: effectful(plan, plan_skipping_approval, failure_event=Event.FatalError)}
+)
+"""The ReAct machine whose Planning never asks for approval."""

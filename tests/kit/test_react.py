@@ -4,15 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import attrs
 import pytest
+from hypothesis import strategies as st
 
 from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory, Event, State
 from agentsm_fn.core import Machine
-from verification.kit import CoverageReport, Violation, check_machine, kit_settings
+from agentsm_fn.llm import LlmCall, LlmReply, ToolCall
+from verification.kit import CoverageReport, Outcomes, Violation, check_machine, kit_settings
 from verification.kit.react_invariants import BUDGET_RESPECTED, REACT_INVARIANTS, ReactInvariant, react_budget
-from verification.kit.react_strategies import react_entries, react_memories, react_outcomes
+from verification.kit.react_strategies import (
+    react_entries,
+    react_llm_outcomes,
+    react_memories,
+    react_outcomes,
+)
 
-from .planted import FORGETFUL_REACT
+from .planted import FORGETFUL_REACT, IGNORING_BLACKLIST, SKIPPING_APPROVAL
 
 # Every built-in rule but the budget one, which the agent breaks today (see the last test).
 HOLDING = tuple(i for i in REACT_INVARIANTS if i is not BUDGET_RESPECTED)
@@ -25,14 +33,17 @@ def check_react(
     examples: int | None = None,
     steps: int | None = None,
     require_all_transitions: bool = True,
+    memories: st.SearchStrategy[AgentMemory] | None = None,
+    entries: bool = True,
+    outcomes: Outcomes | None = None,
 ) -> CoverageReport:
     return check_machine(
         machine,
-        react_memories(),
+        react_memories() if memories is None else memories,
         invariants=invariants,
-        outcomes=react_outcomes(),
+        outcomes=react_outcomes() if outcomes is None else outcomes,
         budget=react_budget,
-        entries=react_entries(),
+        entries=react_entries() if entries else None,
         settings=kit_settings(max_examples=examples, stateful_step_count=steps),
         require_all_transitions=require_all_transitions,
     )
@@ -65,3 +76,40 @@ def test_the_budget_rule_catches_reflecting_calling_the_llm_after_the_budget_is_
     except Violation as found:
         assert found.path[-1].source == "Reflecting", str(found)
         assert "token budget" in str(found)
+
+
+@pytest.mark.parametrize(
+    ("machine", "rule"),
+    [
+        (IGNORING_BLACKLIST, "a blacklisted tool is never executed"),
+        (SKIPPING_APPROVAL, "a tool that needs approval never runs without it"),
+    ],
+    ids=["blacklist", "approval"],
+)
+def test_the_safety_invariants_catch_a_planning_state_that_ignores_its_policy(
+    machine: Machine[State, Event, AgentMemory], rule: str
+) -> None:
+    # Memories that ban "shell" (a known tool with an argument-free schema) and allow a few steps.
+    banning_shell = react_memories().map(
+        lambda m: attrs.evolve(
+            m,
+            blacklisted_tools={"shell"},
+            config=attrs.evolve(m.config, max_steps=max(m.config.max_steps, 3)),
+        )
+    )
+    # ...and a model that often asks for exactly the tools the policy is about.
+    risky = st.sampled_from(
+        [LlmReply(tool_calls=(ToolCall("call_1", name, {"q": "x"}),)) for name in ("shell", "delete_file")]
+    )
+    outcomes = react_outcomes().on(LlmCall, lambda call: st.one_of(react_llm_outcomes(call), risky))
+    with pytest.raises(Violation, match=rule) as caught:
+        check_react(
+            machine,
+            steps=10,
+            require_all_transitions=False,
+            memories=banning_shell,
+            entries=False,
+            outcomes=outcomes,
+        )
+    assert caught.value.path[-1].source in {"Acting", "ParallelActing"}
+    assert len(caught.value.path) <= 6

@@ -105,7 +105,7 @@ class TransitionInvariant(Generic[StateT_contra, MemoryT_contra]):
     holds: Callable[[Transition[StateT_contra, MemoryT_contra]], bool]
 
 
-Invariant: TypeAlias = "TransitionInvariant[StateT, MemoryT] | MemoryInvariant[MemoryT]"
+Invariant: TypeAlias = TransitionInvariant[StateT, MemoryT] | MemoryInvariant[MemoryT]
 """Either kind of invariant: ``Invariant[State, Memory]``."""
 
 
