@@ -11,9 +11,7 @@ at run time (``Effect.accepts``) that the shell delivered an outcome of that typ
 
 from __future__ import annotations
 
-from typing import ClassVar, Generic, TypeGuard, TypeVar
-
-import attrs
+from typing import ClassVar, Generic, NamedTuple, TypeGuard, TypeVar
 
 __all__ = ["Effect", "Perform"]
 
@@ -56,9 +54,11 @@ class Effect(Generic[OutcomeT_co]):
         return self
 
 
-@attrs.frozen
-class Perform(Generic[OutcomeT_co, MemoryT_co]):
+class Perform(NamedTuple, Generic[OutcomeT_co, MemoryT_co]):
     """A handler's request: perform ``effect``, then resume with ``memory``.
+
+    A named tuple rather than an attrs class: the engine builds one per effect,
+    and a tuple is built in half the time (see benchmarks/engine.py).
 
     Example:
         >>> import attrs

@@ -36,12 +36,13 @@ from agentsm_fn.core.failures import (
     WrongStatus,
 )
 from agentsm_fn.core.faults import Fault
-from agentsm_fn.core.handlers import _FAST_SUCCESS
+from agentsm_fn.core.handlers import _FAST_SUCCESS, _success
 from agentsm_fn.core.journal import Journal
 from agentsm_fn.core.machine import Machine
-from agentsm_fn.core.snapshot import Snapshot, Status
+from agentsm_fn.core.snapshot import _EMPTY_JOURNAL, _EMPTY_TRACE, Snapshot, Status
+from agentsm_fn.core.trace import Trace
 
-__all__ = ["SUSPEND", "Suspend", "begin", "drive", "replay", "resume", "step"]
+__all__ = ["SUSPEND", "Suspend", "begin", "drive", "drive_from", "replay", "resume", "step"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
@@ -310,53 +311,91 @@ def drive(
     if snapshot.status is Status.FINISHED:
         return Success(snapshot)
 
-    # The hot loop: the same logic as step/resume, on locals; snapshots are built on exit.
-    graph = machine.compiled
-    narrate = machine.narrate
-    node = graph.get(snapshot.state)
-    if node is None:
-        return Failure(RunFailed(MissingHandler(snapshot.state), snapshot))
-    memory, steps = snapshot.memory, snapshot.steps
+    return (
+        yield from _fold(
+            machine, snapshot.state, snapshot.memory, snapshot.steps, snapshot.trace, snapshot.journal, clock
+        )
+    )
+
+
+def drive_from(
+    machine: Machine[StateT, EventT, MemoryT], memory: MemoryT, clock: Callable[[], float]
+) -> Generator[Effect[object], object, StepResult[StateT, MemoryT]]:
+    """:func:`drive` for a fresh run from ``memory`` (no initial snapshot is built)."""
+    return _fold(machine, machine.initial, memory, 0, _EMPTY_TRACE, _EMPTY_JOURNAL, clock)
+
+
+def _parked(
+    state: object,
+    memory: MemoryT,
+    steps: int,
+    trace: Trace,
+    journal: Journal,
+    rows: list[tuple[int, object, object, object, object, float]],
+    ticks: list[tuple[float, Effect[object] | None, object]],
+    status: Status,
+    pending: Effect[object] | None,
+) -> Snapshot[StateT, MemoryT]:
+    return Snapshot(
+        state=cast(StateT, state),  # nodes are built from this machine's states
+        memory=memory,
+        status=status,
+        pending=pending,
+        steps=steps,
+        trace=trace.extend(rows) if rows else trace,
+        journal=Journal(journal.rows.extend(ticks)) if ticks else journal,
+    )
+
+
+def _fold(
+    machine: Machine[StateT, EventT, MemoryT],
+    start: StateT,
+    memory: MemoryT,
+    steps: int,
+    trace: Trace,
+    journal: Journal,
+    clock: Callable[[], float],
+) -> Generator[Effect[object], object, StepResult[StateT, MemoryT]]:
+    """The hot loop: the same logic as step/resume on locals; a snapshot is built only on exit."""
     rows: list[tuple[int, object, object, object, object, float]] = []
     ticks: list[tuple[float, Effect[object] | None, object]] = []
+    node = machine.compiled.get(start)
+    if node is None:
+        parked: Snapshot[StateT, MemoryT] = _parked(
+            start, memory, steps, trace, journal, rows, ticks, Status.READY, None
+        )
+        return Failure(RunFailed(MissingHandler(start), parked))
+    if node.terminal:
+        return _success(_parked(start, memory, steps, trace, journal, rows, ticks, Status.FINISHED, None))
+    narrate = machine.narrate
     add_row, add_tick = rows.append, ticks.append
+    awaiting: Effect[object] | None = None  # set while handling an outcome: failures keep it pending
+    state: StateT = start
+    reason: Reason | None = None
     try:
         cap = machine.cap_for(memory)
     except Exception as exc:
-        return Failure(RunFailed(_raised(snapshot.state, "safety_cap", exc), snapshot))
-
-    def park(status: Status, pending: Effect[object] | None) -> Snapshot[StateT, MemoryT]:
-        assert node is not None
-        return Snapshot(
-            state=cast(StateT, node.state),  # nodes are built from this machine's states
-            memory=memory,
-            status=status,
-            pending=pending,
-            steps=steps,
-            trace=snapshot.trace.extend(rows),
-            journal=Journal(snapshot.journal.rows.extend(ticks)),
-        )
-
-    awaiting: Effect[object] | None = None  # set while handling an outcome: failures keep it pending
-
-    def failed(reason: Reason) -> StepResult[StateT, MemoryT]:
-        status = Status.READY if awaiting is None else Status.AWAITING
-        return Failure(RunFailed(reason, park(status, awaiting)))
-
+        cap, reason = 0, _raised(start, "safety_cap", exc)
     while True:
         awaiting = None
-        state: StateT = node.state  # type: ignore[assignment]  # nodes hold this machine's states; no cast() call in the hot loop
+        state = node.state  # type: ignore[assignment]  # nodes hold this machine's states; no cast() call in the hot loop
         now = clock()
         add_tick((now, None, None))
+        if reason is not None:  # the safety cap could not be computed
+            break
         if steps >= cap:
-            return failed(SafetyCapExceeded(state, steps, cap))
+            reason = SafetyCapExceeded(state, steps, cap)
+            break
         enter = node.enter
         if enter is None:
-            return failed(MissingHandler(state))
+            reason = MissingHandler(state)
+            break
         try:
             decision: object = enter(memory)
         except Exception as exc:
-            return failed(_raised(state, "enter", exc))
+            reason = _raised(state, "enter", exc)
+            break
+        moved = False
         while True:
             if type(decision) is Success:
                 value = decision._inner_value if _DIRECT else decision.unwrap()
@@ -368,15 +407,18 @@ def drive(
                         steps += 1
                         data = "" if narrate is None else _narrate(machine, state, event, new_memory)
                         add_row((steps, state, event, following.state, data, now))
-                        node, memory = following, new_memory
+                        node, memory, moved = following, new_memory, True
                         break
-                elif kind is Perform and isinstance(value.effect, Effect):
-                    effect: Effect[object] = value.effect
-                    memory = value.memory
+                elif kind is Perform and isinstance(value[0], Effect):
+                    effect: Effect[object] = value[0]
+                    memory = value[1]
                     add_row((steps + 1, state, effect, None, "", now))
                     outcome = yield effect
                     if outcome is SUSPEND:
-                        return Success(park(Status.AWAITING, effect))
+                        parked = _parked(
+                            state, memory, steps, trace, journal, rows, ticks, Status.AWAITING, effect
+                        )
+                        return _success(parked)
                     now = clock()
                     add_tick((now, effect, outcome))
                     awaiting = effect
@@ -386,9 +428,11 @@ def drive(
                         else:
                             accepted = effect.accepts(outcome)
                     except Exception as exc:
-                        return failed(_raised(state, "accepts", exc))
+                        reason = _raised(state, "accepts", exc)
+                        break
                     if not accepted:
-                        return failed(OutcomeRejected(state, effect.summary(), type(outcome).__qualname__))
+                        reason = OutcomeRejected(state, effect.summary(), type(outcome).__qualname__)
+                        break
                     receive = node.receive
                     try:
                         if receive is not None:
@@ -396,19 +440,32 @@ def drive(
                         elif node.handler is not None:
                             decision = node.handler.resume(memory, effect, outcome)
                     except Exception as exc:
-                        return failed(_raised(state, "resume", exc))
+                        reason = _raised(state, "resume", exc)
+                        break
                     continue
             # Anything else (failures, odd values, Success subclasses) takes the general route.
             routed = _classify(machine, state, decision)
             if routed[0] == "fail":
-                return failed(routed[1])
+                reason = routed[1]
+                break
             if routed[0] == "move":
                 _, event, target, memory = routed
                 steps += 1
                 add_row((steps, state, event, target, _narrate(machine, state, event, memory), now))
-                node = graph[target]
+                node, moved = machine.compiled[target], True
                 break
             _, pending, memory, _ = routed
             decision = Success(Perform(pending, memory))  # normalised; handled above on the next pass
-        if node.terminal:
-            return Success(park(Status.FINISHED, None))
+        if not moved:
+            break  # a failure: ``reason`` says why
+        if node.terminal:  # stop on arrival
+            finished: Snapshot[StateT, MemoryT] = _parked(
+                node.state, memory, steps, trace, journal, rows, ticks, Status.FINISHED, None
+            )
+            return _success(finished)
+    status = Status.READY if awaiting is None else Status.AWAITING
+    failed: Snapshot[StateT, MemoryT] = _parked(
+        state, memory, steps, trace, journal, rows, ticks, status, awaiting
+    )
+    assert reason is not None  # every break above sets it
+    return Failure(RunFailed(reason, failed))

@@ -70,7 +70,7 @@ def _probe_fast_success() -> bool:
 
 
 _FAST_SUCCESS: Final = _probe_fast_success()
-_new, _set = object.__new__, object.__setattr__
+_new, _set, _tuple_new = object.__new__, object.__setattr__, tuple.__new__
 
 
 def _success(value: _T) -> Success[_T]:
@@ -114,7 +114,7 @@ def perform(effect: Effect[OutcomeT], memory: MemoryT) -> Result[Perform[Outcome
         >>> perform(Ping(), 0).unwrap().effect
         Ping()
     """
-    return _success(Perform(effect, memory))
+    return _success(_tuple_new(Perform, (effect, memory)))
 
 
 def fail(message: str) -> Result[tuple[EventT, MemoryT], Fault]:

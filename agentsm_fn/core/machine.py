@@ -106,7 +106,9 @@ class Machine(Generic[StateT, EventT, MemoryT]):
 
     ``budgeted`` names states that consume a bounded counter on every visit (the
     verifier's termination proof rests on them); ``safety_cap`` bounds the number
-    of transitions of one run (an int, or a function of the start memory).
+    of transitions of one run (an int, or a function of memory that must read only
+    what a run does not change, such as configuration: ``run`` evaluates it once at
+    the start, ``step`` before every step).
     """
 
     name: str = ""

@@ -24,6 +24,10 @@ MemoryT = TypeVar("MemoryT")
 """The user's frozen memory type."""
 
 
+_EMPTY_TRACE = Trace()  # immutable, so one empty value serves every snapshot
+_EMPTY_JOURNAL = Journal()
+
+
 class Status(enum.Enum):
     """What a snapshot is waiting for."""
 
@@ -54,8 +58,8 @@ class Snapshot(Generic[StateT, MemoryT]):
     status: Status = Status.READY
     pending: Effect[object] | None = None
     steps: int = 0
-    trace: Trace = attrs.field(factory=Trace)
-    journal: Journal = attrs.field(factory=Journal)
+    trace: Trace = _EMPTY_TRACE
+    journal: Journal = _EMPTY_JOURNAL
 
     @property
     def finished(self) -> bool:

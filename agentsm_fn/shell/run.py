@@ -22,7 +22,7 @@ import attrs
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.effects import Effect
-from agentsm_fn.core.engine import SUSPEND, begin, drive, resume
+from agentsm_fn.core.engine import SUSPEND, drive, drive_from, resume
 from agentsm_fn.core.failures import EffectFailed, RunFailed
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot
@@ -58,10 +58,14 @@ class Shell:
     clock: Clock = system_clock
 
 
-def _start(
-    machine: Machine[StateT, EventT, MemoryT], start: MemoryT | Snapshot[StateT, MemoryT]
-) -> Snapshot[StateT, MemoryT]:
-    return start if isinstance(start, Snapshot) else begin(machine, start)
+def _drive(
+    machine: Machine[StateT, EventT, MemoryT],
+    start: MemoryT | Snapshot[StateT, MemoryT],
+    clock: Clock,
+) -> Generator[Effect[object], object, RunResult[StateT, MemoryT]]:
+    if isinstance(start, Snapshot):
+        return drive(machine, start, clock)
+    return drive_from(machine, start, clock)
 
 
 def _park(
@@ -98,7 +102,7 @@ def run(
     shell = shell or Shell()
     performers = shell.performers
     found: dict[type, Performer | None] = {}
-    fold = drive(machine, _start(machine, start), shell.clock)
+    fold = _drive(machine, start, shell.clock)
     try:
         effect = next(fold)
         while True:
@@ -133,7 +137,7 @@ async def arun(
     Async performers are awaited; sync performers are called directly.
     """
     shell = shell or Shell()
-    fold = drive(machine, _start(machine, start), shell.clock)
+    fold = _drive(machine, start, shell.clock)
     try:
         effect = next(fold)
         while True:
