@@ -29,3 +29,47 @@ def test_the_composition_example_runs_as_printed() -> None:
         exec(compile(block, str(README), "exec"), {"__name__": "readme_example"})
     first_line = out.getvalue().splitlines()[0]
     assert first_line == "St.ESCALATED ('received',)"
+
+
+def _block_with(marker: str) -> str:
+    return next(b for b in python_blocks() if marker in b)
+
+
+def test_the_react_example_runs_with_a_scripted_llm_in_place_of_openai() -> None:
+    from agentsm_fn.llm import LlmReply, ToolCall
+    from agentsm_fn.shell.scripted_llm import ScriptedLlm
+
+    block = _block_with("AgentBuilder.new(")
+    assert 'openai_provider("gpt-4o")' in block
+    script = ScriptedLlm(
+        [
+            LlmReply(tool_calls=(ToolCall(id="c1", name="search", arguments={"query": "Paris population"}),)),
+            LlmReply(content="About 315,398 people, 15% of 2,102,650."),
+        ]
+    )
+    namespace: dict[str, object] = {"__name__": "readme_react", "_scripted": script}
+    source = block.replace('openai_provider("gpt-4o")', "_scripted")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(source, str(README), "exec"), namespace)
+    assert out.getvalue().startswith("About 315,398 people")
+    assert script.call_count == 2
+
+
+def test_the_plan_execute_example_runs_with_a_scripted_llm_in_place_of_ollama() -> None:
+    from agentsm_fn.llm import LlmReply
+    from agentsm_fn.shell.scripted_llm import ScriptedLlm
+
+    block = _block_with("AgentFSM(")
+    assert 'ollama_provider("llama3.2")' in block
+    plan = '{"goal": "pick a PDF library", "required_capabilities": ["search"], "initial_steps": ["search"]}'
+    script = ScriptedLlm([LlmReply(content=plan), LlmReply(content="Prawn is the usual choice.")])
+
+    def search(query: str) -> str:
+        return f"results for {query}"
+
+    namespace: dict[str, object] = {"__name__": "readme_plan", "_scripted": script, "search": search}
+    exec(compile(block.replace('ollama_provider("llama3.2")', "_scripted"), str(README), "exec"), namespace)
+    result = namespace["result"]
+    assert "Prawn" in repr(result)
+    assert script.call_count >= 2
