@@ -10,8 +10,10 @@ from returns.result import Result
 from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory, Event, State
 from agentsm_fn.agents.react.observing import observe
 from agentsm_fn.agents.react.planning import Decided, plan, receive_plan
-from agentsm_fn.core import Fault, Perform, effectful, pure
-from agentsm_fn.llm import LlmOutcome
+from agentsm_fn.agents.react.prompt import compression_request
+from agentsm_fn.agents.react.reflecting import receive_summary, reflect
+from agentsm_fn.core import Fault, Perform, effectful, perform, pure
+from agentsm_fn.llm import LlmCall, LlmOutcome
 
 
 def observe_forgetting_the_tool_call(
@@ -73,3 +75,18 @@ SKIPPING_APPROVAL = REACT_MACHINE.extend(
     handlers={State.Planning: effectful(plan, plan_skipping_approval, failure_event=Event.FatalError)}
 )
 """The ReAct machine whose Planning never asks for approval."""
+
+
+def reflect_ignoring_the_budget(
+    memory: AgentMemory,
+) -> Result[tuple[Literal[Event.ReflectDone], AgentMemory] | Perform[LlmOutcome, AgentMemory], Fault]:
+    """Reflecting as it was before the kit caught it: it calls the LLM even with the budget spent."""
+    if not memory.history:
+        return reflect(memory)
+    return perform(LlmCall(compression_request(memory), purpose="reflect"), memory)
+
+
+OVERSPENDING_REACT = REACT_MACHINE.extend(
+    handlers={State.Reflecting: effectful(reflect_ignoring_the_budget, receive_summary, failure_event=None)}
+)
+"""The ReAct machine whose Reflecting compresses history after the token budget is spent."""

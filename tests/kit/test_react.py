@@ -20,10 +20,10 @@ from verification.kit.react_strategies import (
     react_outcomes,
 )
 
-from .planted import FORGETFUL_REACT, IGNORING_BLACKLIST, SKIPPING_APPROVAL
+from .planted import FORGETFUL_REACT, IGNORING_BLACKLIST, OVERSPENDING_REACT, SKIPPING_APPROVAL
 
 # Every built-in rule but the budget one, which the agent breaks today (see the last test).
-HOLDING = tuple(i for i in REACT_INVARIANTS if i is not BUDGET_RESPECTED)
+HOLDING = tuple(REACT_INVARIANTS)
 
 
 def check_react(
@@ -68,14 +68,22 @@ def test_a_seeded_bug_in_observing_is_caught_with_a_short_counterexample() -> No
 
 
 def test_the_budget_rule_catches_reflecting_calling_the_llm_after_the_budget_is_spent() -> None:
-    # A defect of the agent found by this kit (reported): Reflecting compresses the history
-    # with an LLM call without checking the token budget, so a run can overshoot it by two
-    # calls. Any other budget violation, or one elsewhere, fails this test.
-    try:
-        check_react(invariants=[BUDGET_RESPECTED], examples=100, steps=15, require_all_transitions=False)
-    except Violation as found:
-        assert found.path[-1].source == "Reflecting", str(found)
-        assert "token budget" in str(found)
+    # The kit found this defect in the agent (since fixed): Reflecting compressed the history
+    # with an LLM call without checking the token budget, overshooting it by two calls.
+    with pytest.raises(Violation) as caught:
+        check_react(
+            OVERSPENDING_REACT,
+            invariants=[BUDGET_RESPECTED],
+            examples=200,
+            steps=15,
+            require_all_transitions=False,
+        )
+    assert caught.value.path[-1].source == "Reflecting", str(caught.value)
+    assert "token budget" in str(caught.value)
+
+
+def test_the_budget_rule_holds_for_the_agent() -> None:
+    check_react(invariants=[BUDGET_RESPECTED], examples=100, steps=15, require_all_transitions=False)
 
 
 @pytest.mark.parametrize(
