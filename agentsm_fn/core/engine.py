@@ -332,7 +332,7 @@ def _parked(
     trace: Trace,
     journal: Journal,
     rows: list[tuple[int, object, object, object, object, float]],
-    ticks: list[tuple[float, Effect[object] | None, object]],
+    ticks: list[float | tuple[float, Effect[object], object]],
     status: Status,
     pending: Effect[object] | None,
 ) -> Snapshot[StateT, MemoryT]:
@@ -358,7 +358,7 @@ def _fold(
 ) -> Generator[Effect[object], object, StepResult[StateT, MemoryT]]:
     """The hot loop: the same logic as step/resume on locals; a snapshot is built only on exit."""
     rows: list[tuple[int, object, object, object, object, float]] = []
-    ticks: list[tuple[float, Effect[object] | None, object]] = []
+    ticks: list[float | tuple[float, Effect[object], object]] = []
     node = machine.compiled.get(start)
     if node is None:
         parked: Snapshot[StateT, MemoryT] = _parked(
@@ -380,7 +380,7 @@ def _fold(
         awaiting = None
         state = node.state  # type: ignore[assignment]  # nodes hold this machine's states; no cast() call in the hot loop
         now = clock()
-        add_tick((now, None, None))
+        add_tick(now)
         if reason is not None:  # the safety cap could not be computed
             break
         if steps >= cap:
