@@ -42,7 +42,7 @@ from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import _EMPTY_JOURNAL, _EMPTY_TRACE, Snapshot, Status
 from agentsm_fn.core.trace import Trace
 
-__all__ = ["SUSPEND", "Suspend", "begin", "drive", "drive_from", "replay", "resume", "step"]
+__all__ = ["DEFER", "SUSPEND", "Defer", "Suspend", "begin", "drive", "drive_from", "replay", "resume", "step"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
@@ -62,6 +62,16 @@ class Suspend(enum.Enum):
 
 SUSPEND: Final = Suspend.SUSPEND
 """The one :class:`Suspend` value."""
+
+
+class Defer(enum.Enum):
+    """Returned by a ``perform`` function given to :func:`drive`: "yield this effect to the caller"."""
+
+    DEFER = "defer"
+
+
+DEFER: Final = Defer.DEFER
+"""The one :class:`Defer` value."""
 
 _Routed: TypeAlias = (
     tuple[Literal["move"], EventT, StateT, MemoryT]
@@ -291,12 +301,16 @@ def drive(
     machine: Machine[StateT, EventT, MemoryT],
     snapshot: Snapshot[StateT, MemoryT],
     clock: Callable[[], float],
+    perform: Callable[[Effect[object]], object] | None = None,
 ) -> Generator[Effect[object], object, StepResult[StateT, MemoryT]]:
     """Run to a terminal state as a generator: yields effects, is sent their outcomes.
 
     Send :data:`SUSPEND` instead of an outcome to stop with the AWAITING snapshot.
     ``clock`` is read once per handler call and once per outcome, exactly as
     :func:`step` and :func:`resume` are given ``now``, so the journal replays.
+    ``perform``, if given, is tried first for each effect: it returns the outcome,
+    or :data:`DEFER` to have the effect yielded to the caller instead (the shell
+    passes its sync performers this way and saves a generator round trip).
     """
     if snapshot.status is Status.AWAITING:
         if snapshot.pending is None:
@@ -313,16 +327,26 @@ def drive(
 
     return (
         yield from _fold(
-            machine, snapshot.state, snapshot.memory, snapshot.steps, snapshot.trace, snapshot.journal, clock
+            machine,
+            snapshot.state,
+            snapshot.memory,
+            snapshot.steps,
+            snapshot.trace,
+            snapshot.journal,
+            clock,
+            perform,
         )
     )
 
 
 def drive_from(
-    machine: Machine[StateT, EventT, MemoryT], memory: MemoryT, clock: Callable[[], float]
+    machine: Machine[StateT, EventT, MemoryT],
+    memory: MemoryT,
+    clock: Callable[[], float],
+    perform: Callable[[Effect[object]], object] | None = None,
 ) -> Generator[Effect[object], object, StepResult[StateT, MemoryT]]:
     """:func:`drive` for a fresh run from ``memory`` (no initial snapshot is built)."""
-    return _fold(machine, machine.initial, memory, 0, _EMPTY_TRACE, _EMPTY_JOURNAL, clock)
+    return _fold(machine, machine.initial, memory, 0, _EMPTY_TRACE, _EMPTY_JOURNAL, clock, perform)
 
 
 def _parked(
@@ -355,6 +379,7 @@ def _fold(
     trace: Trace,
     journal: Journal,
     clock: Callable[[], float],
+    perform: Callable[[Effect[object]], object] | None = None,
 ) -> Generator[Effect[object], object, StepResult[StateT, MemoryT]]:
     """The hot loop: the same logic as step/resume on locals; a snapshot is built only on exit."""
     rows: list[tuple[int, object, object, object, object, float]] = []
@@ -413,7 +438,12 @@ def _fold(
                     effect: Effect[object] = value[0]
                     memory = value[1]
                     add_row((steps + 1, state, effect, None, "", now))
-                    outcome = yield effect
+                    try:
+                        outcome = DEFER if perform is None else perform(effect)
+                    except Exception:  # a perform function must not raise; if it does, the caller performs
+                        outcome = DEFER
+                    if outcome is DEFER:
+                        outcome = yield effect
                     if outcome is SUSPEND:
                         parked = _parked(
                             state, memory, steps, trace, journal, rows, ticks, Status.AWAITING, effect

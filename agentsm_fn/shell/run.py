@@ -15,14 +15,13 @@ from __future__ import annotations
 import enum
 import inspect
 from collections.abc import Generator
-from types import CoroutineType
 from typing import Final, TypeVar
 
 import attrs
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.effects import Effect
-from agentsm_fn.core.engine import SUSPEND, drive, drive_from, resume
+from agentsm_fn.core.engine import DEFER, SUSPEND, drive, drive_from, resume
 from agentsm_fn.core.failures import EffectFailed, RunFailed
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot
@@ -41,6 +40,8 @@ def _unseen(_effect: Effect[object]) -> object:  # pragma: no cover - a sentinel
 
 
 _UNSEEN: Final[Performer] = _unseen  # "not looked up yet" in a run's performer cache
+_ASYNC: Final[Performer] = lambda _effect: None  # noqa: E731 - a sentinel: "an async performer serves this type"
+_AWAIT: Final = object()  # _Inline's note: "await the async performer for the yielded effect"
 
 RunResult = Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT]]
 
@@ -62,10 +63,11 @@ def _drive(
     machine: Machine[StateT, EventT, MemoryT],
     start: MemoryT | Snapshot[StateT, MemoryT],
     clock: Clock,
+    perform: Performer,
 ) -> Generator[Effect[object], object, RunResult[StateT, MemoryT]]:
     if isinstance(start, Snapshot):
-        return drive(machine, start, clock)
-    return drive_from(machine, start, clock)
+        return drive(machine, start, clock, perform)
+    return drive_from(machine, start, clock, perform)
 
 
 def _park(
@@ -90,6 +92,63 @@ def _raised(exc: Exception) -> str:
     return f"performer raised {type(exc).__qualname__}: {exc}"
 
 
+class _Inline:
+    """The shell's sync performers, called by the fold itself (no generator round trip).
+
+    Anything but a plain outcome is handed back with :data:`DEFER`, leaving a note in
+    ``problem`` that says what the shell must do with the yielded effect: park it
+    (no performer, raised, suspended) or, under ``arun``, await it.
+    """
+
+    __slots__ = ("asynchronous", "found", "performers", "problem")
+
+    def __init__(self, performers: Performers, asynchronous: bool) -> None:
+        self.performers = performers
+        self.asynchronous = asynchronous
+        self.found: dict[type, Performer | None] = {}
+        self.problem: object = None
+
+    def __call__(self, effect: Effect[object]) -> object:
+        kind = type(effect)
+        performer = self.found.get(kind, _UNSEEN)
+        if performer is _UNSEEN:
+            has_async = self.asynchronous and self.performers.find_async(effect) is not None
+            performer = self.found[kind] = None if has_async else self.performers.find(effect)
+            if has_async:
+                self.found[kind] = _ASYNC
+                performer = _ASYNC
+        if performer is _ASYNC:
+            self.problem = _AWAIT
+            return DEFER
+        if performer is None:
+            self.problem = "no performer registered" + (
+                "" if self.asynchronous else " (async ones need arun)"
+            )
+            return DEFER
+        try:
+            outcome = performer(effect)
+        except Exception as exc:
+            self.problem = _raised(exc)
+            return DEFER
+        if outcome is SUSPEND:
+            self.problem = SUSPEND
+            return DEFER
+        if inspect.isawaitable(outcome):
+            if self.asynchronous:
+                self.problem = outcome
+                return DEFER
+            close = getattr(outcome, "close", None)
+            if callable(close):
+                close()
+            self.problem = "performer returned an awaitable; use arun"
+            return DEFER
+        return outcome
+
+    def take(self) -> object:
+        problem, self.problem = self.problem, None
+        return problem
+
+
 def run(
     machine: Machine[StateT, EventT, MemoryT],
     start: MemoryT | Snapshot[StateT, MemoryT],
@@ -100,28 +159,19 @@ def run(
     ``start`` is a memory (a fresh run from the initial state) or a snapshot.
     """
     shell = shell or Shell()
-    performers = shell.performers
-    found: dict[type, Performer | None] = {}
-    fold = _drive(machine, start, shell.clock)
+    inline = _Inline(shell.performers, asynchronous=False)
+    fold = _drive(machine, start, shell.clock, inline)
     try:
         effect = next(fold)
         while True:
-            kind = type(effect)
-            performer = found.get(kind, _UNSEEN)
-            if performer is _UNSEEN:
-                performer = found[kind] = performers.find(effect)
-            if performer is None:
-                return _park(fold, effect, "no performer registered (for arun, register with on_async)")
-            try:
-                outcome = performer(effect)
-            except Exception as exc:
-                return _park(fold, effect, _raised(exc))
-            if outcome is SUSPEND:
-                return _park(fold, effect, None)
-            if type(outcome) is CoroutineType:
-                outcome.close()
-                return _park(fold, effect, "performer returned a coroutine; use arun")
-            effect = fold.send(outcome)
+            problem = inline.take()
+            if problem is None:  # yielded untried: the pending effect of an awaiting snapshot
+                outcome = inline(effect)
+                if outcome is not DEFER:
+                    effect = fold.send(outcome)
+                    continue
+                problem = inline.take()
+            return _park(fold, effect, None if problem is SUSPEND else str(problem))
     except StopIteration as stop:
         result: RunResult[StateT, MemoryT] = stop.value
         return result
@@ -134,29 +184,37 @@ async def arun(
 ) -> RunResult[StateT, MemoryT]:
     """Run until a terminal state, a suspension, or a failure (asyncio).
 
-    Async performers are awaited; sync performers are called directly.
+    Async performers are awaited; sync performers are called directly (an awaitable
+    they return is awaited).
     """
     shell = shell or Shell()
-    fold = _drive(machine, start, shell.clock)
+    inline = _Inline(shell.performers, asynchronous=True)
+    fold = _drive(machine, start, shell.clock, inline)
     try:
         effect = next(fold)
         while True:
-            async_performer = shell.performers.find_async(effect)
-            performer = shell.performers.find(effect)
-            try:
-                if async_performer is not None:
-                    outcome = await async_performer(effect)
-                elif performer is not None:
-                    outcome = performer(effect)
-                    if inspect.isawaitable(outcome):
-                        outcome = await outcome
-                else:
-                    return _park(fold, effect, "no performer registered")
-            except Exception as exc:
-                return _park(fold, effect, _raised(exc))
-            if outcome is SUSPEND:
-                return _park(fold, effect, None)
-            effect = fold.send(outcome)
+            problem = inline.take()
+            if problem is None:  # yielded untried: the pending effect of an awaiting snapshot
+                outcome = inline(effect)
+                if outcome is not DEFER:
+                    effect = fold.send(outcome)
+                    continue
+                problem = inline.take()
+            if problem is _AWAIT or inspect.isawaitable(problem):
+                try:
+                    if problem is _AWAIT:
+                        performer = shell.performers.find_async(effect)
+                        assert performer is not None  # _Inline found one for this effect type
+                        outcome = await performer(effect)
+                    else:
+                        outcome = await problem  # type: ignore[misc]  # an awaitable a sync performer returned
+                except Exception as exc:
+                    return _park(fold, effect, _raised(exc))
+                if outcome is SUSPEND:
+                    return _park(fold, effect, None)
+                effect = fold.send(outcome)
+                continue
+            return _park(fold, effect, None if problem is SUSPEND else str(problem))
     except StopIteration as stop:
         result: RunResult[StateT, MemoryT] = stop.value
         return result
