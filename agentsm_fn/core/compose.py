@@ -17,7 +17,7 @@ from typing import ClassVar, Generic, TypeGuard, TypeVar, cast
 import attrs
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.core.effects import Effect, Perform
+from agentsm_fn.core.effects import Effect, Perform, describe_effect
 from agentsm_fn.core.engine import _classify
 from agentsm_fn.core.faults import Fault
 from agentsm_fn.core.handlers import Decision, Handler, Pure, emit
@@ -135,7 +135,7 @@ class Nested(Effect[object]):
         return self.effect.accepts(outcome)
 
     def summary(self) -> str:
-        return f"{self.effect.summary()} (in {self.state.name})"
+        return f"{describe_effect(self.effect)} (in {self.state.name})"
 
     def underlying(self) -> Effect[object]:
         return self.effect.underlying()
@@ -159,7 +159,7 @@ class Embedded(Handler[EventT_co, MemoryT], Generic[EventT_co, MemoryT, InnerS, 
     ) -> Decision[EventT_co, MemoryT]:
         if not isinstance(effect, Nested):
             return Failure(
-                Fault(f"embedded machine {self.inner.name!r} got an outcome for {effect.summary()}")
+                Fault(f"embedded machine {self.inner.name!r} got an outcome for {describe_effect(effect)}")
             )
         # A Nested effect reaching this handler was made by _advance from this inner machine.
         state, inner_memory = cast(InnerS, effect.state), cast(InnerM, effect.memory)

@@ -13,13 +13,27 @@ from __future__ import annotations
 
 from typing import ClassVar, Generic, NamedTuple, TypeGuard, TypeVar
 
-__all__ = ["Effect", "Perform"]
+__all__ = ["Effect", "Perform", "describe_effect"]
 
 OutcomeT_co = TypeVar("OutcomeT_co", covariant=True)
 """The type of value that performing an effect yields."""
 
 MemoryT_co = TypeVar("MemoryT_co", covariant=True)
 """The user's frozen memory type."""
+
+
+def describe_effect(effect: object) -> str:
+    """``effect.summary()``, or the class name if ``summary`` itself fails (reports must not raise).
+
+    Example:
+        >>> describe_effect(object())
+        'object'
+    """
+    try:
+        summary = getattr(effect, "summary", None)
+        return str(summary()) if callable(summary) else type(effect).__name__
+    except Exception:
+        return type(effect).__name__
 
 
 class Effect(Generic[OutcomeT_co]):

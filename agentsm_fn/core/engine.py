@@ -21,9 +21,10 @@ from typing import Final, Literal, TypeAlias, TypeVar, cast
 import attrs
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.core.effects import Effect, Perform
+from agentsm_fn.core.effects import Effect, Perform, describe_effect
 from agentsm_fn.core.failures import (
     BadDecision,
+    EffectFailed,
     HandlerFaulted,
     HandlerRaised,
     InvalidTransition,
@@ -146,6 +147,10 @@ def _classify(
     return "fail", BadDecision(state, _describe(decision)), None, None
 
 
+def _clock_failed(state: enum.Enum, exc: Exception) -> EffectFailed:
+    return EffectFailed(state, "clock", f"the clock raised {type(exc).__qualname__}: {exc}"[:500])
+
+
 def _raised(state: enum.Enum, phase: str, exc: Exception) -> HandlerRaised:
     return HandlerRaised(state, phase, type(exc).__qualname__, str(exc)[:500])
 
@@ -208,6 +213,8 @@ def step(
     """
     if snapshot.status is not Status.READY:
         return Failure(RunFailed(WrongStatus(snapshot.state, Status.READY, snapshot.status), snapshot))
+    if snapshot.state in machine.terminals:  # terminal check before any handler, as in run
+        return Success(attrs.evolve(snapshot, status=Status.FINISHED))
     journal = snapshot.journal.tick(now)
     state, memory = snapshot.state, snapshot.memory
     reason: Reason | None = None
@@ -252,7 +259,7 @@ def resume(
     except Exception as exc:
         return Failure(RunFailed(_raised(state, "accepts", exc), kept))
     if not accepted:
-        reason = OutcomeRejected(state, effect.summary(), type(outcome).__qualname__)
+        reason = OutcomeRejected(state, describe_effect(effect), type(outcome).__qualname__)
         return Failure(RunFailed(reason, kept))
     handler = machine.handlers.get(state)
     if handler is None:
@@ -272,7 +279,8 @@ def replay(
 ) -> StepResult[StateT, MemoryT]:
     """Fold a recorded journal from ``start``: the same final snapshot, with no IO.
 
-    A journal recorded from a failed run replays to the same failure.
+    A journal recorded from a failed run replays to the same failure; a failure that
+    was later retried (``run`` on the failure's snapshot) replays as the retry went on.
     Entries beyond ``start``'s own journal are replayed; the rest are skipped, so
     ``replay(m, start, finished.journal)`` works for any run begun at ``start``.
     """
@@ -287,12 +295,18 @@ def replay(
             result = step(machine, snap, entry.at)
         else:
             if snap.status is not Status.AWAITING or snap.pending != entry.effect:
-                found = "nothing" if snap.pending is None else snap.pending.summary()
-                message = f"journal has an outcome of {entry.effect.summary()}, the run requested {found}"
+                found = "nothing" if snap.pending is None else describe_effect(snap.pending)
+                journaled = describe_effect(entry.effect)
+                message = f"journal has an outcome of {journaled}, the run requested {found}"
                 return Failure(RunFailed(ReplayDiverged(index, message), snap))
             result = resume(machine, snap, entry.outcome, entry.at)
         if isinstance(result, Failure):
-            return result
+            if index == len(journal) - 1:
+                return result
+            # The run failed here and was retried from its failure snapshot (as ``run`` allows):
+            # go on from that snapshot, exactly as the retried run did.
+            snap = result.failure().snapshot
+            continue
         snap = result.unwrap()
     return Success(snap)
 
@@ -318,7 +332,11 @@ def drive(
         outcome = yield snapshot.pending
         if outcome is SUSPEND:
             return Success(snapshot)
-        resumed = resume(machine, snapshot, outcome, clock())
+        try:
+            now = clock()
+        except Exception as exc:
+            return Failure(RunFailed(_clock_failed(snapshot.state, exc), snapshot))
+        resumed = resume(machine, snapshot, outcome, now)
         if isinstance(resumed, Failure):
             return resumed
         snapshot = resumed.unwrap()
@@ -404,7 +422,11 @@ def _fold(
     while True:
         awaiting = None
         state = node.state  # type: ignore[assignment]  # nodes hold this machine's states; no cast() call in the hot loop
-        now = clock()
+        try:
+            now = clock()
+        except Exception as exc:
+            reason = _clock_failed(state, exc)
+            break
         add_tick(now)
         if reason is not None:  # the safety cap could not be computed
             break
@@ -449,9 +471,15 @@ def _fold(
                             state, memory, steps, trace, journal, rows, ticks, Status.AWAITING, effect
                         )
                         return _success(parked)
-                    now = clock()
-                    add_tick((now, effect, outcome))
                     awaiting = effect
+                    try:
+                        now = clock()
+                    except (
+                        Exception
+                    ) as exc:  # the effect stays pending: perform it again once the clock works
+                        reason = _clock_failed(state, exc)
+                        break
+                    add_tick((now, effect, outcome))
                     try:
                         if type(effect).accepts is _BASE_ACCEPTS:
                             accepted = isinstance(outcome, effect.outcome_types)
@@ -461,7 +489,7 @@ def _fold(
                         reason = _raised(state, "accepts", exc)
                         break
                     if not accepted:
-                        reason = OutcomeRejected(state, effect.summary(), type(outcome).__qualname__)
+                        reason = OutcomeRejected(state, describe_effect(effect), type(outcome).__qualname__)
                         break
                     receive = node.receive
                     try:

@@ -16,6 +16,8 @@ from collections.abc import Iterable, Iterator
 import attrs
 from pyrsistent import PVector, pvector
 
+from agentsm_fn.core.effects import describe_effect
+
 __all__ = ["Trace", "TraceEntry"]
 
 _Row = tuple[int, object, object, object, object, float]
@@ -64,13 +66,12 @@ class TraceEntry:
 def _entry(row: _Row) -> TraceEntry:
     step, state, event, target, data, stamp = row
     if target is None:  # an effect request: ``event`` holds the effect
-        summary = getattr(event, "summary", None)
         return TraceEntry(
             step=step,
             state=_name(state),
             event=f"request {type(event).__name__}",
             target="",
-            data=summary() if callable(summary) else _name(event),
+            data=describe_effect(event),
             timestamp=stamp,
         )
     return TraceEntry(

@@ -20,7 +20,7 @@ from typing import Final, TypeVar
 import attrs
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.core.effects import Effect
+from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.core.engine import DEFER, SUSPEND, drive, drive_from, resume
 from agentsm_fn.core.failures import EffectFailed, RunFailed
 from agentsm_fn.core.machine import Machine
@@ -85,7 +85,7 @@ def _park(
     if problem is None or not isinstance(parked, Success):
         return parked
     snapshot = parked.unwrap()
-    return Failure(RunFailed(EffectFailed(snapshot.state, effect.summary(), problem), snapshot))
+    return Failure(RunFailed(EffectFailed(snapshot.state, describe_effect(effect), problem), snapshot))
 
 
 def _raised(exc: Exception) -> str:
@@ -231,7 +231,13 @@ def resume_run(
     Example use: a human approved a tool call; ``outcome`` is the approval.
     """
     shell = shell or Shell()
-    resumed = resume(machine, snapshot, outcome, shell.clock())
+    try:
+        now = shell.clock()
+    except Exception as exc:
+        return Failure(
+            RunFailed(EffectFailed(snapshot.state, "clock", f"the clock raised {exc!r}"), snapshot)
+        )
+    resumed = resume(machine, snapshot, outcome, now)
     if isinstance(resumed, Failure):
         return resumed
     return run(machine, resumed.unwrap(), shell)
