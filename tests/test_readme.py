@@ -7,6 +7,8 @@ import io
 import re
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
@@ -73,3 +75,14 @@ def test_the_plan_execute_example_runs_with_a_scripted_llm_in_place_of_ollama() 
     result = namespace["result"]
     assert "Prawn" in repr(result)
     assert script.call_count >= 2
+
+
+def test_the_pause_and_replay_example_runs_against_the_refund_example(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.syspath_prepend(str(README.parent / "examples"))
+    block = _block_with("resume_run(")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(block, str(README), "exec"), {"__name__": "readme_pause"})
+    assert out.getvalue().startswith("could not perform AskManager amount=250 in state ASK_MANAGER")
