@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 import httpx
 
 from agentsm_fn.llm.call import LlmCall, LlmRequest
-from agentsm_fn.llm.replies import LlmOutcome
+from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind, LlmOutcome
 from agentsm_fn.providers.events import Completed, StreamEvent
 from agentsm_fn.providers.transport import Transport
 from agentsm_fn.shell.performers import Performers
@@ -49,8 +49,10 @@ class HttpProvider:
         async_client: httpx.AsyncClient | None = None,
         stream: bool = False,
         on_event: EventSink | None = None,
+        missing_key: str = "",
     ) -> None:
         self.transport = transport
+        self.missing_key = missing_key  # non-empty: calls fail at once with this configuration message
         self.streaming = stream
         self.on_event = on_event
         self._client = client
@@ -58,6 +60,11 @@ class HttpProvider:
         self._async_client = async_client
         self._owns_async_client = async_client is None
         self._async_loop: asyncio.AbstractEventLoop | None = None
+
+    def _not_configured(self) -> LlmFailure:
+        return LlmFailure(
+            kind=LlmFailureKind.CONFIGURATION, message=self.missing_key, provider=self.transport.codec.name
+        )
 
     def __repr__(self) -> str:
         t = self.transport
@@ -109,6 +116,8 @@ class HttpProvider:
 
     def complete(self, request: LlmRequest) -> LlmOutcome:
         """Send ``request``; the reply or a typed failure, never an exception."""
+        if self.missing_key:
+            return self._not_configured()
         if not self.streaming:
             return self.transport.send(self._sync_client(), request)
         outcome: LlmOutcome | None = None
@@ -122,6 +131,8 @@ class HttpProvider:
 
     async def acomplete(self, request: LlmRequest) -> LlmOutcome:
         """Async :meth:`complete`."""
+        if self.missing_key:
+            return self._not_configured()
         if not self.streaming:
             return await self.transport.asend(self._aclient(), request)
         outcome: LlmOutcome | None = None
