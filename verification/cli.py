@@ -72,7 +72,13 @@ def _parser() -> _Parser:
         "option to complete, event completeness, termination, ...). With no target, read "
         "[tool.agentsm_fn] from pyproject.toml.",
     )
-    p.add_argument("targets", nargs="*", metavar="MODULE:ATTRIBUTE", help="machines to verify")
+    p.add_argument(
+        "targets",
+        nargs="*",
+        metavar="MODULE:ATTRIBUTE",
+        help="machines to verify: a module importable from the current directory (mypkg.agent:MACHINE) "
+        "or a file (path/to/agent.py:MACHINE)",
+    )
     p.add_argument("--format", choices=FORMATS, help="report format (default: text, or the config's)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report here instead of stdout")
     p.add_argument("--diagrams", metavar="DIR", help="write a diagram of each machine into DIR")

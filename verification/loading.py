@@ -55,7 +55,10 @@ class Loaded:
 
 
 def load_machine(spec: str) -> Result[Loaded, LoadError]:
-    """Import ``MODULE:ATTRIBUTE`` (the attribute may be dotted) and check it is a Machine.
+    """Import ``MODULE:ATTRIBUTE`` or ``path/to/file.py:ATTRIBUTE`` and check it is a Machine.
+
+    MODULE is imported with the current directory first on ``sys.path``; a file path
+    is imported as a module from its own directory. The attribute may be dotted.
 
     Example:
         >>> load_machine("no_such_module_here:M").failure().message
@@ -63,12 +66,19 @@ def load_machine(spec: str) -> Result[Loaded, LoadError]:
         >>> load_machine("missing-colon").failure().message
         'expected MODULE:ATTRIBUTE, e.g. mypkg.agent:MACHINE'
     """
-    module_name, sep, attribute = spec.partition(":")
+    module_name, sep, attribute = spec.rpartition(":")
     if not sep or not module_name or not attribute:
         return Failure(LoadError(spec, "expected MODULE:ATTRIBUTE, e.g. mypkg.agent:MACHINE"))
     cwd = os.getcwd()
     if cwd not in sys.path:
         sys.path.insert(0, cwd)
+    if module_name.endswith(".py"):  # a file path: import it by name from its directory
+        folder, _, file_name = os.path.abspath(module_name).rpartition(os.sep)
+        if not os.path.isfile(module_name):
+            return Failure(LoadError(spec, f"no such file: {module_name}"))
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+        module_name = file_name[: -len(".py")]
     try:
         module = importlib.import_module(module_name)
     except BaseException as exc:  # user code at import time may raise anything, even SystemExit

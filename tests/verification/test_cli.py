@@ -221,3 +221,19 @@ def test_a_machine_whose_states_are_not_an_enum_exits_2(
     monkeypatch.syspath_prepend(str(tmp_path))
     assert cli.main(["odd_agent_module:M"]) == 2
     assert "states must be an enum class" in capsys.readouterr().err
+
+
+def test_a_target_may_be_a_file_path_outside_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from verification.cli import main as verify_main
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "file_target_machine.py").write_text(
+        "from agentsm_fn.agents.react import REACT_MACHINE as MACHINE\n", encoding="utf-8"
+    )
+    monkeypatch.chdir(tmp_path)
+    assert verify_main([f"{elsewhere / 'file_target_machine.py'}:MACHINE"]) == 0
+    assert verify_main([f"{elsewhere / 'missing.py'}:MACHINE"]) == 2
+    assert "no such file" in capsys.readouterr().err
