@@ -12,6 +12,7 @@ script). Emails are never really sent: the tool prints them.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
@@ -145,26 +146,26 @@ def resume(path: Path, decision: str, offline: bool) -> int:
     return 1
 
 
-def _option(args: list[str], flag: str) -> str | None:
-    return args[args.index(flag) + 1] if flag in args and args.index(flag) + 1 < len(args) else None
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    offline = "--offline" in args
-    decision = _option(args, "--decision") or "approve"
-    if decision not in ("approve", "reject", "modify"):
-        print("--decision must be approve, reject or modify", file=sys.stderr)
-        return 2
-    store, load = _option(args, "--suspend-to"), _option(args, "--resume-from")
-    if store:
-        return suspend(Path(store), offline)
-    if load:
-        return resume(Path(load), decision, offline)
+    parser = argparse.ArgumentParser(
+        description=(__doc__ or "").split("\n\n")[0],
+        epilog="With neither --suspend-to nor --resume-from, both halves run in this process.",
+    )
+    parser.add_argument("--offline", action="store_true", help="use the scripted LLM even if a key is set")
+    parser.add_argument(
+        "--suspend-to", metavar="FILE", help="run until approval is needed, store the run in FILE"
+    )
+    parser.add_argument("--resume-from", metavar="FILE", help="resume the run stored in FILE")
+    parser.add_argument("--decision", choices=("approve", "reject", "modify"), default="approve")
+    args = parser.parse_args(argv)
+    if args.suspend_to:
+        return suspend(Path(args.suspend_to), args.offline)
+    if args.resume_from:
+        return resume(Path(args.resume_from), args.decision, args.offline)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "paused-run.json"
-        code = suspend(path, offline)
-        return code or (resume(path, decision, offline) if path.exists() else 0)
+        code = suspend(path, args.offline)
+        return code or (resume(path, args.decision, args.offline) if path.exists() else 0)
 
 
 if __name__ == "__main__":
