@@ -32,11 +32,15 @@ from agentsm_fn.providers.transport import Transport
 __all__ = ["anthropic_provider", "ollama_provider", "openai_provider"]
 
 
-def _missing_key(secret: Secret, base_url: str, official: str, variable: str) -> str:
+def _missing_key(secret: Secret, base_url: str, key_required_at: tuple[str, str] | None) -> str:
     """A message when the vendor's own API is the target and no key was found; "" otherwise.
 
-    Compatible and local servers often need no key, so only the official host is checked.
+    ``key_required_at`` is (official host, environment variable). Compatible and local
+    servers often need no key, so only the official host is checked.
     """
+    if key_required_at is None:
+        return ""
+    official, variable = key_required_at
     if secret or not base_url.rstrip("/").startswith(official):
         return ""
     hint = "pass api_key=, set it, or point base_url at a server that needs no key"
@@ -48,7 +52,7 @@ def _provider(
     base_url: str,
     secret: Secret,
     *,
-    missing_key: str = "",
+    key_required_at: tuple[str, str] | None = None,
     policy: RetryPolicy | None,
     timeout: float,
     stream: bool,
@@ -73,7 +77,7 @@ def _provider(
         async_client=async_client,
         stream=stream,
         on_event=on_event,
-        missing_key=missing_key,
+        missing_key=_missing_key(secret, base_url, key_required_at),
     )
 
 
@@ -100,13 +104,11 @@ def openai_provider(
         ('https://api.groq.com/openai/v1', False)
     """
     env = os.environ if env is None else env
-    url = base_url or env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-    secret = secret_from(api_key, env, "OPENAI_API_KEY")
     return _provider(
         OpenAiCodec(model=model, max_tokens_field=max_tokens_field),
-        url,
-        secret,
-        missing_key=_missing_key(secret, url, "https://api.openai.com", "OPENAI_API_KEY"),
+        base_url or env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1",
+        secret_from(api_key, env, "OPENAI_API_KEY"),
+        key_required_at=("https://api.openai.com", "OPENAI_API_KEY"),
         policy=policy,
         timeout=timeout,
         stream=stream,
@@ -140,13 +142,11 @@ def anthropic_provider(
         'https://api.anthropic.com'
     """
     env = os.environ if env is None else env
-    url = base_url or env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
-    secret = secret_from(api_key, env, "ANTHROPIC_API_KEY")
     return _provider(
         AnthropicCodec(model=model, version=version, default_max_tokens=default_max_tokens),
-        url,
-        secret,
-        missing_key=_missing_key(secret, url, "https://api.anthropic.com", "ANTHROPIC_API_KEY"),
+        base_url or env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com",
+        secret_from(api_key, env, "ANTHROPIC_API_KEY"),
+        key_required_at=("https://api.anthropic.com", "ANTHROPIC_API_KEY"),
         policy=policy,
         timeout=timeout,
         stream=stream,

@@ -63,21 +63,26 @@ class Performers:
 
     def find(self, effect: Effect[object]) -> Performer | None:
         """The sync performer for ``effect`` (its ``underlying()`` effect), by MRO; None if none."""
-        target = effect.underlying()
-        for klass in type(target).__mro__:
-            fn = self.sync.get(klass)
-            if fn is not None:
-                return fn if target is effect else _delegating(fn, target)
-        return None
+        found = _lookup(self.sync, effect)
+        return None if found is None else found[0] if found[1] is effect else _delegating(*found)
 
     def find_async(self, effect: Effect[object]) -> AsyncPerformer | None:
         """The async performer for ``effect`` (its ``underlying()`` effect), by MRO; None if none."""
-        target = effect.underlying()
-        for klass in type(target).__mro__:
-            fn = self.asynchronous.get(klass)
-            if fn is not None:
-                return fn if target is effect else _delegating_async(fn, target)
-        return None
+        found = _lookup(self.asynchronous, effect)
+        return None if found is None else found[0] if found[1] is effect else _delegating_async(*found)
+
+
+_FnT = TypeVar("_FnT")
+
+
+def _lookup(table: Mapping[type, _FnT], effect: Effect[object]) -> tuple[_FnT, Effect[object]] | None:
+    """The function registered for the effect's ``underlying()`` type (by MRO), and that effect."""
+    target = effect.underlying()
+    for klass in type(target).__mro__:
+        fn = table.get(klass)
+        if fn is not None:
+            return fn, target
+    return None
 
 
 def _delegating(fn: Performer, target: Effect[object]) -> Performer:

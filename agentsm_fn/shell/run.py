@@ -40,7 +40,13 @@ def _unseen(_effect: Effect[object]) -> object:  # pragma: no cover - a sentinel
 
 
 _UNSEEN: Final[Performer] = _unseen  # "not looked up yet" in a run's performer cache
-_ASYNC: Final[Performer] = lambda _effect: None  # noqa: E731 - a sentinel: "an async performer serves this type"
+
+
+def _async(_effect: Effect[object]) -> object:  # pragma: no cover - a sentinel, never called
+    return None
+
+
+_ASYNC: Final[Performer] = _async  # "an async performer serves this type" in _Inline's cache
 _AWAIT: Final = object()  # _Inline's note: "await the async performer for the yielded effect"
 
 RunResult = Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT]]
