@@ -8,72 +8,40 @@ Local aimock:   python examples/anthropic_agent.py --base-url http://127.0.0.1:4
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from collections.abc import Sequence
 
-from returns.result import Failure, Success
+from _provider_cli import ProviderExample, show
 
-from agentsm_fn.agents.react.builder import AgentBuilder
-from agentsm_fn.agents.react.result import Completed
-from agentsm_fn.providers import StreamEvent, TextDelta, ToolCallStarted, anthropic_provider
-
-WEATHER = {"paris": "sunny, 21 C", "rome": "rainy, 17 C"}
+from agentsm_fn.providers import HttpProvider, anthropic_provider
 
 
-def get_weather(city: str) -> str:
-    """A local stand-in for a weather API."""
-    return WEATHER.get(city.lower(), "no data")
-
-
-def show(event: StreamEvent) -> None:
-    if isinstance(event, TextDelta):
-        print(event.text, end="", flush=True)
-    elif isinstance(event, ToolCallStarted):
-        print(f"\n[calling {event.name}]", flush=True)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--base-url", help="server URL (default: ANTHROPIC_BASE_URL, else Anthropic)")
-    parser.add_argument("--model", default="claude-sonnet-4-5")
-    parser.add_argument("--question", default="What is the weather in Paris?")
-    parser.add_argument("--no-stream", action="store_true", help="wait for whole replies, do not stream")
-    parser.add_argument("--anthropic-version", default="2023-06-01", help="anthropic-version header")
-    args = parser.parse_args(argv)
-    if not (args.base_url or os.environ.get("ANTHROPIC_API_KEY")):
-        print("set ANTHROPIC_API_KEY, or pass --base-url (aimock)", file=sys.stderr)
-        return 2
-    provider = anthropic_provider(
+def provider(args: argparse.Namespace) -> HttpProvider:
+    """Key from ANTHROPIC_API_KEY; URL from --base-url, else ANTHROPIC_BASE_URL, else Anthropic."""
+    return anthropic_provider(
         args.model,
         base_url=args.base_url,
         version=args.anthropic_version,
         stream=not args.no_stream,
         on_event=show,
     )
-    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
-    agent = (
-        AgentBuilder.new(args.question)
-        .llm(provider)
-        .tool("get_weather", "Current weather for a city", schema, get_weather)
-        .build()
-        .unwrap()
-    )
-    with provider:
-        result = agent.run()
-    match result:
-        case Success(Completed() as done):
-            print(f"\nanswer: {done.answer}\n\n{done.trace.render()}")
-            return 0
-        case Success(other):
-            print(f"\nthe run paused: {other}", file=sys.stderr)
-            return 1
-        case Failure(error):
-            print(f"\nthe run failed: {error}", file=sys.stderr)
-            return 1
-    return 1
+
+
+def options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--anthropic-version", default="2023-06-01", help="anthropic-version header")
+
+
+EXAMPLE = ProviderExample(
+    doc=__doc__ or "",
+    default_model="claude-sonnet-4-5",
+    base_url_help="server URL (default: ANTHROPIC_BASE_URL, else Anthropic)",
+    env=("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+    make=provider,
+    options=options,
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return EXAMPLE.main(argv)
 
 
 if __name__ == "__main__":

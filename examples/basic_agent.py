@@ -2,22 +2,20 @@
 
 Runs offline with a scripted LLM by default. With OPENAI_API_KEY, ANTHROPIC_API_KEY or
 OLLAMA_HOST in the environment it asks that provider instead (``--offline`` forces
-the script).
+the script; which provider and model: ``choose_llm`` in ``_common.py``).
 
     python examples/basic_agent.py
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 
-from returns.result import Failure, Success
+from _common import choose_llm, finish
 
-from agentsm_fn.agents.react import AgentBuilder, Completed, Provider
+from agentsm_fn.agents.react import AgentBuilder, Completed
 from agentsm_fn.llm import LlmReply, ToolCall
-from agentsm_fn.providers import anthropic_provider, ollama_provider, openai_provider
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
 
 TASK = "What is the capital of France and what is its population?"
@@ -48,26 +46,21 @@ def scripted() -> ScriptedLlm:
     )
 
 
-# ---- the one place a real provider plugs in ------------------------------------------------
-def choose_llm(offline: bool) -> tuple[Provider, str]:
-    """A real provider when a key or URL is in the environment, else the scripted LLM."""
-    if not offline and os.environ.get("OPENAI_API_KEY"):
-        return openai_provider("gpt-4o-mini"), "openai"
-    if not offline and os.environ.get("ANTHROPIC_API_KEY"):
-        return anthropic_provider("claude-haiku-4-5"), "anthropic"
-    if not offline and os.environ.get("OLLAMA_HOST"):
-        return ollama_provider(os.environ.get("OLLAMA_MODEL", "llama3.2")), "ollama"
-    return scripted(), "scripted"
+def show(done: Completed) -> None:
+    print("\n=== FINAL ANSWER ===")
+    print(done.answer)
+    print("\n=== TRACE ===")
+    print(done.trace.render(width=160))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    llm, name = choose_llm("--offline" in args)
+    llm = choose_llm("--offline" in args, scripted)
     agent = (
         AgentBuilder.new(TASK)
         .task_type("research")
         .system_prompt("You are a helpful research assistant. Use the search tool to find information.")
-        .llm(llm)
+        .llm(llm.provider)
         .max_steps(10)
         .tool(
             "search",
@@ -82,19 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         .build()
         .unwrap()
     )
-    print(f"LLM: {name}")
-    match agent.run():
-        case Success(Completed() as done):
-            print("\n=== FINAL ANSWER ===")
-            print(done.answer)
-            print("\n=== TRACE ===")
-            print(done.trace.render(width=160))
-            return 0
-        case Success(paused):
-            print(f"Agent paused unexpectedly: {paused!r}", file=sys.stderr)
-        case Failure(error):
-            print(f"Agent failed: {error.describe()}", file=sys.stderr)
-    return 1
+    print(f"LLM: {llm.name}")
+    return finish(agent.run(), show)
 
 
 if __name__ == "__main__":

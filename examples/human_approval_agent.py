@@ -8,18 +8,23 @@ stored as JSON and resumed later, possibly by another process, with the human's 
 Runs offline with a scripted LLM by default; with OPENAI_API_KEY, ANTHROPIC_API_KEY or
 OLLAMA_HOST in the environment it asks that provider instead (``--offline`` forces the
 script). Emails are never really sent: the tool prints them.
+
+A stored run is resumed once: ``--resume-from run.json`` first moves the file to
+``run.json.resumed`` (atomically), so a second resume, in this process or another,
+is refused instead of sending the approved email again. A file that is not a run
+stored by ``--suspend-to`` is refused with a message saying so.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from returns.result import Failure, Success
+from _common import choose_llm, finish
+from returns.result import Failure, Result, Success
 
 from agentsm_fn.agents.react import (
     Agent,
@@ -34,7 +39,6 @@ from agentsm_fn.agents.react import (
 )
 from agentsm_fn.agents.react.outcomes import ApprovalDecision
 from agentsm_fn.llm import LlmReply, ToolCall
-from agentsm_fn.providers import anthropic_provider, ollama_provider, openai_provider
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
 from agentsm_fn.tools import tool
 
@@ -63,18 +67,6 @@ def _second_half() -> LlmReply:
     return LlmReply(content="Done: the team has been told (or not) as the reviewer decided; see the history.")
 
 
-# ---- the one place a real provider plugs in ------------------------------------------------
-def choose_llm(offline: bool, *script: LlmReply) -> tuple[Provider, str]:
-    """A real provider when a key or URL is in the environment, else the scripted LLM."""
-    if not offline and os.environ.get("OPENAI_API_KEY"):
-        return openai_provider("gpt-4o-mini"), "openai"
-    if not offline and os.environ.get("ANTHROPIC_API_KEY"):
-        return anthropic_provider("claude-haiku-4-5"), "anthropic"
-    if not offline and os.environ.get("OLLAMA_HOST"):
-        return ollama_provider(os.environ.get("OLLAMA_MODEL", "llama3.2")), "ollama"
-    return ScriptedLlm(script), "scripted"
-
-
 def make_agent(llm: Provider) -> Agent:
     """The same agent definition in both processes (the run's state travels as JSON)."""
     return (
@@ -97,9 +89,9 @@ def decision_from(name: str) -> ApprovalDecision:
 
 
 def suspend(path: Path, offline: bool) -> int:
-    llm, name = choose_llm(offline, _first_half())
-    print(f"LLM: {name}\n-- process 1: run until a human is needed")
-    match make_agent(llm).run():
+    llm = choose_llm(offline, lambda: ScriptedLlm([_first_half()]))
+    print(f"LLM: {llm.name}\n-- process 1: run until a human is needed")
+    match make_agent(llm.provider).run():
         case Success(Suspended() as paused):
             request = paused.request
             assert request is not None
@@ -117,33 +109,79 @@ def suspend(path: Path, offline: bool) -> int:
     return 1
 
 
-def resume(path: Path, decision: str, offline: bool) -> int:
-    llm, _ = choose_llm(offline, _second_half())
-    print(f"-- process 2: load the paused run and resume it with decision {decision!r}")
-    match Suspended.from_json(path.read_text(encoding="utf-8")):
+def claimed(path: Path) -> Path:
+    """Where a stored run goes once it is resumed: it can be resumed only once."""
+    return path.with_name(path.name + ".resumed")
+
+
+def load(path: Path) -> Result[Suspended, str]:
+    """The paused run stored in ``path`` by ``--suspend-to``, or why it cannot be resumed."""
+    if not path.exists() and claimed(path).exists():
+        return Failure(
+            f"the run stored in {path} was already resumed (it was moved to {claimed(path)}); "
+            "resuming it again would repeat the approved action. Start a new run with --suspend-to."
+        )
+    not_ours = f"{path} is not a stored run of this agent"
+    hint = "Store one with --suspend-to FILE."
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        return Failure(f"{not_ours} (it is not text). {hint}")
+    except OSError as error:
+        return Failure(f"cannot read {path}: {error.strerror or error}")
+    match Suspended.from_json(text):
+        case Success(paused) if paused.request is not None and paused.memory.task == TASK:
+            return Success(paused)
+        case Success(_):
+            return Failure(f"{not_ours} (it is a paused run of another agent or task). {hint}")
         case Failure(error):
-            print(f"cannot load {path}: {error.describe()}", file=sys.stderr)
+            return Failure(f"{not_ours} (details: {error.message}). {hint}")
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def claim(path: Path) -> Result[Path, str]:
+    """Move the stored run aside before acting on it, so that a second resume finds nothing to repeat.
+
+    The move is atomic: of two processes resuming the same file at once, one gets it.
+    """
+    try:
+        path.replace(claimed(path))
+    except FileNotFoundError:
+        return Failure(f"the run stored in {path} was resumed by another process meanwhile")
+    except OSError as error:
+        return Failure(f"cannot mark {path} as resumed, so it is not resumed: {error.strerror or error}")
+    return Success(claimed(path))
+
+
+def show(done: Completed) -> None:
+    print("\n=== FINAL ANSWER ===")
+    print(done.answer)
+    print("\n=== HISTORY ===")
+    for entry in done.memory.history:
+        call = f"{entry.tool.name}({entry.tool.arguments_json})"
+        print(f"  step {entry.step}: {call} -> {entry.observation}")
+    print("\n=== TRACE ===")
+    print(done.trace.render(width=160))
+
+
+def resume(path: Path, decision: str, offline: bool) -> int:
+    llm = choose_llm(offline, lambda: ScriptedLlm([_second_half()]))
+    print(f"-- process 2: load the paused run and resume it with decision {decision!r}")
+    ready = load(path).bind(lambda paused: claim(path).map(lambda _moved: paused))
+    match ready:
+        case Failure(reason):
+            print(f"error: {reason}", file=sys.stderr)
             return 1
         case Success(paused):
-            pass
-    result: RunResult = make_agent(llm).resume(paused, decision_from(decision))
-    match result:
-        case Success(Completed() as done):
-            print("\n=== FINAL ANSWER ===")
-            print(done.answer)
-            print("\n=== HISTORY ===")
-            for entry in done.memory.history:
-                call = f"{entry.tool.name}({entry.tool.arguments_json})"
-                print(f"  step {entry.step}: {call} -> {entry.observation}")
-            print("\n=== TRACE ===")
-            print(done.trace.render(width=160))
-            return 0
-        case Success(other):
-            print(f"paused again: {other!r}")
-            return 0
-        case Failure(failed):
-            print(f"Agent failed: {failed.describe()}", file=sys.stderr)
-    return 1
+            print(f"   moved {path} to {claimed(path)}: this stored run cannot be resumed twice")
+            result: RunResult = make_agent(llm.provider).resume(paused, decision_from(decision))
+            match result:
+                case Success(Suspended() as again):
+                    print(f"paused again: {again!r}")
+                    return 0
+                case _:
+                    return finish(result, show)
+    return 1  # pragma: no cover
 
 
 def main(argv: Sequence[str] | None = None) -> int:

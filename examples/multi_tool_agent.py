@@ -4,7 +4,10 @@ and history compression every 3 steps.
 
 Runs offline with a scripted LLM by default. With OPENAI_API_KEY, ANTHROPIC_API_KEY or
 OLLAMA_HOST in the environment it asks that provider instead (``--offline`` forces
-the script). The tools themselves are local fakes in both cases.
+the script; which provider and models: ``choose_llm`` in ``_common.py``). The tools
+themselves are local fakes in both cases. The summary counts agent steps (Planning
+rounds, what ``max_steps`` limits) apart from state-machine transitions (the trace's
+step column) and effect requests.
 
     python examples/multi_tool_agent.py
 """
@@ -13,15 +16,13 @@ from __future__ import annotations
 
 import ast
 import operator
-import os
 import sys
 from collections.abc import Callable, Sequence
 
-from returns.result import Failure, Success
+from _common import choose_llm, finish
 
 from agentsm_fn.agents.react import AgentBuilder, AgentConfig, Completed, Provider
 from agentsm_fn.llm import LlmReply, ToolCall
-from agentsm_fn.providers import anthropic_provider, ollama_provider, openai_provider
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
 from agentsm_fn.tools import tool
 
@@ -108,25 +109,60 @@ def scripted() -> ScriptedLlm:
     )
 
 
-# ---- the one place a real provider plugs in ------------------------------------------------
-def choose_llm(offline: bool) -> tuple[Provider, str, tuple[str, str]]:
-    """A real provider when a key or URL is in the environment, else the scripted LLM.
+def blacklisted_calls(done: Completed) -> list[str]:
+    """The blacklisted tools the model asked for, read back from the run's journal of LLM replies."""
+    banned = done.memory.blacklisted_tools
+    return [
+        call.name
+        for entry in done.snapshot.journal
+        if isinstance(entry.outcome, LlmReply)
+        for call in entry.outcome.tool_calls
+        if call.name in banned
+    ]
 
-    Returns the provider, its name, and the (default, calculation) models to route to.
-    """
-    if not offline and os.environ.get("OPENAI_API_KEY"):
-        return openai_provider(), "openai", ("gpt-4o", "gpt-4o-mini")
-    if not offline and os.environ.get("ANTHROPIC_API_KEY"):
-        return anthropic_provider(), "anthropic", ("claude-sonnet-4-5", "claude-haiku-4-5")
-    if not offline and os.environ.get("OLLAMA_HOST"):
-        model = os.environ.get("OLLAMA_MODEL", "llama3.2")
-        return ollama_provider(), "ollama", (model, model)
-    return scripted(), "scripted", ("scripted-large", "scripted-small")
+
+def show_counts(done: Completed, llm: Provider) -> None:
+    """What the run did, each number with what it counts (the trace numbers transitions, not agent steps)."""
+    requests = [e.event.removeprefix("request ") for e in done.trace if e.event.startswith("request ")]
+    llm_calls, usage = requests.count("LlmCall"), done.memory.total_usage
+    rows = (
+        (
+            "agent steps",
+            done.memory.step,
+            f"Planning rounds (max_steps={done.memory.config.max_steps}), 'step=' in the trace's data",
+        ),
+        ("transitions", done.snapshot.steps, "state-machine transitions, the trace's step column"),
+        (
+            "effects",
+            len(requests),
+            f"the trace's 'request' rows: {llm_calls} LLM calls (planning and "
+            f"reflection), {len(requests) - llm_calls} tool runs",
+        ),
+    )
+    print("\n=== COUNTS ===")
+    for label, count, meaning in rows:
+        print(f"  {label:<12}{count:>4}   {meaning}")
+    print(f"  tokens: {usage.input_tokens} in / {usage.output_tokens} out")
+    for name in blacklisted_calls(done):
+        print(f"  refused: the model asked for {name!r}, which is blacklisted (the ToolBlacklisted row)")
+    if isinstance(llm, ScriptedLlm):
+        print(f"  models per LLM call: {[llm.model_for_call(n) for n in range(llm.call_count)]}")
+
+
+def show(done: Completed, llm: Provider) -> None:
+    print("\n=== FINAL ANSWER ===")
+    print(done.answer)
+    print("\n=== HISTORY (after compression) ===")
+    for entry in done.memory.history:
+        print(f"  step {entry.step}: {entry.tool.name}: {entry.observation}")
+    show_counts(done, llm)
+    print("\n=== TRACE ===")
+    print(done.trace.render(width=160))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    llm, name, (default_model, small_model) = choose_llm("--offline" in args)
+    llm = choose_llm("--offline" in args, scripted)
     config = AgentConfig(
         max_steps=8,
         max_retries=2,
@@ -142,36 +178,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             "You are a precise assistant. Use search for facts and the calculator for arithmetic; "
             "never do arithmetic in your head. Answer in two sentences."
         )
-        .llm(llm)
+        .llm(llm.provider)
         .config(config)
-        .model(default_model)
-        .model_for("calculation", small_model)
+        .model(llm.large_model)
+        .model_for("calculation", llm.small_model)
         .tools(search, calculator, weather)
         .blacklist_tool("weather")  # e.g. the weather API is down for maintenance
         .build()
         .unwrap()
     )
-    print(f"LLM: {name}   task_type: calculation -> model {small_model!r}")
-    match agent.run():
-        case Success(Completed() as done):
-            print("\n=== FINAL ANSWER ===")
-            print(done.answer)
-            print("\n=== HISTORY (after compression) ===")
-            for entry in done.memory.history:
-                print(f"  step {entry.step}: {entry.tool.name}: {entry.observation}")
-            usage = done.memory.total_usage
-            print(f"\nsteps: {done.memory.step}  tokens: {usage.input_tokens} in / {usage.output_tokens} out")
-            if isinstance(llm, ScriptedLlm):
-                models = [llm.model_for_call(n) for n in range(llm.call_count)]
-                print(f"models per LLM call: {models}")
-            print("\n=== TRACE ===")
-            print(done.trace.render(width=160))
-            return 0
-        case Success(paused):
-            print(f"Agent paused unexpectedly: {paused!r}", file=sys.stderr)
-        case Failure(error):
-            print(f"Agent failed: {error.describe()}", file=sys.stderr)
-    return 1
+    print(f"LLM: {llm.name}   task_type: calculation -> model {llm.small_model!r}")
+    return finish(agent.run(), lambda done: show(done, llm.provider))
 
 
 if __name__ == "__main__":

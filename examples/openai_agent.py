@@ -10,65 +10,29 @@ Local aimock:   python examples/openai_agent.py --base-url http://127.0.0.1:4010
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from collections.abc import Sequence
 
-from returns.result import Failure, Success
+from _provider_cli import ProviderExample, show
 
-from agentsm_fn.agents.react.builder import AgentBuilder
-from agentsm_fn.agents.react.result import Completed
-from agentsm_fn.providers import StreamEvent, TextDelta, ToolCallStarted, openai_provider
-
-WEATHER = {"paris": "sunny, 21 C", "rome": "rainy, 17 C"}
+from agentsm_fn.providers import HttpProvider, openai_provider
 
 
-def get_weather(city: str) -> str:
-    """A local stand-in for a weather API."""
-    return WEATHER.get(city.lower(), "no data")
+def provider(args: argparse.Namespace) -> HttpProvider:
+    """Key from OPENAI_API_KEY; URL from --base-url, else OPENAI_BASE_URL, else OpenAI."""
+    return openai_provider(args.model, base_url=args.base_url, stream=not args.no_stream, on_event=show)
 
 
-def show(event: StreamEvent) -> None:
-    if isinstance(event, TextDelta):
-        print(event.text, end="", flush=True)
-    elif isinstance(event, ToolCallStarted):
-        print(f"\n[calling {event.name}]", flush=True)
+EXAMPLE = ProviderExample(
+    doc=__doc__ or "",
+    default_model="gpt-4o-mini",
+    base_url_help="server URL with /v1 (default: OPENAI_BASE_URL, else OpenAI)",
+    env=("OPENAI_API_KEY", "OPENAI_BASE_URL"),
+    make=provider,
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--base-url", help="server URL with /v1 (default: OPENAI_BASE_URL, else OpenAI)")
-    parser.add_argument("--model", default="gpt-4o-mini")
-    parser.add_argument("--question", default="What is the weather in Paris?")
-    parser.add_argument("--no-stream", action="store_true", help="wait for whole replies, do not stream")
-    args = parser.parse_args(argv)
-    if not (args.base_url or os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")):
-        print("set OPENAI_API_KEY (or OPENAI_BASE_URL), or pass --base-url (aimock)", file=sys.stderr)
-        return 2
-    provider = openai_provider(args.model, base_url=args.base_url, stream=not args.no_stream, on_event=show)
-    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
-    agent = (
-        AgentBuilder.new(args.question)
-        .llm(provider)
-        .tool("get_weather", "Current weather for a city", schema, get_weather)
-        .build()
-        .unwrap()
-    )
-    with provider:
-        result = agent.run()
-    match result:
-        case Success(Completed() as done):
-            print(f"\nanswer: {done.answer}\n\n{done.trace.render()}")
-            return 0
-        case Success(other):
-            print(f"\nthe run paused: {other}", file=sys.stderr)
-            return 1
-        case Failure(error):
-            print(f"\nthe run failed: {error}", file=sys.stderr)
-            return 1
-    return 1
+    return EXAMPLE.main(argv)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -61,3 +63,107 @@ def test_human_approval_example_across_two_processes(tmp_path: Path) -> None:
     assert second.returncode == 0, second.stderr
     assert "SUCCESS: email sent to leads@example.com" in second.stdout
     assert "HumanModified" in second.stdout
+
+
+def _approval(*args: str) -> subprocess.CompletedProcess[str]:
+    return _run("examples/human_approval_agent.py", "--offline", *args)
+
+
+@pytest.mark.parametrize(
+    "content",
+    ['{"a": 1}', "not json at all", "", "[1, 2, 3]"],
+    ids=["other-json", "text", "empty", "json-list"],
+)
+def test_resuming_a_file_that_is_not_a_stored_run_says_so_and_fails(tmp_path: Path, content: str) -> None:
+    stored = tmp_path / "notes.json"
+    stored.write_text(content, encoding="utf-8")
+    done = _approval("--resume-from", str(stored))
+    assert done.returncode == 1
+    assert f"{stored} is not a stored run of this agent" in done.stderr
+    assert "--suspend-to" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not done.stderr.startswith("cannot load")
+    assert stored.read_text(encoding="utf-8") == content  # a file that is not ours is left alone
+
+
+def test_resuming_a_binary_or_missing_file_explains_without_a_traceback(tmp_path: Path) -> None:
+    binary = tmp_path / "image.png"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    done = _approval("--resume-from", str(binary))
+    assert done.returncode == 1
+    assert "is not a stored run of this agent" in done.stderr
+    missing = _approval("--resume-from", str(tmp_path / "nowhere.json"))
+    assert missing.returncode == 1
+    assert "cannot read" in missing.stderr
+    assert "Traceback" not in done.stderr + missing.stderr
+
+
+def test_a_stored_run_of_another_task_is_refused(tmp_path: Path) -> None:
+    stored = tmp_path / "run.json"
+    assert _approval("--suspend-to", str(stored)).returncode == 0
+    text = stored.read_text(encoding="utf-8")
+    stored.write_text(text.replace("release moves to Friday", "release moves to Monday"), encoding="utf-8")
+    done = _approval("--resume-from", str(stored))
+    assert done.returncode == 1
+    assert "is not a stored run of this agent" in done.stderr
+    assert "[send_email]" not in done.stdout
+
+
+def test_a_stored_run_is_resumed_once_so_the_approved_email_is_sent_once(tmp_path: Path) -> None:
+    stored = tmp_path / "run.json"
+    assert _approval("--suspend-to", str(stored)).returncode == 0
+    first = _approval("--resume-from", str(stored), "--decision", "approve")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.count("[send_email]") == 1
+    assert not stored.exists()
+    assert (tmp_path / "run.json.resumed").exists()
+    second = _approval("--resume-from", str(stored), "--decision", "approve")
+    assert second.returncode == 1
+    assert "[send_email]" not in second.stdout
+    assert "already resumed" in second.stderr
+    assert "would repeat the approved action" in second.stderr
+
+
+def test_multi_tool_summary_counts_say_what_they_count_and_match_the_trace() -> None:
+    out = _run("examples/multi_tool_agent.py", "--offline").stdout
+    counts = dict(re.findall(r"^  (agent steps|transitions|effects)\s+(\d+)\s", out, re.MULTILINE))
+    trace = out.split("=== TRACE ===")[1].splitlines()[3:]
+    rows = [line.split() for line in trace if line.strip()]
+    requests = [row for row in rows if row[3] == "request"]
+    assert int(counts["transitions"]) == max(int(row[0]) for row in rows) == 10
+    assert int(counts["effects"]) == len(requests) == 7
+    llm_calls = sum(row[4] == "LlmCall" for row in requests)
+    assert f"{llm_calls} LLM calls" in out
+    plan_steps = {int(m) for m in re.findall(r"\bstep=(\d+)", out)}
+    assert int(counts["agent steps"]) == max(plan_steps) == 4
+    assert "Planning rounds" in out
+    assert "state-machine transitions" in out
+    assert "\nsteps:" not in out  # the old unlabelled count next to a 10-transition trace
+
+
+def test_multi_tool_summary_names_the_blacklisted_tool_the_model_asked_for() -> None:
+    out = _run("examples/multi_tool_agent.py", "--offline").stdout
+    assert "refused: the model asked for 'weather', which is blacklisted" in out
+
+
+def test_choose_llm_reads_the_environment_and_offline_wins(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(ROOT / "examples"))
+    choose_llm = importlib.import_module("_common").choose_llm  # examples/ is not a package
+
+    from agentsm_fn.shell.scripted_llm import ScriptedLlm
+
+    def script() -> ScriptedLlm:
+        return ScriptedLlm([])
+
+    assert choose_llm(False, script, env={}).name == "scripted"
+    assert choose_llm(True, script, env={"OPENAI_API_KEY": "sk-test"}).name == "scripted"
+    claude = choose_llm(False, script, env={"ANTHROPIC_API_KEY": "k"})
+    assert (claude.name, claude.large_model, claude.small_model) == (
+        "anthropic",
+        "claude-sonnet-4-5",
+        "claude-haiku-4-5",
+    )
+    local = choose_llm(False, script, env={"OLLAMA_HOST": "http://127.0.0.1:1", "OLLAMA_MODEL": "qwen3"})
+    assert (local.name, local.large_model, local.small_model) == ("ollama", "qwen3", "qwen3")
+    first = choose_llm(False, script, env={"OPENAI_API_KEY": "sk-test", "OLLAMA_HOST": "http://x"})
+    assert first.name == "openai"
