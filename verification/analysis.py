@@ -64,19 +64,9 @@ def analyse(model: MachineGraph) -> Analysis:
     """Build the behaviour graph of ``model`` and what the initial state reaches in it.
 
     Example:
-        >>> import enum
-        >>> from agentsm_fn import define_machine, emit, pure
-        >>> class S(enum.Enum):
-        ...     A = 1
-        ...     B = 2
-        >>> class E(enum.Enum):
-        ...     GO = 1
-        ...     AGAIN = 2
-        >>> h = pure(lambda n: emit(E.GO, n), events={E.GO, E.AGAIN})
-        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.B}, budgeted={S.A},
-        ...     table={(S.A, E.GO): S.B, (S.A, E.AGAIN): S.A}, handlers={S.A: h})
+        >>> from verification._examples import RETRY  # A --GO--> B, A --AGAIN--> A; A budgeted
         >>> from verification.model import graph_of
-        >>> analyse(graph_of(m)).flow["A"]
+        >>> analyse(graph_of(RETRY)).flow["A"]
         (('GO', 'B'), ('AGAIN', 'A'))
     """
     infos = model.by_name

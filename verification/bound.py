@@ -55,16 +55,8 @@ def bound_of(analysis: Analysis, budgeted: set[str]) -> StepBound:
     Example:
         >>> from verification.analysis import analyse
         >>> from verification.model import graph_of
-        >>> import enum
-        >>> from agentsm_fn import define_machine, emit, pure
-        >>> class S(enum.Enum):
-        ...     A = 1
-        ...     B = 2
-        >>> class E(enum.Enum):
-        ...     GO = 1
-        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.B},
-        ...     table={(S.A, E.GO): S.B}, handlers={S.A: pure(lambda n: emit(E.GO, n), events={E.GO})})
-        >>> bound_of(analyse(graph_of(m)), set()).before_first_unit
+        >>> from verification._examples import ONE_STEP  # A --GO--> B, B terminal
+        >>> bound_of(analyse(graph_of(ONE_STEP)), set()).before_first_unit
         1
     """
     flow = analysis.flow

@@ -52,20 +52,10 @@ def lasso(a: Analysis, cycle: tuple[Edge, ...]) -> Witness:
     """``cycle`` as a lasso: a shortest path from the initial state to it, then round it once.
 
     Example:
-        >>> import enum
-        >>> from agentsm_fn import define_machine, emit, pure
-        >>> class S(enum.Enum):
-        ...     A = 1
-        ...     B = 2
-        >>> class E(enum.Enum):
-        ...     GO = 1
-        ...     AGAIN = 2
-        >>> h = pure(lambda n: emit(E.GO, n), events={E.GO, E.AGAIN})
-        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.B}, budgeted={S.A},
-        ...     table={(S.A, E.GO): S.B, (S.A, E.AGAIN): S.A}, handlers={S.A: h})
+        >>> from verification._examples import RETRY  # A --GO--> B, A --AGAIN--> A; A budgeted
         >>> from verification.analysis import analyse
         >>> from verification.model import graph_of
-        >>> lasso(analyse(graph_of(m)), (Edge("A", "AGAIN", "A"),)).render()
+        >>> lasso(analyse(graph_of(RETRY)), (Edge("A", "AGAIN", "A"),)).render()
         'A, then loop: A --AGAIN--> A'
     """
     on_cycle = {e.source for e in cycle}
@@ -79,22 +69,10 @@ def check_completion(a: Analysis) -> list[Violation]:
     """SM005: every reachable state keeps the option to complete.
 
     Example:
-        >>> import enum
-        >>> from agentsm_fn import define_machine, emit, pure
         >>> from verification.analysis import analyse
         >>> from verification.model import graph_of
-        >>> class S(enum.Enum):
-        ...     A = 1
-        ...     B = 2
-        ...     DONE = 3
-        >>> class E(enum.Enum):
-        ...     GO = 1
-        ...     END = 2
-        >>> h = pure(lambda n: emit(E.GO, n), events={E.GO, E.END})
-        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.DONE},
-        ...     table={(S.A, E.GO): S.B, (S.A, E.END): S.DONE, (S.B, E.GO): S.A, (S.B, E.END): S.B},
-        ...     handlers={S.A: h, S.B: h})
-        >>> check_completion(analyse(graph_of(m)))
+        >>> from verification._examples import PLAN_ACT  # PLAN <-> ACT, either --END--> DONE
+        >>> check_completion(analyse(graph_of(PLAN_ACT)))
         []
     """
     terminals = {s.name for s in a.model.states if s.terminal}
@@ -157,26 +135,13 @@ def check_termination(a: Analysis) -> tuple[list[Violation], StepBound | None]:
     """SM009: every reachable cycle passes through a budgeted state; the step bound when it holds.
 
     Example:
-        >>> import enum
-        >>> from agentsm_fn import define_machine, emit, pure
         >>> from verification.analysis import analyse
         >>> from verification.model import graph_of
-        >>> class S(enum.Enum):
-        ...     PLAN = 1
-        ...     ACT = 2
-        ...     DONE = 3
-        >>> class E(enum.Enum):
-        ...     GO = 1
-        ...     END = 2
-        >>> h = pure(lambda n: emit(E.GO, n), events={E.GO, E.END})
-        >>> table = {(S.PLAN, E.GO): S.ACT, (S.PLAN, E.END): S.DONE,
-        ...          (S.ACT, E.GO): S.PLAN, (S.ACT, E.END): S.DONE}
-        >>> m = define_machine(states=S, events=E, initial=S.PLAN, terminals={S.DONE},
-        ...     table=table, handlers={S.PLAN: h, S.ACT: h}, budgeted={S.PLAN})
-        >>> violations, bound = check_termination(analyse(graph_of(m)))
+        >>> from verification._examples import PLAN_ACT  # PLAN <-> ACT, either --END--> DONE; PLAN budgeted
+        >>> violations, bound = check_termination(analyse(graph_of(PLAN_ACT)))
         >>> violations, bound.per_budget_unit
         ([], 2)
-        >>> violations, bound = check_termination(analyse(graph_of(m.extend(budgeted=()))))
+        >>> violations, bound = check_termination(analyse(graph_of(PLAN_ACT.extend(budgeted=()))))
         >>> violations[0].witness.render(), bound
         ('PLAN, then loop: PLAN --GO--> ACT --GO--> PLAN', None)
     """

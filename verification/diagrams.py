@@ -49,19 +49,10 @@ def marks_of(subject: Report | MachineGraph) -> tuple[MachineGraph, Marks]:
     """The model of ``subject`` and what its counted violations mark.
 
     Example:
-        >>> import enum
-        >>> from agentsm_fn import define_machine, emit, pure
         >>> from verification.verify import verify
-        >>> class S(enum.Enum):
-        ...     A = 1
-        ...     B = 2
-        >>> class E(enum.Enum):
-        ...     GO = 1
-        ...     AGAIN = 2
-        >>> h = pure(lambda n: emit(E.GO, n), events={E.GO, E.AGAIN})
-        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.B},
-        ...     table={(S.A, E.GO): S.B, (S.A, E.AGAIN): S.A}, handlers={S.A: h})
-        >>> marks_of(verify(m))[1].rows
+        >>> from verification._examples import RETRY  # A --GO--> B, A --AGAIN--> A; A budgeted
+        >>> unbounded = RETRY.extend(budgeted=())  # the same loop with no budget: SM009
+        >>> marks_of(verify(unbounded))[1].rows
         {('A', 'AGAIN'): ('SM009',)}
     """
     if isinstance(subject, MachineGraph):
@@ -88,17 +79,9 @@ def to_mermaid(subject: Report | MachineGraph) -> str:
     """A Mermaid ``stateDiagram-v2`` of the machine, with marks.
 
     Example:
-        >>> import enum
-        >>> from agentsm_fn import define_machine, emit, pure
         >>> from verification.model import graph_of
-        >>> class S(enum.Enum):
-        ...     A = 1
-        ...     B = 2
-        >>> class E(enum.Enum):
-        ...     GO = 1
-        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.B},
-        ...     table={(S.A, E.GO): S.B}, handlers={S.A: pure(lambda n: emit(E.GO, n), events={E.GO})})
-        >>> print(to_mermaid(graph_of(m)))
+        >>> from verification._examples import ONE_STEP  # A --GO--> B, B terminal
+        >>> print(to_mermaid(graph_of(ONE_STEP)))
         stateDiagram-v2
             [*] --> A
             A --> B: GO
@@ -150,17 +133,9 @@ def to_dot(subject: Report | MachineGraph) -> str:
     """A Graphviz DOT digraph of the machine, with marks.
 
     Example:
-        >>> import enum
-        >>> from agentsm_fn import define_machine, emit, pure
         >>> from verification.model import graph_of
-        >>> class S(enum.Enum):
-        ...     A = 1
-        ...     B = 2
-        >>> class E(enum.Enum):
-        ...     GO = 1
-        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.B}, name="tiny",
-        ...     table={(S.A, E.GO): S.B}, handlers={S.A: pure(lambda n: emit(E.GO, n), events={E.GO})})
-        >>> print(to_dot(graph_of(m)).splitlines()[-2])
+        >>> from verification._examples import ONE_STEP  # A --GO--> B, B terminal
+        >>> print(to_dot(graph_of(ONE_STEP)).splitlines()[-2])
           "A" -> "B" [label="GO"];
     """
     model, marks = marks_of(subject)
@@ -219,17 +194,9 @@ def to_markdown(subject: Report | MachineGraph) -> str:
     """A Markdown transition table (one row per table row), with marks in the last column.
 
     Example:
-        >>> import enum
-        >>> from agentsm_fn import define_machine, emit, pure
         >>> from verification.model import graph_of
-        >>> class S(enum.Enum):
-        ...     A = 1
-        ...     B = 2
-        >>> class E(enum.Enum):
-        ...     GO = 1
-        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.B},
-        ...     table={(S.A, E.GO): S.B}, handlers={S.A: pure(lambda n: emit(E.GO, n), events={E.GO})})
-        >>> print(to_markdown(graph_of(m)).splitlines()[2])
+        >>> from verification._examples import ONE_STEP  # A --GO--> B, B terminal
+        >>> print(to_markdown(graph_of(ONE_STEP)).splitlines()[2])
         | A (initial) | GO | B (terminal) |  |
     """
     model, marks = marks_of(subject)

@@ -87,16 +87,8 @@ class MachineGraph:
     """A machine as named data and a ``networkx.MultiDiGraph`` (nodes: states, edge keys: events).
 
     Example:
-        >>> import enum
-        >>> from agentsm_fn import define_machine, emit, pure
-        >>> class S(enum.Enum):
-        ...     A = 1
-        ...     B = 2
-        >>> class E(enum.Enum):
-        ...     GO = 1
-        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.B},
-        ...     table={(S.A, E.GO): S.B}, handlers={S.A: pure(lambda n: emit(E.GO, n), events={E.GO})})
-        >>> g = graph_of(m)
+        >>> from verification._examples import ONE_STEP  # A --GO--> B, B terminal
+        >>> g = graph_of(ONE_STEP)
         >>> g.initial, g.terminals, sorted(g.graph.edges(keys=True))
         ('A', ('B',), [('A', 'B', 'GO')])
     """

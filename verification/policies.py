@@ -121,18 +121,10 @@ def check_policies(a: Analysis, policies: tuple[Policy, ...]) -> list[Violation]
     """SM011 and SM012 for each declared policy; raise :class:`PolicyError` for unknown states.
 
     Example:
-        >>> import enum
-        >>> from agentsm_fn import define_machine, emit, pure
         >>> from verification.analysis import analyse
         >>> from verification.model import graph_of
-        >>> class S(enum.Enum):
-        ...     A = 1
-        ...     B = 2
-        >>> class E(enum.Enum):
-        ...     GO = 1
-        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.B},
-        ...     table={(S.A, E.GO): S.B}, handlers={S.A: pure(lambda n: emit(E.GO, n), events={E.GO})})
-        >>> [v.witness.render() for v in check_policies(analyse(graph_of(m)), (NeverReachable("B"),))]
+        >>> from verification._examples import ONE_STEP  # A --GO--> B, B terminal
+        >>> [v.witness.render() for v in check_policies(analyse(graph_of(ONE_STEP)), (NeverReachable("B"),))]
         ['A --GO--> B']
     """
     known = a.model.by_name

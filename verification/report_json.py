@@ -87,17 +87,9 @@ def report_to_json(report: Report) -> Json:
     """One machine's report as a JSON object.
 
     Example:
-        >>> import enum
-        >>> from agentsm_fn import define_machine, emit, pure
         >>> from verification.verify import verify
-        >>> class S(enum.Enum):
-        ...     A = 1
-        ...     B = 2
-        >>> class E(enum.Enum):
-        ...     GO = 1
-        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.B}, name="tiny",
-        ...     table={(S.A, E.GO): S.B}, handlers={S.A: pure(lambda n: emit(E.GO, n), events={E.GO})})
-        >>> data = report_to_json(verify(m))
+        >>> from verification._examples import ONE_STEP  # A --GO--> B, B terminal
+        >>> data = report_to_json(verify(ONE_STEP))
         >>> data["ok"], data["verdicts"][0]["status"], data["bound"]["before_first_unit"]
         (True, 'proved', 1)
     """

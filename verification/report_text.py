@@ -20,17 +20,9 @@ def summary_line(report: Report) -> str:
     """One line: the machine, its size and the tally of verdicts.
 
     Example:
-        >>> import enum
-        >>> from agentsm_fn import define_machine, emit, pure
         >>> from verification.verify import verify
-        >>> class S(enum.Enum):
-        ...     A = 1
-        ...     B = 2
-        >>> class E(enum.Enum):
-        ...     GO = 1
-        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.B}, name="tiny",
-        ...     table={(S.A, E.GO): S.B}, handlers={S.A: pure(lambda n: emit(E.GO, n), events={E.GO})})
-        >>> summary_line(verify(m))
+        >>> from verification._examples import ONE_STEP  # A --GO--> B, B terminal
+        >>> summary_line(verify(ONE_STEP))
         'tiny: 2 states, 1 rows: all 11 checked properties proved'
     """
     checked = [v for v in report.verdicts if v.status != "not declared"]
@@ -77,17 +69,9 @@ def render_text(reports: Sequence[Report]) -> str:
     """The full human report for ``reports``, ending in a newline.
 
     Example:
-        >>> import enum
-        >>> from agentsm_fn import define_machine, emit, pure
         >>> from verification.verify import verify
-        >>> class S(enum.Enum):
-        ...     A = 1
-        ...     B = 2
-        >>> class E(enum.Enum):
-        ...     GO = 1
-        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.B}, name="tiny",
-        ...     table={(S.A, E.GO): S.B}, handlers={S.A: pure(lambda n: emit(E.GO, n), events={E.GO})})
-        >>> print(render_text([verify(m)]).splitlines()[-1])
+        >>> from verification._examples import ONE_STEP  # A --GO--> B, B terminal
+        >>> print(render_text([verify(ONE_STEP)]).splitlines()[-1])
         agentsm-verify: 1 machine(s), all properties proved
     """
     out: list[str] = []

@@ -80,18 +80,8 @@ class Report:
     ``ok`` is True when no violation counts (ignored ones do not).
 
     Example:
-        >>> import enum
-        >>> from agentsm_fn import define_machine, emit, pure
-        >>> class S(enum.Enum):
-        ...     A = 1
-        ...     B = 2
-        >>> class E(enum.Enum):
-        ...     GO = 1
-        ...     AGAIN = 2
-        >>> h = pure(lambda n: emit(E.GO, n), events={E.GO, E.AGAIN})
-        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.B}, budgeted={S.A},
-        ...     table={(S.A, E.GO): S.B, (S.A, E.AGAIN): S.A}, handlers={S.A: h})
-        >>> report = verify(m)
+        >>> from verification._examples import RETRY  # A --GO--> B, A --AGAIN--> A; A budgeted
+        >>> report = verify(RETRY)
         >>> report.ok, report.sound, report.strongly_sound, report.bound.per_budget_unit
         (True, True, True, 1)
     """
@@ -152,18 +142,8 @@ def verify_graph(
     """Verify a machine already read into a :class:`MachineGraph` (see :func:`verify`).
 
     Example:
-        >>> import enum
-        >>> from agentsm_fn import define_machine, emit, pure
-        >>> class S(enum.Enum):
-        ...     A = 1
-        ...     B = 2
-        >>> class E(enum.Enum):
-        ...     GO = 1
-        ...     AGAIN = 2
-        >>> h = pure(lambda n: emit(E.GO, n), events={E.GO, E.AGAIN})
-        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.B}, budgeted={S.A},
-        ...     table={(S.A, E.GO): S.B, (S.A, E.AGAIN): S.A}, handlers={S.A: h})
-        >>> verify_graph(graph_of(m), label="tiny").machine
+        >>> from verification._examples import RETRY  # A --GO--> B, A --AGAIN--> A; A budgeted
+        >>> verify_graph(graph_of(RETRY), label="tiny").machine
         'tiny'
     """
     policy_tuple = tuple(policies)
@@ -240,21 +220,10 @@ def step_bound(machine: Machine[StateT, EventT, MemoryT]) -> StepBound | None:
     """The worst-case transitions per budget unit of ``machine``, or None if it may not terminate.
 
     Example:
-        >>> import enum
-        >>> from agentsm_fn import define_machine, emit, pure
-        >>> class S(enum.Enum):
-        ...     LOOP = 1
-        ...     DONE = 2
-        >>> class E(enum.Enum):
-        ...     AGAIN = 1
-        ...     END = 2
-        >>> h = pure(lambda n: emit(E.END, n), events={E.AGAIN, E.END})
-        >>> m = define_machine(states=S, events=E, initial=S.LOOP, terminals={S.DONE},
-        ...     table={(S.LOOP, E.AGAIN): S.LOOP, (S.LOOP, E.END): S.DONE},
-        ...     handlers={S.LOOP: h}, budgeted={S.LOOP})
-        >>> step_bound(m).max_transitions(5)
+        >>> from verification._examples import RETRY  # A --GO--> B, A --AGAIN--> A; A budgeted
+        >>> step_bound(RETRY).max_transitions(5)
         5
-        >>> step_bound(m.extend(budgeted=())) is None
+        >>> step_bound(RETRY.extend(budgeted=())) is None
         True
     """
     return check_termination(analyse(graph_of(machine)))[1]

@@ -122,16 +122,8 @@ class CoverageRecorder(Generic[StateT, EventT, MemoryT]):
     """Collects what runs hit. Mutable by design: it lives for one test.
 
     Example:
-        >>> import enum
-        >>> from agentsm_fn import define_machine, emit, pure
-        >>> class S(enum.Enum):
-        ...     A = 1
-        ...     B = 2
-        >>> class E(enum.Enum):
-        ...     GO = 1
-        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.B},
-        ...     table={(S.A, E.GO): S.B}, handlers={S.A: pure(lambda n: emit(E.GO, n), events={E.GO})})
-        >>> rec = CoverageRecorder(m)
+        >>> from verification._examples import ONE_STEP, S, E  # A --GO--> B, B terminal
+        >>> rec = CoverageRecorder(ONE_STEP)
         >>> rec.start(S.A)
         >>> rec.took((S.A, E.GO, S.B), previous=None)
         >>> rec.report().missing
