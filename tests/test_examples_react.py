@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import re
@@ -28,6 +29,12 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@functools.cache
+def _multi_tool_output() -> str:
+    """The demo's output, run once for the tests that read it."""
+    return _run("examples/multi_tool_agent.py", "--offline").stdout
+
+
 @pytest.mark.parametrize(
     ("example", "expected"),
     [
@@ -45,7 +52,7 @@ def test_example_runs_offline(example: str, expected: str) -> None:
 
 
 def test_multi_tool_example_shows_blacklist_parallel_reflection_and_routing() -> None:
-    out = _run("examples/multi_tool_agent.py", "--offline").stdout
+    out = _multi_tool_output()
     for marker in ("ToolBlacklisted", "LlmParallelToolCalls", "NeedsReflection", "[SUMMARY]"):
         assert marker in out
     assert "models per LLM call: ['scripted-small'" in out
@@ -125,7 +132,7 @@ def test_a_stored_run_is_resumed_once_so_the_approved_email_is_sent_once(tmp_pat
 
 
 def test_multi_tool_summary_counts_say_what_they_count_and_match_the_trace() -> None:
-    out = _run("examples/multi_tool_agent.py", "--offline").stdout
+    out = _multi_tool_output()
     counts = dict(re.findall(r"^  (agent steps|transitions|effects)\s+(\d+)\s", out, re.MULTILINE))
     trace = out.split("=== TRACE ===")[1].splitlines()[3:]
     rows = [line.split() for line in trace if line.strip()]
@@ -142,7 +149,7 @@ def test_multi_tool_summary_counts_say_what_they_count_and_match_the_trace() -> 
 
 
 def test_multi_tool_summary_names_the_blacklisted_tool_the_model_asked_for() -> None:
-    out = _run("examples/multi_tool_agent.py", "--offline").stdout
+    out = _multi_tool_output()
     assert "refused: the model asked for 'weather', which is blacklisted" in out
 
 
@@ -167,3 +174,12 @@ def test_choose_llm_reads_the_environment_and_offline_wins(monkeypatch: pytest.M
     assert (local.name, local.large_model, local.small_model) == ("ollama", "qwen3", "qwen3")
     first = choose_llm(False, script, env={"OPENAI_API_KEY": "sk-test", "OLLAMA_HOST": "http://x"})
     assert first.name == "openai"
+
+
+def test_docs_show_the_multi_tool_counts_as_the_demo_prints_them() -> None:
+    out = _multi_tool_output()
+    block = (ROOT / "docs" / "examples.md").read_text(encoding="utf-8").split("=== COUNTS ===")[1]
+    shown = [line for line in block.split("```")[0].splitlines() if line.strip()]
+    assert len(shown) == 4
+    for line in shown:
+        assert line in out.splitlines()
