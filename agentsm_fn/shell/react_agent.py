@@ -8,17 +8,19 @@ by another process).
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from returns.result import Failure
 
-from agentsm_fn.agents.react.agent import Agent
+from agentsm_fn.agents.react.agent import Agent, async_provider, sync_provider
 from agentsm_fn.agents.react.outcomes import ApprovalDecision
 from agentsm_fn.agents.react.result import RunResult, Suspended, interpret
 from agentsm_fn.core.engine import resume
-from agentsm_fn.llm.call import AsyncLlmProvider, LlmCall, LlmProvider
+from agentsm_fn.llm.call import LlmCall
 from agentsm_fn.llm.replies import LlmOutcome
 from agentsm_fn.shell.clock import system_clock
 from agentsm_fn.shell.human import async_callback_performers, callback_performers, suspending_performers
-from agentsm_fn.shell.performers import Performers
+from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
 from agentsm_fn.shell.run import Shell, arun, run
 from agentsm_fn.shell.tools import ToolRunner
 
@@ -27,31 +29,45 @@ __all__ = ["aresume_agent", "arun_agent", "resume_agent", "run_agent", "shell_fo
 
 def _llm_performers(agent: Agent) -> Performers:
     performers = Performers()
-    provider = agent.llm
-    if isinstance(provider, LlmProvider):
-        sync = provider
+    sync = sync_provider(agent.llm)
+    if sync is not None:
+        complete_sync = sync.complete
 
         def complete(effect: LlmCall) -> LlmOutcome:
-            return sync.complete(effect.request)
+            return complete_sync(effect.request)
 
         performers = performers.on(LlmCall, complete)
-    if isinstance(provider, AsyncLlmProvider):
-        asynchronous = provider
+    asynchronous = async_provider(agent.llm)
+    if asynchronous is not None:
+        complete_async = asynchronous.acomplete
 
         async def acomplete(effect: LlmCall) -> LlmOutcome:
-            return await asynchronous.acomplete(effect.request)
+            return await complete_async(effect.request)
 
         performers = performers.on_async(LlmCall, acomplete)
     return performers
 
 
+_SUSPENDING = suspending_performers()  # a constant: made once, not once per run
+
+
 def _human_performers(agent: Agent) -> Performers:
-    performers = suspending_performers()
+    performers = _SUSPENDING
     if agent.approver is not None:
         performers = performers.merge(callback_performers(agent.approver))
     if agent.async_approver is not None:
         performers = performers.merge(async_callback_performers(agent.async_approver))
     return performers
+
+
+def _merged(*parts: Performers) -> Performers:
+    """``parts[0].merge(parts[1]).merge(...)`` in one pass (later parts win)."""
+    sync: dict[type, Performer] = {}
+    asynchronous: dict[type, AsyncPerformer] = {}
+    for part in parts:
+        sync.update(part.sync)
+        asynchronous.update(part.asynchronous)
+    return Performers(MappingProxyType(sync), MappingProxyType(asynchronous))
 
 
 def shell_for(agent: Agent) -> Shell:
@@ -64,8 +80,8 @@ def shell_for(agent: Agent) -> Shell:
         >>> sorted(k.__name__ for k in shell.performers.sync)
         ['AskHuman', 'LlmCall', 'RunTool', 'RunToolBatch']
     """
-    performers = (
-        _llm_performers(agent).merge(ToolRunner(agent.registry).performers()).merge(_human_performers(agent))
+    performers = _merged(
+        _llm_performers(agent), ToolRunner(agent.registry).performers(), _human_performers(agent)
     )
     return Shell(performers, agent.clock or system_clock)
 

@@ -13,7 +13,8 @@ import asyncio
 import concurrent.futures
 import threading
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from types import MappingProxyType
+from typing import TypeVar, cast
 
 import attrs
 from returns.result import Failure, Success
@@ -21,7 +22,7 @@ from returns.result import Failure, Success
 from agentsm_fn.agents.react.effects import RunTool, RunToolBatch
 from agentsm_fn.agents.react.outcomes import ToolBatchResult, ToolResult
 from agentsm_fn.llm.json import thaw
-from agentsm_fn.shell.performers import Performers
+from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
 from agentsm_fn.tools.registry import Tool, ToolRegistry, outcome_text
 
 __all__ = ["ToolRunner"]
@@ -136,13 +137,17 @@ class ToolRunner:
         if tool is None:
             return _not_found(effect)
         kwargs = _kwargs(effect)
-        work: Callable[[], Awaitable[object]]
+        work: Awaitable[object]
         if tool.is_async:
-            work = lambda: _await_tool(tool, kwargs)  # noqa: E731 - a thunk is clearest here
+            work = _await_tool(tool, kwargs)
         else:
-            work = lambda: asyncio.wrap_future(_in_daemon_thread(lambda: tool.fn(**kwargs)))  # noqa: E731
+            work = asyncio.wrap_future(_in_daemon_thread(lambda: tool.fn(**kwargs)))
         try:
-            value = await asyncio.wait_for(work(), timeout=effect.timeout)
+            if effect.timeout is None:
+                value = await work
+            else:  # in this task (asyncio.wait_for would start another one per call)
+                async with asyncio.timeout(effect.timeout):
+                    value = await work
         except TimeoutError:
             return _timed_out(effect)
         except (Exception, SystemExit) as exc:
@@ -156,10 +161,11 @@ class ToolRunner:
 
     def performers(self) -> Performers:
         """Performers for RunTool and RunToolBatch, sync and async."""
-        return (
-            Performers()
-            .on(RunTool, self.run_one)
-            .on(RunToolBatch, self.run_batch)
-            .on_async(RunTool, self.arun_one)
-            .on_async(RunToolBatch, self.arun_batch)
-        )
+        # Built in one step (this runs once per agent run); the casts are Performers.on's own:
+        # each function only ever receives its own effect type (performers are found by type).
+        sync = {RunTool: cast(Performer, self.run_one), RunToolBatch: cast(Performer, self.run_batch)}
+        asynchronous = {
+            RunTool: cast(AsyncPerformer, self.arun_one),
+            RunToolBatch: cast(AsyncPerformer, self.arun_batch),
+        }
+        return Performers(MappingProxyType(sync), MappingProxyType(asynchronous))

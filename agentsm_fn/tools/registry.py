@@ -10,6 +10,7 @@ tool runner adds timeouts, async tools and parallel batches.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
@@ -76,7 +77,7 @@ class Tool:
         """The tool's name."""
         return self.definition.name
 
-    @property
+    @functools.cached_property
     def is_async(self) -> bool:
         """True for a coroutine function (run by the async runner, or a loop of its own)."""
         return inspect.iscoroutinefunction(self.fn)

@@ -7,11 +7,15 @@ that implements the tool lives only in the shell's tool runner.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
+
 import attrs
 from pyrsistent import pmap
 
 from agentsm_fn.llm.json import JsonObject, freeze_object
 from agentsm_fn.llm.messages import ToolSpec
+from agentsm_fn.tools.validate import ArgumentCheck, compile_schema, problems_with
 
 __all__ = ["ToolDef"]
 
@@ -40,7 +44,24 @@ class ToolDef:
     needs_approval: bool = False
     timeout: float | None = None
 
-    @property
+    @functools.cached_property
     def spec(self) -> ToolSpec:
-        """The tool as the model sees it."""
+        """The tool as the model sees it (made once per definition: every planning call sends it)."""
         return ToolSpec(self.name, self.description, self.parameters)
+
+    @functools.cached_property
+    def _check(self) -> ArgumentCheck:
+        return compile_schema(self.parameters)
+
+    def argument_problems(self, arguments: Mapping[str, object]) -> str | None:
+        """Every way ``arguments`` break the schema, in one line; None if they are valid.
+
+        The same as :func:`~agentsm_fn.tools.validate.argument_problems`, with the validator
+        compiled once per definition.
+
+        Example:
+            >>> d = ToolDef(name="f", description="", parameters={"type": "object", "required": ["q"]})
+            >>> d.argument_problems({"q": 1}) is None, d.argument_problems({})
+            (True, "'q' is a required property")
+        """
+        return problems_with(self._check, arguments)

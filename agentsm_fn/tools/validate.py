@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any, TypeAlias, cast
 
 import jsonschema
 from jsonschema.exceptions import SchemaError
@@ -18,12 +18,22 @@ from pyrsistent import PMap
 
 from agentsm_fn.llm.json import JsonObject, JsonValue, freeze_object, thaw
 
-__all__ = ["argument_problems"]
+__all__ = ["ArgumentCheck", "argument_problems", "compile_schema", "problems_with"]
+
+ArgumentCheck: TypeAlias = Validator | str
+"""A compiled schema: a checked validator, or why the schema itself is invalid."""
 
 
 @functools.lru_cache(maxsize=512)
-def _validator(schema: JsonObject) -> Validator | str:
-    """A checked validator for ``schema``, or the reason the schema itself is invalid."""
+def compile_schema(schema: JsonObject) -> ArgumentCheck:
+    """A checked validator for the frozen ``schema``, or the reason the schema itself is invalid.
+
+    Memoized per schema; a :class:`~agentsm_fn.tools.spec.ToolDef` also keeps its own.
+
+    Example:
+        >>> compile_schema(freeze_object({"type": "nonsense"}))[:30]
+        "the tool's schema is invalid: "
+    """
     plain = cast(dict[str, Any], thaw(schema))  # a JSON object thaws to a dict
     validator_class = jsonschema.validators.validator_for(plain)
     try:
@@ -44,7 +54,17 @@ def argument_problems(schema: Mapping[str, object], arguments: Mapping[str, obje
         "'q' is a required property"
     """
     frozen = schema if isinstance(schema, PMap) else freeze_object(schema)
-    validator = _validator(cast(JsonObject, frozen))
+    return problems_with(compile_schema(cast(JsonObject, frozen)), arguments)
+
+
+def problems_with(validator: ArgumentCheck, arguments: Mapping[str, object]) -> str | None:
+    """:func:`argument_problems` with a schema compiled by :func:`compile_schema`.
+
+    Example:
+        >>> check = compile_schema(freeze_object({"type": "object", "required": ["q"]}))
+        >>> problems_with(check, {"q": 1}) is None, problems_with(check, {})
+        (True, "'q' is a required property")
+    """
     if isinstance(validator, str):
         return validator
     plain_arguments = cast(dict[str, Any], thaw(cast(JsonValue, arguments)))

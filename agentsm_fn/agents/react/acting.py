@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Literal, TypeAlias
 
-import attrs
 from returns.result import Result
 
 from agentsm_fn.agents.react.effects import RunTool, RunToolBatch
@@ -38,7 +37,7 @@ def _run(memory: AgentMemory, call: ToolCall) -> RunTool:
 
 
 def _observe(memory: AgentMemory, result: ToolResult) -> Result[tuple[Acted, AgentMemory], Fault]:
-    observed = attrs.evolve(memory, last_observation=result.observation)
+    observed = memory.evolve(last_observation=result.observation)
     return emit(Event.ToolSuccess if result.ok else Event.ToolFailure, observed)
 
 
@@ -56,12 +55,10 @@ def act(
     """
     call = memory.current_tool_call
     if call is None:
-        return emit(
-            Event.FatalError, attrs.evolve(memory, error="Acting entered without a current_tool_call")
-        )
+        return emit(Event.FatalError, memory.evolve(error="Acting entered without a current_tool_call"))
     failed = precheck(memory, call)
     if failed is not None:
-        return emit(Event.ToolFailure, attrs.evolve(memory, last_observation=failed.observation))
+        return emit(Event.ToolFailure, memory.evolve(last_observation=failed.observation))
     return perform(_run(memory, call), memory)
 
 
@@ -91,7 +88,7 @@ def _merge(memory: AgentMemory, ran: tuple[ToolResult, ...]) -> Result[tuple[Act
         for call, checked in zip(memory.pending_tool_calls, _prechecked(memory), strict=True)
     )
     event: Acted = Event.ToolSuccess if all(r.ok for r in results) else Event.ToolFailure
-    return emit(event, attrs.evolve(memory, parallel_results=results))
+    return emit(event, memory.evolve(parallel_results=results))
 
 
 def _missing(call: ToolCall) -> ToolResult:
@@ -114,7 +111,7 @@ def act_in_parallel(
     """
     if not memory.pending_tool_calls:
         message = "ParallelActing entered without pending_tool_calls"
-        return emit(Event.FatalError, attrs.evolve(memory, error=message))
+        return emit(Event.FatalError, memory.evolve(error=message))
     runnable = tuple(
         _run(memory, call)
         for call, checked in zip(memory.pending_tool_calls, _prechecked(memory), strict=True)

@@ -9,7 +9,7 @@ never imports the shell when it is loaded).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TypeAlias
+from typing import TypeAlias, cast
 
 import attrs
 
@@ -21,7 +21,7 @@ from agentsm_fn.core.machine import Machine
 from agentsm_fn.llm.call import AsyncLlmProvider, LlmProvider
 from agentsm_fn.tools.registry import ToolRegistry
 
-__all__ = ["Agent", "Approver", "AsyncApprover", "Clock", "Provider"]
+__all__ = ["Agent", "Approver", "AsyncApprover", "Clock", "Provider", "async_provider", "sync_provider"]
 
 Approver: TypeAlias = Callable[[HumanApprovalRequest], ApprovalDecision]
 """Decides about one tool call, synchronously."""
@@ -31,6 +31,30 @@ Clock: TypeAlias = Callable[[], float]
 """Seconds since the epoch (the shell's clock)."""
 Provider: TypeAlias = LlmProvider | AsyncLlmProvider
 """An LLM provider: sync, async, or both."""
+
+
+def sync_provider(provider: object) -> LlmProvider | None:
+    """``provider`` if it has a ``complete`` method, else None.
+
+    The same test as ``isinstance(provider, LlmProvider)`` (a runtime-checkable protocol), without
+    its cost: that check walks the protocol's members on every call, and runs once per agent run.
+
+    Example:
+        >>> from agentsm_fn.shell.scripted_llm import AsyncScriptedLlm
+        >>> sync_provider(AsyncScriptedLlm([])) is not None, sync_provider(object())
+        (True, None)
+    """
+    return cast(LlmProvider, provider) if getattr(provider, "complete", None) is not None else None
+
+
+def async_provider(provider: object) -> AsyncLlmProvider | None:
+    """``provider`` if it has an ``acomplete`` method, else None (``isinstance``, cheaper).
+
+    Example:
+        >>> from agentsm_fn.shell.scripted_llm import ScriptedLlm
+        >>> async_provider(ScriptedLlm([]))
+    """
+    return cast(AsyncLlmProvider, provider) if getattr(provider, "acomplete", None) is not None else None
 
 
 def _name(value: object) -> str:

@@ -14,14 +14,21 @@ from collections.abc import Mapping
 import attrs
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.agents.react.agent import Agent, Approver, AsyncApprover, Clock, Provider
+from agentsm_fn.agents.react.agent import (
+    Agent,
+    Approver,
+    AsyncApprover,
+    Clock,
+    Provider,
+    async_provider,
+    sync_provider,
+)
 from agentsm_fn.agents.react.config import AgentConfig, TokenBudget
 from agentsm_fn.agents.react.errors import BuildError
 from agentsm_fn.agents.react.machine import REACT_MACHINE
 from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.states import Event, State
 from agentsm_fn.core.machine import HandlerLike, MachineDefinitionError
-from agentsm_fn.llm.call import AsyncLlmProvider, LlmProvider
 from agentsm_fn.tools.registry import Tool, ToolFn, ToolRegistry
 
 __all__ = ["AgentBuilder"]
@@ -169,7 +176,7 @@ class AgentBuilder:
         provider = self.provider
         if provider is None:
             problems.append("LLM caller is required (call .llm(provider))")
-        elif not isinstance(provider, LlmProvider | AsyncLlmProvider):
+        elif sync_provider(provider) is None and async_provider(provider) is None:
             problems.append(f"{type(provider).__name__} has neither complete() nor acomplete()")
         problems.extend(_config_problems(self.memory.config))
         machine = REACT_MACHINE

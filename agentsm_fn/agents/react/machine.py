@@ -54,30 +54,31 @@ def narrate(state: State, event: Event, memory: AgentMemory) -> str:
         "task='2+2' task_type='default' max_steps=15"
     """
     m = memory
-    match state, event:
-        case State.Idle, _:
-            return f"task={m.task!r} task_type={m.task_type!r} max_steps={m.config.max_steps}"
-        case State.Planning, Event.LlmToolCall | Event.HumanApprovalRequired if m.current_tool_call:
+    # Plain identity tests (a trace line is narrated on every transition): the same cases, in the
+    # same order, as a ``match state, event`` over the pairs would take.
+    if state is State.Idle:
+        return f"task={m.task!r} task_type={m.task_type!r} max_steps={m.config.max_steps}"
+    if state is State.Planning:
+        if (event is Event.LlmToolCall or event is Event.HumanApprovalRequired) and m.current_tool_call:
             call = m.current_tool_call
             return f"step={m.step} tool={call.name} args={_short(dumps(call.arguments), 60)}"
-        case State.Planning, Event.LlmParallelToolCalls:
+        if event is Event.LlmParallelToolCalls:
             return f"step={m.step} tools=" + ",".join(c.name for c in m.pending_tool_calls)
-        case State.Planning, Event.LlmFinalAnswer:
+        if event is Event.LlmFinalAnswer:
             return f"step={m.step} answer={_short(m.final_answer)!r}"
-        case State.Planning, Event.LowConfidence:
+        if event is Event.LowConfidence:
             return f"step={m.step} confidence={m.confidence_score} retry={m.retry_count}"
-        case _, Event.MaxSteps | Event.BudgetExceeded | Event.FatalError:
-            return f"step={m.step} error={_short(m.error)!r}"
-        case State.WaitingForHuman, _ if m.pending_approval is not None:
-            return f"step={m.step} decision={m.pending_approval.decision!r}"
-        case State.Acting, _:
-            return f"step={m.step} observation={_short(m.last_observation)!r}"
-        case State.ParallelActing, _:
-            return f"step={m.step} results={len(m.parallel_results)}"
-        case State.Observing | State.Reflecting, _:
-            return f"step={m.step} history={len(m.history)}"
-        case _:
-            return f"step={m.step}"
+    if event is Event.MaxSteps or event is Event.BudgetExceeded or event is Event.FatalError:
+        return f"step={m.step} error={_short(m.error)!r}"
+    if state is State.WaitingForHuman and m.pending_approval is not None:
+        return f"step={m.step} decision={m.pending_approval.decision!r}"
+    if state is State.Acting:
+        return f"step={m.step} observation={_short(m.last_observation)!r}"
+    if state is State.ParallelActing:
+        return f"step={m.step} results={len(m.parallel_results)}"
+    if state is State.Observing or state is State.Reflecting:
+        return f"step={m.step} history={len(m.history)}"
+    return f"step={m.step}"
 
 
 DEFAULT_HANDLERS: dict[State, HandlerLike[Event, AgentMemory]] = {

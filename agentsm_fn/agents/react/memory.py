@@ -13,7 +13,8 @@ Observing; ``history`` grows only in Observing and is compressed only in Reflect
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import TypedDict, Unpack, cast
 
 import attrs
 from pyrsistent import PVector, pvector
@@ -24,7 +25,7 @@ from agentsm_fn.llm.messages import ToolCall
 from agentsm_fn.llm.replies import Usage
 from agentsm_fn.tools.spec import ToolDef
 
-__all__ = ["SUMMARY_TOOL", "AgentMemory", "HistoryEntry", "HumanApprovalRequest"]
+__all__ = ["SUMMARY_TOOL", "AgentMemory", "HistoryEntry", "HumanApprovalRequest", "MemoryChanges"]
 
 SUMMARY_TOOL = "[SUMMARY]"
 """The tool name of the single history entry Reflecting leaves behind."""
@@ -92,7 +93,33 @@ def _budget_default(self: AgentMemory) -> TokenBudget | None:
     return self.config.budget
 
 
-@attrs.frozen(kw_only=True)
+class MemoryChanges(TypedDict, total=False):
+    """The fields :meth:`AgentMemory.evolve` may change, with their types (checked by mypy)."""
+
+    task: str
+    task_type: str
+    system_prompt: str
+    step: int
+    retry_count: int
+    confidence_score: float
+    total_usage: Usage
+    current_tool_call: ToolCall | None
+    pending_tool_calls: tuple[ToolCall, ...]
+    parallel_results: tuple[ToolResult, ...]
+    last_observation: str | None
+    pending_approval: HumanApprovalRequest | None
+    history: PVector[HistoryEntry]
+    final_answer: str | None
+    error: str | None
+    config: AgentConfig
+    budget: TokenBudget | None
+    blacklisted_tools: frozenset[str]
+    tools: tuple[ToolDef, ...]
+
+
+# Not slotted: a copy is one C-level dict copy, which makes ``evolve`` (called several times per
+# transition) several times cheaper than ``attrs.evolve`` over nineteen fields.
+@attrs.frozen(kw_only=True, slots=False)
 class AgentMemory:
     """The agent's entire world-state, as a frozen value.
 
@@ -137,13 +164,32 @@ class AgentMemory:
         """
         return cls(task=task)
 
+    def evolve(self, **changes: Unpack[MemoryChanges]) -> AgentMemory:
+        """A copy with ``changes`` applied: ``attrs.evolve``, only faster (the handlers' hot path).
+
+        Example:
+            >>> m = AgentMemory.new("t").evolve(step=2, pending_tool_calls=[])
+            >>> m.step, m.pending_tool_calls, m == attrs.evolve(AgentMemory.new("t"), step=2)
+            (2, (), True)
+        """
+        unknown = changes.keys() - _FIELD_NAMES
+        if unknown:
+            raise TypeError(f"AgentMemory has no field(s) {sorted(unknown)}")
+        new = object.__new__(AgentMemory)
+        state = new.__dict__
+        state.update(self.__dict__)
+        for name, value in changes.items():
+            convert = _CONVERTERS.get(name)
+            state[name] = value if convert is None else convert(value)
+        return new
+
     def with_task_type(self, task_type: str) -> AgentMemory:
         """A copy with ``task_type`` set (it selects the model)."""
-        return attrs.evolve(self, task_type=task_type)
+        return self.evolve(task_type=task_type)
 
     def with_system_prompt(self, prompt: str) -> AgentMemory:
         """A copy with the system prompt set."""
-        return attrs.evolve(self, system_prompt=prompt)
+        return self.evolve(system_prompt=prompt)
 
     def with_config(self, config: AgentConfig) -> AgentMemory:
         """A copy with ``config`` (and its budget) in force.
@@ -152,7 +198,7 @@ class AgentMemory:
             >>> AgentMemory.new("t").with_config(AgentConfig(max_steps=2)).config.max_steps
             2
         """
-        return attrs.evolve(self, config=config, budget=config.budget)
+        return self.evolve(config=config, budget=config.budget)
 
     def blacklist_tool(self, name: str) -> AgentMemory:
         """A copy in which the tool ``name`` may not be used.
@@ -161,11 +207,11 @@ class AgentMemory:
             >>> sorted(AgentMemory.new("t").blacklist_tool("rm").blacklisted_tools)
             ['rm']
         """
-        return attrs.evolve(self, blacklisted_tools=self.blacklisted_tools | {name})
+        return self.evolve(blacklisted_tools=self.blacklisted_tools | {name})
 
     def with_tools(self, tools: Iterable[ToolDef]) -> AgentMemory:
         """A copy that knows these tool definitions."""
-        return attrs.evolve(self, tools=tuple(tools))
+        return self.evolve(tools=tuple(tools))
 
     def tool(self, name: str) -> ToolDef | None:
         """The definition of the tool ``name``, or None if it is unknown.
@@ -178,3 +224,12 @@ class AgentMemory:
             if definition.name == name:
                 return definition
         return None
+
+
+_FIELD_NAMES = frozenset(f.name for f in attrs.fields(AgentMemory))
+# The fields' converters (to tuples, pvectors, frozensets), applied by evolve() as __init__ would.
+_CONVERTERS: dict[str, Callable[[object], object]] = {
+    f.name: cast(Callable[[object], object], f.converter)
+    for f in attrs.fields(AgentMemory)
+    if callable(f.converter)
+}

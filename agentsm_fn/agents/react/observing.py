@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-import attrs
 from returns.result import Failure, Result
 
 from agentsm_fn.agents.react.memory import AgentMemory, HistoryEntry
@@ -68,7 +67,7 @@ def observe(
 
     Example:
         >>> from agentsm_fn.llm.messages import ToolCall
-        >>> m = attrs.evolve(AgentMemory.new("t"), step=1, current_tool_call=ToolCall("c", "x", {}),
+        >>> m = AgentMemory.new("t").evolve(step=1, current_tool_call=ToolCall("c", "x", {}),
         ...                  last_observation="SUCCESS: ok")
         >>> event, after = observe(m).unwrap()
         >>> event.name, len(after.history), after.current_tool_call, after.last_observation
@@ -79,8 +78,7 @@ def observe(
     entries = _entries(memory)
     if entries is None:
         return Failure(Fault("Observing entered with no tool call result to commit"))
-    committed = attrs.evolve(
-        memory,
+    committed = memory.evolve(
         history=memory.history.extend(entries),
         current_tool_call=None,
         last_observation=None,

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from typing import Literal, TypeAlias
 
-import attrs
 from returns.result import Result
 
 from agentsm_fn.agents.react.memory import AgentMemory, HumanApprovalRequest
@@ -61,12 +60,12 @@ def plan(
     """
     if memory.step >= memory.config.max_steps:
         message = f"Max steps ({memory.config.max_steps}) reached without a final answer"
-        return emit(Event.MaxSteps, attrs.evolve(memory, error=message))
+        return emit(Event.MaxSteps, memory.evolve(error=message))
     if memory.budget is not None:
         spent = memory.budget.exhausted_by(memory.total_usage)
         if spent is not None:
-            return emit(Event.BudgetExceeded, attrs.evolve(memory, error=f"Token budget exceeded: {spent}"))
-    stepped = attrs.evolve(memory, step=memory.step + 1)
+            return emit(Event.BudgetExceeded, memory.evolve(error=f"Token budget exceeded: {spent}"))
+    stepped = memory.evolve(step=memory.step + 1)
     return perform(LlmCall(planning_request(stepped), purpose="plan"), stepped)
 
 
@@ -83,10 +82,8 @@ def receive_plan(
         ('LlmFinalAnswer', 'The answer is four, clearly.')
     """
     if isinstance(outcome, LlmFailure):
-        return emit(Event.FatalError, attrs.evolve(memory, error=f"LLM call failed: {outcome.describe()}"))
-    seen = attrs.evolve(
-        memory, total_usage=memory.total_usage + outcome.usage, confidence_score=outcome.confidence
-    )
+        return emit(Event.FatalError, memory.evolve(error=f"LLM call failed: {outcome.describe()}"))
+    seen = memory.evolve(total_usage=memory.total_usage + outcome.usage, confidence_score=outcome.confidence)
     if outcome.is_tool_call:
         return _tool_calls(seen, outcome)
     return _final_answer(seen, outcome.content)
@@ -97,19 +94,19 @@ def _tool_calls(
 ) -> Result[tuple[Decided, AgentMemory] | Perform[LlmOutcome, AgentMemory], Fault]:
     config = memory.config
     if reply.confidence < config.confidence_threshold and memory.retry_count < config.max_retries:
-        return emit(Event.LowConfidence, attrs.evolve(memory, retry_count=memory.retry_count + 1))
+        return emit(Event.LowConfidence, memory.evolve(retry_count=memory.retry_count + 1))
     if any(call.name in memory.blacklisted_tools for call in reply.tool_calls):
         return emit(Event.ToolBlacklisted, memory)
     calls = reply.tool_calls
     needs_human = any(approval_reason(memory, call) is not None for call in calls)
     if len(calls) > 1 and config.parallel_tools and not needs_human:
-        return emit(Event.LlmParallelToolCalls, attrs.evolve(memory, pending_tool_calls=calls))
+        return emit(Event.LlmParallelToolCalls, memory.evolve(pending_tool_calls=calls))
     call = calls[0]
     reason = approval_reason(memory, call)
-    chosen = attrs.evolve(memory, current_tool_call=call)
+    chosen = memory.evolve(current_tool_call=call)
     if reason is not None:
         request = HumanApprovalRequest(step=memory.step, tool_call=call, reason=reason)
-        return emit(Event.HumanApprovalRequired, attrs.evolve(chosen, pending_approval=request))
+        return emit(Event.HumanApprovalRequired, chosen.evolve(pending_approval=request))
     return emit(Event.LlmToolCall, chosen)
 
 
@@ -118,4 +115,4 @@ def _final_answer(
 ) -> Result[tuple[Decided, AgentMemory] | Perform[LlmOutcome, AgentMemory], Fault]:
     if len(content.strip()) < memory.config.min_answer_length:
         return emit(Event.AnswerTooShort, memory)
-    return emit(Event.LlmFinalAnswer, attrs.evolve(memory, final_answer=content))
+    return emit(Event.LlmFinalAnswer, memory.evolve(final_answer=content))

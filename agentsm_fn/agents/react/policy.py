@@ -5,7 +5,6 @@ from __future__ import annotations
 from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.outcomes import ToolResult
 from agentsm_fn.llm.messages import ToolCall
-from agentsm_fn.tools.validate import argument_problems
 
 __all__ = ["approval_reason", "precheck", "should_reflect"]
 
@@ -41,7 +40,7 @@ def precheck(memory: AgentMemory, call: ToolCall) -> ToolResult | None:
         return ToolResult.failure(
             call.id, call.name, "ToolNotFound", f"Tool '{call.name}' not found in registry"
         )
-    problems = argument_problems(definition.parameters, call.arguments)
+    problems = definition.argument_problems(call.arguments)
     if problems is not None:
         return ToolResult.failure(
             call.id, call.name, "InvalidArguments", f"arguments do not match the schema: {problems}"

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Literal, TypeAlias
 
-import attrs
 from pyrsistent import pvector
 from returns.result import Result
 
@@ -42,7 +41,7 @@ def reflect(
     """
     spent = memory.budget is not None and memory.budget.exhausted_by(memory.total_usage) is not None
     if not memory.history or spent:
-        return emit(Event.ReflectDone, attrs.evolve(memory, retry_count=0))
+        return emit(Event.ReflectDone, memory.evolve(retry_count=0))
     return perform(LlmCall(compression_request(memory), purpose="reflect"), memory)
 
 
@@ -53,25 +52,24 @@ def receive_summary(
 
     Example:
         >>> from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind
-        >>> m = attrs.evolve(AgentMemory.new("t"), retry_count=2)
+        >>> m = AgentMemory.new("t").evolve(retry_count=2)
         >>> failed = LlmFailure(kind=LlmFailureKind.TIMEOUT, message="slow")
         >>> event, after = receive_summary(m, failed).unwrap()
         >>> event.name, after.retry_count
         ('ReflectDone', 0)
     """
     if isinstance(outcome, LlmFailure):
-        return emit(Event.ReflectDone, attrs.evolve(memory, retry_count=0))
+        return emit(Event.ReflectDone, memory.evolve(retry_count=0))
     spent = memory.total_usage + outcome.usage
     if outcome.is_tool_call or not outcome.content.strip():
-        return emit(Event.ReflectDone, attrs.evolve(memory, retry_count=0, total_usage=spent))
+        return emit(Event.ReflectDone, memory.evolve(retry_count=0, total_usage=spent))
     summary = HistoryEntry(
         step=memory.step,
         tool=ToolCall(f"summary_{memory.step}", SUMMARY_TOOL, {}),
         observation=outcome.content.strip(),
         success=True,
     )
-    compressed = attrs.evolve(
-        memory,
+    compressed = memory.evolve(
         history=pvector([summary]),
         retry_count=0,
         total_usage=spent,

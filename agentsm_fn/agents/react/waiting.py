@@ -40,7 +40,7 @@ def ask_human(
     request = memory.pending_approval
     if request is None or memory.current_tool_call is None:
         message = "WaitingForHuman entered without a pending approval and tool call"
-        return emit(Event.FatalError, attrs.evolve(memory, error=message))
+        return emit(Event.FatalError, memory.evolve(error=message))
     return perform(AskHuman(request), memory)
 
 
@@ -60,9 +60,7 @@ def receive_decision(
     """
     request = memory.pending_approval
     decided = (
-        memory
-        if request is None
-        else attrs.evolve(memory, pending_approval=attrs.evolve(request, decision=outcome))
+        memory if request is None else memory.evolve(pending_approval=attrs.evolve(request, decision=outcome))
     )
     match outcome:
         case Approved():
@@ -72,4 +70,4 @@ def receive_decision(
         case Modified(arguments=arguments):
             call = memory.current_tool_call
             changed = None if call is None else ToolCall(call.id, call.name, arguments)
-            return emit(Event.HumanModified, attrs.evolve(decided, current_tool_call=changed))
+            return emit(Event.HumanModified, decided.evolve(current_tool_call=changed))
