@@ -2,7 +2,8 @@
 
 Invalid arguments are not an exception: :func:`argument_problems` returns the
 problems as text, which Acting turns into a ``ToolFailure`` observation the LLM
-can read and correct. Checked validators are memoized per (frozen) schema.
+can read and correct. Checked validators are memoized per (frozen) schema, and plain
+schemas get a fast acceptance test first (:mod:`agentsm_fn.tools.fastcheck`).
 """
 
 from __future__ import annotations
@@ -11,17 +12,28 @@ import functools
 from collections.abc import Mapping
 from typing import Any, TypeAlias, cast
 
+import attrs
 import jsonschema
 from jsonschema.exceptions import SchemaError
 from jsonschema.protocols import Validator
 from pyrsistent import PMap
 
 from agentsm_fn.llm.json import JsonObject, JsonValue, freeze_object, thaw
+from agentsm_fn.tools.fastcheck import FastCheck, compile_fast
 
-__all__ = ["ArgumentCheck", "argument_problems", "compile_schema", "problems_with"]
+__all__ = ["ArgumentCheck", "CompiledSchema", "argument_problems", "compile_schema", "problems_with"]
 
-ArgumentCheck: TypeAlias = Validator | str
-"""A compiled schema: a checked validator, or why the schema itself is invalid."""
+
+@attrs.frozen
+class CompiledSchema:
+    """A checked validator, and the fast acceptance test when the schema is a plain one."""
+
+    validator: Validator
+    fast: FastCheck | None
+
+
+ArgumentCheck: TypeAlias = CompiledSchema | str
+"""A compiled schema, or why the schema itself is invalid."""
 
 
 @functools.lru_cache(maxsize=512)
@@ -40,7 +52,7 @@ def compile_schema(schema: JsonObject) -> ArgumentCheck:
         validator_class.check_schema(plain)
     except SchemaError as exc:
         return f"the tool's schema is invalid: {exc.message}"
-    return validator_class(plain)
+    return CompiledSchema(validator_class(plain), compile_fast(schema))
 
 
 def argument_problems(schema: Mapping[str, object], arguments: Mapping[str, object]) -> str | None:
@@ -57,7 +69,7 @@ def argument_problems(schema: Mapping[str, object], arguments: Mapping[str, obje
     return problems_with(compile_schema(cast(JsonObject, frozen)), arguments)
 
 
-def problems_with(validator: ArgumentCheck, arguments: Mapping[str, object]) -> str | None:
+def problems_with(compiled: ArgumentCheck, arguments: Mapping[str, object]) -> str | None:
     """:func:`argument_problems` with a schema compiled by :func:`compile_schema`.
 
     Example:
@@ -65,10 +77,12 @@ def problems_with(validator: ArgumentCheck, arguments: Mapping[str, object]) -> 
         >>> problems_with(check, {"q": 1}) is None, problems_with(check, {})
         (True, "'q' is a required property")
     """
-    if isinstance(validator, str):
-        return validator
+    if isinstance(compiled, str):
+        return compiled
+    if compiled.fast is not None and compiled.fast(arguments):
+        return None  # certainly valid (the fast test never rejects: jsonschema words the problems)
     plain_arguments = cast(dict[str, Any], thaw(cast(JsonValue, arguments)))
-    errors = sorted(validator.iter_errors(plain_arguments), key=lambda e: [str(p) for p in e.path])
+    errors = sorted(compiled.validator.iter_errors(plain_arguments), key=lambda e: [str(p) for p in e.path])
     if not errors:
         return None
     parts = []
