@@ -38,9 +38,9 @@ from agentsm_fn.core.failures import (
 )
 from agentsm_fn.core.faults import Fault
 from agentsm_fn.core.handlers import _FAST_SUCCESS, _success
-from agentsm_fn.core.journal import Journal
+from agentsm_fn.core.journal import Journal, _journal
 from agentsm_fn.core.machine import Machine
-from agentsm_fn.core.snapshot import _EMPTY_JOURNAL, _EMPTY_TRACE, Snapshot, Status
+from agentsm_fn.core.snapshot import _EMPTY_JOURNAL, _EMPTY_TRACE, Snapshot, Status, _snapshot
 from agentsm_fn.core.trace import Trace
 
 __all__ = ["DEFER", "SUSPEND", "Defer", "Suspend", "begin", "drive", "drive_from", "replay", "resume", "step"]
@@ -378,14 +378,14 @@ def _parked(
     status: Status,
     pending: Effect[object] | None,
 ) -> Snapshot[StateT, MemoryT]:
-    return Snapshot(
-        state=cast(StateT, state),  # nodes are built from this machine's states
-        memory=memory,
-        status=status,
-        pending=pending,
-        steps=steps,
-        trace=trace.extend(rows) if rows else trace,
-        journal=Journal(journal.rows.extend(ticks)) if ticks else journal,
+    return _snapshot(
+        cast(StateT, state),  # nodes are built from this machine's states
+        memory,
+        status,
+        pending,
+        steps,
+        trace.extend(rows) if rows else trace,
+        _journal(journal.rows.extend(ticks)) if ticks else journal,
     )
 
 

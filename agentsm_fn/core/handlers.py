@@ -59,31 +59,43 @@ PureHandler: TypeAlias = Callable[[MemoryT], "Result[tuple[EventT, MemoryT], Fau
 """A pure state: memory in, ``Result[(event, memory), Fault]`` out."""
 
 
-def _probe_fast_success() -> bool:
-    """Whether ``Success`` can be built without its two Python-level ``__init__`` frames."""
+def _probe_fast_success() -> Callable[[object, object], None] | None:
+    """The setter of ``Success``'s value slot, if a direct build equals ``Success(value)``.
+
+    ``Success(value)`` runs two Python-level ``__init__`` frames; setting the slot
+    through its member descriptor builds the same value for a fraction of that, and
+    the engine builds one per transition. None if a future ``returns`` lays it out
+    differently (then the constructor is used).
+    """
     try:
+        defined = [
+            klass.__dict__["_inner_value"] for klass in Success.__mro__ if "_inner_value" in klass.__dict__
+        ]
+        setter: Callable[[object, object], None] = defined[0].__set__
         probe = object.__new__(Success)
-        object.__setattr__(probe, "_inner_value", 1)
-        return bool(probe == Success(1) and probe.unwrap() == 1 and hash(probe) == hash(Success(1)))
-    except Exception:  # a future returns may lay Success out differently
-        return False
+        setter(probe, 1)
+        same = probe == Success(1) and probe.unwrap() == 1 and hash(probe) == hash(Success(1))
+        return setter if same else None
+    except Exception:
+        return None
 
 
-_FAST_SUCCESS: Final = _probe_fast_success()
-_new, _set, _tuple_new = object.__new__, object.__setattr__, tuple.__new__
+_SET_VALUE: Final = _probe_fast_success()
+_FAST_SUCCESS: Final = _SET_VALUE is not None
+_new, _tuple_new = object.__new__, tuple.__new__
 
 
 def _success(value: _T) -> Success[_T]:
     """``Success(value)``, built directly when the probe above proved that equivalent.
 
-    The engine spends a large share of each step constructing these; the direct
-    build skips two interpreter frames (measured in benchmarks/engine.py).
+    The engine spends a large share of each step constructing these (measured in
+    benchmarks/engine.py).
     """
-    if _FAST_SUCCESS:
-        made: Success[_T] = _new(Success)
-        _set(made, "_inner_value", value)
-        return made
-    return Success(value)
+    if _SET_VALUE is None:
+        return Success(value)
+    made: Success[_T] = _new(Success)
+    _SET_VALUE(made, value)
+    return made
 
 
 def emit(event: EventT, memory: MemoryT) -> Result[tuple[EventT, MemoryT], Fault]:
@@ -96,11 +108,11 @@ def emit(event: EventT, memory: MemoryT) -> Result[tuple[EventT, MemoryT], Fault
         >>> emit(Ev.GO, {"n": 1}).unwrap()
         (<Ev.GO: 1>, {'n': 1})
     """
-    if _FAST_SUCCESS:  # _success inlined: emit runs once per transition
-        made: Success[tuple[EventT, MemoryT]] = _new(Success)
-        _set(made, "_inner_value", (event, memory))
-        return made
-    return Success((event, memory))
+    if _SET_VALUE is None:
+        return Success((event, memory))
+    made: Success[tuple[EventT, MemoryT]] = _new(Success)  # _success inlined: emit runs once per transition
+    _SET_VALUE(made, (event, memory))
+    return made
 
 
 def perform(effect: Effect[OutcomeT], memory: MemoryT) -> Result[Perform[OutcomeT, MemoryT], Fault]:
@@ -114,7 +126,12 @@ def perform(effect: Effect[OutcomeT], memory: MemoryT) -> Result[Perform[Outcome
         >>> perform(Ping(), 0).unwrap().effect
         Ping()
     """
-    return _success(_tuple_new(Perform, (effect, memory)))
+    request: Perform[OutcomeT, MemoryT] = _tuple_new(Perform, (effect, memory))
+    if _SET_VALUE is None:
+        return Success(request)
+    made: Success[Perform[OutcomeT, MemoryT]] = _new(Success)  # _success inlined, as in emit
+    _SET_VALUE(made, request)
+    return made
 
 
 def fail(message: str) -> Result[tuple[EventT, MemoryT], Fault]:

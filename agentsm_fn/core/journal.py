@@ -9,10 +9,12 @@ reproduces the run exactly with no IO: the journal is the run's only input.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Final
 
 import attrs
 from pyrsistent import PVector, pvector
 
+from agentsm_fn.core._fast import new_instance, slot_setters
 from agentsm_fn.core.effects import Effect
 
 __all__ = ["Journal", "JournalEntry"]
@@ -62,11 +64,11 @@ class Journal:
 
     def tick(self, at: float) -> Journal:
         """Return a journal with a clock reading appended."""
-        return Journal(self.rows.append(float(at)))
+        return _journal(self.rows.append(float(at)))
 
     def outcome(self, effect: Effect[object], outcome: object, at: float) -> Journal:
         """Return a journal with an effect's outcome appended."""
-        return Journal(self.rows.append((at, effect, outcome)))
+        return _journal(self.rows.append((at, effect, outcome)))
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -81,3 +83,15 @@ class Journal:
     def outcomes(self) -> tuple[object, ...]:
         """The effect outcomes alone, in order."""
         return tuple(entry.outcome for entry in self if entry.effect is not None)
+
+
+_SET_ROWS: Final = slot_setters(Journal, ("rows",))
+
+
+def _journal(rows: PVector[_Row]) -> Journal:
+    """``Journal(rows)``, built directly when that is equivalent (see _fast)."""
+    if _SET_ROWS is None:
+        return Journal(rows)
+    made: Journal = new_instance(Journal)
+    _SET_ROWS[0](made, rows)
+    return made

@@ -12,10 +12,12 @@ import datetime as _dt
 import enum
 import json
 from collections.abc import Iterable, Iterator
+from typing import Final
 
 import attrs
 from pyrsistent import PVector, pvector
 
+from agentsm_fn.core._fast import new_instance, slot_setters
 from agentsm_fn.core.effects import describe_effect
 
 __all__ = ["Trace", "TraceEntry"]
@@ -116,15 +118,15 @@ class Trace:
         timestamp: float,
     ) -> Trace:
         """Return a new trace with one more transition entry at the end."""
-        return Trace(self.rows.append((step, state, event, target, data, timestamp)))
+        return _trace(self.rows.append((step, state, event, target, data, timestamp)))
 
     def record_request(self, step: int, state: str | enum.Enum, effect: object, timestamp: float) -> Trace:
         """Return a new trace with an effect-request entry at the end."""
-        return Trace(self.rows.append((step, state, effect, None, "", timestamp)))
+        return _trace(self.rows.append((step, state, effect, None, "", timestamp)))
 
     def extend(self, rows: Iterable[_Row]) -> Trace:
         """Return a new trace with ``rows`` appended (used by the run loop)."""
-        return Trace(self.rows.extend(rows))
+        return _trace(self.rows.extend(rows))
 
     @property
     def entries(self) -> tuple[TraceEntry, ...]:
@@ -175,3 +177,15 @@ class Trace:
             target = f"-> {e.target}" if e.target else ""
             lines.append(f"{e.step:>5}  {clock:<12}  {e.state:<16} {e.event:<24} {target:<16} {e.data}")
         return "\n".join(line if len(line) <= width else line[: width - 1] + "…" for line in lines)
+
+
+_SET_ROWS: Final = slot_setters(Trace, ("rows",))
+
+
+def _trace(rows: PVector[_Row]) -> Trace:
+    """``Trace(rows)``, built directly when that is equivalent (see _fast)."""
+    if _SET_ROWS is None:
+        return Trace(rows)
+    made: Trace = new_instance(Trace)
+    _SET_ROWS[0](made, rows)
+    return made

@@ -103,26 +103,23 @@ class _Inline:
 
     Anything but a plain outcome is handed back with :data:`DEFER`, leaving a note in
     ``problem`` that says what the shell must do with the yielded effect: park it
-    (no performer, raised, suspended) or, under ``arun``, await it.
+    (no performer, raised, suspended) or, under ``arun``, await it. The fold is given
+    the bound method :meth:`perform` (a cheaper call than an instance's ``__call__``).
     """
 
-    __slots__ = ("asynchronous", "found", "performers", "problem")
+    __slots__ = ("asynchronous", "found", "performers", "plain", "problem")
 
     def __init__(self, performers: Performers, asynchronous: bool) -> None:
         self.performers = performers
         self.asynchronous = asynchronous
         self.found: dict[type, Performer | None] = {}
+        self.plain: set[type] = set()  # outcome types seen not to be awaitable
         self.problem: object = None
 
-    def __call__(self, effect: Effect[object]) -> object:
-        kind = type(effect)
-        performer = self.found.get(kind, _UNSEEN)
+    def perform(self, effect: Effect[object]) -> object:
+        performer = self.found.get(type(effect), _UNSEEN)
         if performer is _UNSEEN:
-            has_async = self.asynchronous and self.performers.find_async(effect) is not None
-            performer = self.found[kind] = None if has_async else self.performers.find(effect)
-            if has_async:
-                self.found[kind] = _ASYNC
-                performer = _ASYNC
+            performer = self._look_up(effect)
         if performer is _ASYNC:
             self.problem = _AWAIT
             return DEFER
@@ -136,19 +133,30 @@ class _Inline:
         except Exception as exc:
             self.problem = _raised(exc)
             return DEFER
+        if type(outcome) in self.plain:
+            return outcome
         if outcome is SUSPEND:
             self.problem = SUSPEND
             return DEFER
-        if getattr(type(outcome), "__await__", None) is not None:  # cheaper than inspect.isawaitable
-            if self.asynchronous:
-                self.problem = outcome
-                return DEFER
-            close = getattr(outcome, "close", None)
-            if callable(close):
-                close()
-            self.problem = "performer returned an awaitable; use arun"
+        if getattr(type(outcome), "__await__", None) is None:  # cheaper than inspect.isawaitable
+            self.plain.add(type(outcome))
+            return outcome
+        if self.asynchronous:
+            self.problem = outcome
             return DEFER
-        return outcome
+        close = getattr(outcome, "close", None)
+        if callable(close):
+            close()
+        self.problem = "performer returned an awaitable; use arun"
+        return DEFER
+
+    def _look_up(self, effect: Effect[object]) -> Performer | None:
+        if self.asynchronous and self.performers.find_async(effect) is not None:
+            found: Performer | None = _ASYNC
+        else:
+            found = self.performers.find(effect)
+        self.found[type(effect)] = found
+        return found
 
     def take(self) -> object:
         problem, self.problem = self.problem, None
@@ -166,13 +174,13 @@ def run(
     """
     shell = shell or Shell()
     inline = _Inline(shell.performers, asynchronous=False)
-    fold = _drive(machine, start, shell.clock, inline)
+    fold = _drive(machine, start, shell.clock, inline.perform)
     try:
         effect = next(fold)
         while True:
             problem = inline.take()
             if problem is None:  # yielded untried: the pending effect of an awaiting snapshot
-                outcome = inline(effect)
+                outcome = inline.perform(effect)
                 if outcome is not DEFER:
                     effect = fold.send(outcome)
                     continue
@@ -195,13 +203,13 @@ async def arun(
     """
     shell = shell or Shell()
     inline = _Inline(shell.performers, asynchronous=True)
-    fold = _drive(machine, start, shell.clock, inline)
+    fold = _drive(machine, start, shell.clock, inline.perform)
     try:
         effect = next(fold)
         while True:
             problem = inline.take()
             if problem is None:  # yielded untried: the pending effect of an awaiting snapshot
-                outcome = inline(effect)
+                outcome = inline.perform(effect)
                 if outcome is not DEFER:
                     effect = fold.send(outcome)
                     continue
