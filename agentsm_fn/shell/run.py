@@ -47,6 +47,7 @@ def _async(_effect: Effect[object]) -> object:  # pragma: no cover - a sentinel,
 
 
 _ASYNC: Final[Performer] = _async  # "an async performer serves this type" in _Inline's cache
+_PLAIN_UNDERLYING: Final = Effect.underlying
 _AWAIT: Final = object()  # _Inline's note: "await the async performer for the yielded effect"
 
 RunResult = Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT]]
@@ -155,7 +156,10 @@ class _Inline:
             found: Performer | None = _ASYNC
         else:
             found = self.performers.find(effect)
-        self.found[type(effect)] = found
+        if type(effect).underlying is _PLAIN_UNDERLYING:
+            # Only a plain effect's performer depends on its type alone; a wrapper's
+            # (an embedded machine's Nested) is bound to the effect it carries.
+            self.found[type(effect)] = found
         return found
 
     def take(self) -> object:

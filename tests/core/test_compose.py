@@ -2,25 +2,32 @@
 
 from __future__ import annotations
 
+import asyncio
 import enum
-from typing import Literal
+from typing import ClassVar, Literal
 
 import attrs
 from returns.result import Failure, Result, Success
 
 from agentsm_fn import (
+    Effect,
+    Effectful,
     Fault,
     HandlerFaulted,
+    Machine,
     Performers,
     Pure,
     Shell,
     StepClock,
+    arun,
     begin,
     choose,
     define_machine,
+    effectful,
     embed,
     emit,
     lift,
+    perform,
     pure,
     replay,
     run,
@@ -145,3 +152,68 @@ def test_an_embedded_machine_that_fails_faults_the_outer_state() -> None:
     reason = result.failure().reason
     assert isinstance(reason, HandlerFaulted)
     assert "inner broke" in reason.fault.message
+
+
+@attrs.frozen
+class Lookup(Effect[str]):
+    outcome_types: ClassVar[tuple[type, ...]] = (str,)
+    key: str
+
+
+class Two(enum.Enum):
+    FIRST = 1
+    SECOND = 2
+    DONE = 3
+
+
+class TwoEv(enum.Enum):
+    GOT = 1
+
+
+def _asking(key: str) -> Effectful[TwoEv, tuple[str, ...], str]:
+    return effectful(lambda m: perform(Lookup(key), m), lambda m, value: emit(TwoEv.GOT, (*m, value)))
+
+
+def _two_lookups_embedded() -> Machine[Outer, OuterEv, tuple[str, ...]]:
+    inner = define_machine(
+        states=Two,
+        events=TwoEv,
+        initial=Two.FIRST,
+        terminals={Two.DONE},
+        table={(Two.FIRST, TwoEv.GOT): Two.SECOND, (Two.SECOND, TwoEv.GOT): Two.DONE},
+        handlers={Two.FIRST: _asking("a"), Two.SECOND: _asking("b")},
+    )
+    return define_machine(
+        states=Outer,
+        events=OuterEv,
+        initial=Outer.SUBTASK,
+        terminals={Outer.CLOSED, Outer.FAILED, Outer.INTAKE},
+        table={(Outer.SUBTASK, OuterEv.SUB_DONE): Outer.CLOSED},
+        handlers={
+            Outer.SUBTASK: embed(
+                inner, enter=lambda m: m, leave=lambda _m, inner: inner, exits={Two.DONE: OuterEv.SUB_DONE}
+            )
+        },
+    )
+
+
+def test_each_effect_of_an_embedded_machine_is_performed_as_itself() -> None:
+    # Regression: the shell cached performers by effect type, so the second Nested
+    # effect was performed as the first one ("a" twice).
+    machine = _two_lookups_embedded()
+    shell = Shell(Performers().on(Lookup, lambda e: f"value of {e.key}"), StepClock())
+    assert run(machine, (), shell).unwrap().memory == ("value of a", "value of b")
+
+
+def test_each_effect_of_an_embedded_machine_is_performed_as_itself_under_arun() -> None:
+    async def look_up(e: Lookup) -> str:
+        return f"async value of {e.key}"
+
+    machine = _two_lookups_embedded()
+    sync = Shell(Performers().on(Lookup, lambda e: f"value of {e.key}"), StepClock())
+    asynchronous = Shell(Performers().on_async(Lookup, look_up), StepClock())
+    assert asyncio.run(arun(machine, (), sync)).unwrap().memory == ("value of a", "value of b")
+    assert asyncio.run(arun(machine, (), asynchronous)).unwrap().memory == (
+        "async value of a",
+        "async value of b",
+    )
