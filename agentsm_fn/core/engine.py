@@ -40,7 +40,7 @@ from agentsm_fn.core.faults import Fault
 from agentsm_fn.core.handlers import _FAST_SUCCESS, _success
 from agentsm_fn.core.journal import Journal, _journal
 from agentsm_fn.core.machine import Machine
-from agentsm_fn.core.snapshot import _EMPTY_JOURNAL, _EMPTY_TRACE, Snapshot, Status, _snapshot
+from agentsm_fn.core.snapshot import _EMPTY_JOURNAL, _EMPTY_TRACE, _SETTERS, Snapshot, Status, _snapshot
 from agentsm_fn.core.trace import Trace
 
 __all__ = ["DEFER", "SUSPEND", "Defer", "Suspend", "begin", "drive", "drive_from", "replay", "resume", "step"]
@@ -53,6 +53,8 @@ StepResult = Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT]]
 
 _BASE_ACCEPTS: Final = Effect.accepts
 _DIRECT: Final = _FAST_SUCCESS  # Success's layout was probed: read its value without a call
+_FINISHED: Final = Status.FINISHED
+_new: Final = object.__new__
 
 
 class Suspend(enum.Enum):
@@ -399,10 +401,15 @@ def _fold(
     clock: Callable[[], float],
     perform: Callable[[Effect[object]], object] | None = None,
 ) -> Generator[Effect[object], object, StepResult[StateT, MemoryT]]:
-    """The hot loop: the same logic as step/resume on locals; a snapshot is built only on exit."""
+    """The hot loop: the same logic as step/resume on locals; a snapshot is built only on exit.
+
+    Written for speed (it is most of what a run costs beyond the user's handlers): no
+    helper calls on the path of a pure transition, locals for everything it reads twice.
+    """
     rows: list[tuple[int, object, object, object, object, float]] = []
     ticks: list[float | tuple[float, Effect[object], object]] = []
-    node = machine.compiled.get(start)
+    compiled = machine._compiled or machine.compiled
+    node = compiled.get(start)
     if node is None:
         parked: Snapshot[StateT, MemoryT] = _parked(
             start, memory, steps, trace, journal, rows, ticks, Status.READY, None
@@ -415,12 +422,13 @@ def _fold(
     awaiting: Effect[object] | None = None  # set while handling an outcome: failures keep it pending
     state: StateT = start
     reason: Reason | None = None
-    try:
-        cap = machine.cap_for(memory)
-    except Exception as exc:
-        cap, reason = 0, _raised(start, "safety_cap", exc)
+    cap = machine.safety_cap
+    if type(cap) is not int:
+        try:
+            cap = machine.cap_for(memory)
+        except Exception as exc:  # the run stops at its first step, once the tick is journaled
+            cap, reason = -1, _raised(start, "safety_cap", exc)
     while True:
-        awaiting = None
         state = node.state  # type: ignore[assignment]  # nodes hold this machine's states; no cast() call in the hot loop
         try:
             now = clock()
@@ -428,10 +436,9 @@ def _fold(
             reason = _clock_failed(state, exc)
             break
         add_tick(now)
-        if reason is not None:  # the safety cap could not be computed
-            break
         if steps >= cap:
-            reason = SafetyCapExceeded(state, steps, cap)
+            if reason is None:
+                reason = SafetyCapExceeded(state, steps, cap)
             break
         enter = node.enter
         if enter is None:
@@ -442,7 +449,6 @@ def _fold(
         except Exception as exc:
             reason = _raised(state, "enter", exc)
             break
-        moved = False
         while True:
             if type(decision) is Success:
                 value = decision._inner_value if _DIRECT else decision.unwrap()
@@ -454,7 +460,7 @@ def _fold(
                         steps += 1
                         data = "" if narrate is None else _narrate(machine, state, event, new_memory)
                         add_row((steps, state, event, following.state, data, now))
-                        node, memory, moved = following, new_memory, True
+                        node, memory, awaiting = following, new_memory, None
                         break
                 elif kind is Perform and isinstance(value[0], Effect):
                     effect: Effect[object] = value[0]
@@ -510,16 +516,27 @@ def _fold(
                 _, event, target, memory = routed
                 steps += 1
                 add_row((steps, state, event, target, _narrate(machine, state, event, memory), now))
-                node, moved = machine.compiled[target], True
+                node, awaiting = compiled[target], None
                 break
             _, pending, memory, _ = routed
             decision = Success(Perform(pending, memory))  # normalised; handled above on the next pass
-        if not moved:
-            break  # a failure: ``reason`` says why
+        if reason is not None:
+            break
         if node.terminal:  # stop on arrival
-            finished: Snapshot[StateT, MemoryT] = _parked(
-                node.state, memory, steps, trace, journal, rows, ticks, Status.FINISHED, None
-            )
+            if _SETTERS is None:
+                return _success(
+                    _parked(node.state, memory, steps, trace, journal, rows, ticks, Status.FINISHED, None)
+                )
+            # _parked and _success inlined: every finished run ends here
+            finished: Snapshot[StateT, MemoryT] = _new(Snapshot)
+            set_state, set_memory, set_status, set_pending, set_steps, set_trace, set_journal = _SETTERS
+            set_state(finished, node.state)
+            set_memory(finished, memory)
+            set_status(finished, _FINISHED)
+            set_pending(finished, None)
+            set_steps(finished, steps)
+            set_trace(finished, trace.extend(rows))
+            set_journal(finished, _journal(journal.rows.extend(ticks)))
             return _success(finished)
     status = Status.READY if awaiting is None else Status.AWAITING
     failed: Snapshot[StateT, MemoryT] = _parked(
