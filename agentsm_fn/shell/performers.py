@@ -26,6 +26,16 @@ AsyncPerformer: TypeAlias = Callable[[Effect[object]], Awaitable[object]]
 """Performs an effect asynchronously."""
 
 
+def _read_only(table: Mapping[type, Performer]) -> Mapping[type, Performer]:
+    """A private read-only copy of ``table`` (a caller's dict cannot change it later)."""
+    return MappingProxyType(dict(table))
+
+
+def _read_only_async(table: Mapping[type, AsyncPerformer]) -> Mapping[type, AsyncPerformer]:
+    """:func:`_read_only` for the async table."""
+    return MappingProxyType(dict(table))
+
+
 @attrs.frozen
 class Performers:
     """An immutable registry from effect type to performer.
@@ -40,8 +50,16 @@ class Performers:
         'yes'
     """
 
-    sync: Mapping[type, Performer] = attrs.field(factory=lambda: MappingProxyType({}))
-    asynchronous: Mapping[type, AsyncPerformer] = attrs.field(factory=lambda: MappingProxyType({}))
+    sync: Mapping[type, Performer] = attrs.field(factory=dict, converter=_read_only)
+    asynchronous: Mapping[type, AsyncPerformer] = attrs.field(factory=dict, converter=_read_only_async)
+    # What the shell found to perform each plain effect type under run / arun, filled as
+    # it goes: the tables above are private read-only copies, so an entry never goes stale.
+    _run_cache: dict[type, Performer | None] = attrs.field(
+        init=False, factory=dict, eq=False, repr=False, hash=False
+    )
+    _arun_cache: dict[type, Performer | None] = attrs.field(
+        init=False, factory=dict, eq=False, repr=False, hash=False
+    )
 
     def on(self, kind: type[EffectT], fn: Callable[[EffectT], object]) -> Performers:
         """A registry that performs ``kind`` effects with ``fn``."""

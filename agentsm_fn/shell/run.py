@@ -113,7 +113,8 @@ class _Inline:
     def __init__(self, performers: Performers, asynchronous: bool) -> None:
         self.performers = performers
         self.asynchronous = asynchronous
-        self.found: dict[type, Performer | None] = {}
+        # shared by every run of these performers: see Performers._run_cache
+        self.found = performers._arun_cache if asynchronous else performers._run_cache
         self.plain: set[type] = set()  # outcome types seen not to be awaitable
         self.problem: object = None
 

@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import attrs
 from returns.result import Success
 
-from agentsm_fn import SUSPEND, Performers, Shell, Status, StepClock, arun, begin, replay, resume_run, run
+from agentsm_fn import (
+    SUSPEND,
+    Effect,
+    Performers,
+    Shell,
+    Status,
+    StepClock,
+    arun,
+    begin,
+    replay,
+    resume_run,
+    run,
+)
 from agentsm_fn.core.compose import Nested
 from tests.core.sample import Ask, Mem, S, sample_machine
 
@@ -91,3 +104,21 @@ def test_a_finished_snapshot_runs_no_further() -> None:
     machine = sample_machine()
     done = run(machine, Mem(), Shell(Performers().on(Ask, lambda _e: 1), StepClock())).unwrap()
     assert run(machine, done, Shell()) == Success(done)
+
+
+def test_performers_keep_a_private_copy_of_the_tables_they_are_given() -> None:
+    table: dict[type, Callable[[Effect[object]], object]] = {Ask: lambda _e: 1}
+    performers = Performers(table)
+    assert run(sample_machine(), Mem(), Shell(performers, StepClock())).unwrap().memory == Mem(n=3, total=3)
+    table[Ask] = lambda _e: 100  # changing the caller's dict changes neither the registry nor its cache
+    assert performers.sync[Ask](Ask()) == 1
+    assert run(sample_machine(), Mem(), Shell(performers, StepClock())).unwrap().memory == Mem(n=3, total=3)
+
+
+def test_runs_share_what_the_shell_found_to_perform_each_effect() -> None:
+    performers = Performers().on(Ask, lambda _e: 2)
+    run(sample_machine(), Mem(), Shell(performers, StepClock()))
+    found = performers._run_cache[Ask]
+    assert found is performers.sync[Ask]
+    assert performers == Performers().on(Ask, performers.sync[Ask])  # the cache is not part of the value
+    assert run(sample_machine(), Mem(), Shell(performers, StepClock())).unwrap().memory == Mem(n=3, total=6)
