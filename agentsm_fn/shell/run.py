@@ -35,13 +35,6 @@ EventT = TypeVar("EventT", bound=enum.Enum)
 MemoryT = TypeVar("MemoryT")
 
 
-def _unseen(_effect: Effect[object]) -> object:  # pragma: no cover - a sentinel, never called
-    return None
-
-
-_UNSEEN: Final[Performer] = _unseen  # "not looked up yet" in a run's performer cache
-
-
 def _async(_effect: Effect[object]) -> object:  # pragma: no cover - a sentinel, never called
     return None
 
@@ -49,6 +42,8 @@ def _async(_effect: Effect[object]) -> object:  # pragma: no cover - a sentinel,
 _ASYNC: Final[Performer] = _async  # "an async performer serves this type" in _Inline's cache
 _PLAIN_UNDERLYING: Final = Effect.underlying
 _AWAIT: Final = object()  # _Inline's note: "await the async performer for the yielded effect"
+_PLAIN_OUTCOMES: Final[set[type]] = {str, int, float, bool, bytes, type(None), tuple, list, dict, frozenset}
+"""Outcome types seen not to be awaitable (nor SUSPEND): returned by inline performers at once."""
 
 RunResult = Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT]]
 
@@ -108,40 +103,43 @@ class _Inline:
     the bound method :meth:`perform` (a cheaper call than an instance's ``__call__``).
     """
 
-    __slots__ = ("asynchronous", "found", "performers", "plain", "problem")
+    __slots__ = ("asynchronous", "found", "performers", "problem")
 
     def __init__(self, performers: Performers, asynchronous: bool) -> None:
         self.performers = performers
         self.asynchronous = asynchronous
         # shared by every run of these performers: see Performers._run_cache
         self.found = performers._arun_cache if asynchronous else performers._run_cache
-        self.plain: set[type] = set()  # outcome types seen not to be awaitable
         self.problem: object = None
 
     def perform(self, effect: Effect[object]) -> object:
-        performer = self.found.get(type(effect), _UNSEEN)
-        if performer is _UNSEEN:
+        performer = self.found.get(type(effect))
+        if performer is None:
             performer = self._look_up(effect)
+            if performer is None:
+                self.problem = "no performer registered" + (
+                    "" if self.asynchronous else " (async ones need arun)"
+                )
+                return DEFER
         if performer is _ASYNC:
             self.problem = _AWAIT
-            return DEFER
-        if performer is None:
-            self.problem = "no performer registered" + (
-                "" if self.asynchronous else " (async ones need arun)"
-            )
             return DEFER
         try:
             outcome = performer(effect)
         except Exception as exc:
             self.problem = _raised(exc)
             return DEFER
-        if type(outcome) in self.plain:
+        if type(outcome) in _PLAIN_OUTCOMES:
             return outcome
+        return self._unusual(outcome)
+
+    def _unusual(self, outcome: object) -> object:
+        """An outcome of a type not seen yet, SUSPEND, or an awaitable."""
         if outcome is SUSPEND:
             self.problem = SUSPEND
             return DEFER
         if getattr(type(outcome), "__await__", None) is None:  # cheaper than inspect.isawaitable
-            self.plain.add(type(outcome))
+            _PLAIN_OUTCOMES.add(type(outcome))
             return outcome
         if self.asynchronous:
             self.problem = outcome
@@ -153,11 +151,12 @@ class _Inline:
         return DEFER
 
     def _look_up(self, effect: Effect[object]) -> Performer | None:
+        """The performer (or _ASYNC) for ``effect``; cached when it depends on the type alone."""
         if self.asynchronous and self.performers.find_async(effect) is not None:
             found: Performer | None = _ASYNC
         else:
             found = self.performers.find(effect)
-        if type(effect).underlying is _PLAIN_UNDERLYING:
+        if found is not None and type(effect).underlying is _PLAIN_UNDERLYING:
             # Only a plain effect's performer depends on its type alone; a wrapper's
             # (an embedded machine's Nested) is bound to the effect it carries.
             self.found[type(effect)] = found
