@@ -114,6 +114,28 @@ def malformed(provider: str, message: str) -> LlmFailure:
     return LlmFailure(kind=LlmFailureKind.MALFORMED_REPLY, message=message, provider=provider)
 
 
+def _arguments_object(provider: str, name: str, raw: object) -> dict[str, object] | LlmFailure:
+    value: object = raw
+    if isinstance(raw, str):
+        value = {} if raw.strip() == "" else parse_json(raw)
+    obj = as_object(value)
+    if obj is None:
+        return LlmFailure(
+            kind=LlmFailureKind.INVALID_TOOL_ARGUMENTS,
+            message=f"arguments of tool {name!r} are not a JSON object",
+            provider=provider,
+        )
+    return obj
+
+
+def _not_json(provider: str, name: str) -> LlmFailure:
+    return LlmFailure(
+        kind=LlmFailureKind.INVALID_TOOL_ARGUMENTS,
+        message=f"arguments of tool {name!r} are not JSON",
+        provider=provider,
+    )
+
+
 def parse_tool_arguments(provider: str, name: str, raw: object) -> JsonObject | LlmFailure:
     """Tool arguments from a JSON string or object; a typed failure otherwise.
 
@@ -125,24 +147,13 @@ def parse_tool_arguments(provider: str, name: str, raw: object) -> JsonObject | 
         >>> parse_tool_arguments("openai", "f", "{oops").kind.value
         'invalid_tool_arguments'
     """
-    value: object = raw
-    if isinstance(raw, str):
-        value = {} if raw.strip() == "" else parse_json(raw)
-    obj = as_object(value)
-    if obj is None:
-        return LlmFailure(
-            kind=LlmFailureKind.INVALID_TOOL_ARGUMENTS,
-            message=f"arguments of tool {name!r} are not a JSON object",
-            provider=provider,
-        )
+    obj = _arguments_object(provider, name, raw)
+    if isinstance(obj, LlmFailure):
+        return obj
     try:
         return freeze_object(obj)
     except (TypeError, RecursionError):
-        return LlmFailure(
-            kind=LlmFailureKind.INVALID_TOOL_ARGUMENTS,
-            message=f"arguments of tool {name!r} are not JSON",
-            provider=provider,
-        )
+        return _not_json(provider, name)
 
 
 def tool_call_or_failure(provider: str, call_id: str, name: str, raw: object) -> ToolCall | LlmFailure:
@@ -154,10 +165,13 @@ def tool_call_or_failure(provider: str, call_id: str, name: str, raw: object) ->
     """
     if not name:
         return malformed(provider, "tool call without a name")
-    arguments = parse_tool_arguments(provider, name, raw)
-    if isinstance(arguments, LlmFailure):
-        return arguments
-    return ToolCall(id=call_id, name=name, arguments=arguments)
+    obj = _arguments_object(provider, name, raw)
+    if isinstance(obj, LlmFailure):
+        return obj
+    try:  # ToolCall freezes the arguments (once: parse_tool_arguments would freeze them twice)
+        return ToolCall(id=call_id, name=name, arguments=obj)
+    except (TypeError, RecursionError):
+        return _not_json(provider, name)
 
 
 def confidence_from_logprobs(logprobs: list[float]) -> float:

@@ -9,6 +9,7 @@ by another process).
 from __future__ import annotations
 
 from types import MappingProxyType
+from typing import cast
 
 from returns.result import Failure
 
@@ -28,24 +29,25 @@ __all__ = ["aresume_agent", "arun_agent", "resume_agent", "run_agent", "shell_fo
 
 
 def _llm_performers(agent: Agent) -> Performers:
-    performers = Performers()
-    sync = sync_provider(agent.llm)
-    if sync is not None:
-        complete_sync = sync.complete
+    sync: dict[type, Performer] = {}
+    asynchronous: dict[type, AsyncPerformer] = {}
+    provider = sync_provider(agent.llm)
+    if provider is not None:
+        complete_sync = provider.complete
 
         def complete(effect: LlmCall) -> LlmOutcome:
             return complete_sync(effect.request)
 
-        performers = performers.on(LlmCall, complete)
-    asynchronous = async_provider(agent.llm)
-    if asynchronous is not None:
-        complete_async = asynchronous.acomplete
+        sync[LlmCall] = cast(Performer, complete)  # as Performers.on: it only receives LlmCall
+    aprovider = async_provider(agent.llm)
+    if aprovider is not None:
+        complete_async = aprovider.acomplete
 
         async def acomplete(effect: LlmCall) -> LlmOutcome:
             return await complete_async(effect.request)
 
-        performers = performers.on_async(LlmCall, acomplete)
-    return performers
+        asynchronous[LlmCall] = cast(AsyncPerformer, acomplete)
+    return Performers(MappingProxyType(sync), MappingProxyType(asynchronous))
 
 
 _SUSPENDING = suspending_performers()  # a constant: made once, not once per run

@@ -13,7 +13,7 @@ import asyncio
 import concurrent.futures
 import threading
 from collections.abc import Awaitable, Callable
-from types import MappingProxyType
+from types import CoroutineType, MappingProxyType
 from typing import TypeVar, cast
 
 import attrs
@@ -37,6 +37,8 @@ def _kwargs(effect: RunTool) -> dict[str, object]:
 
 def _result(effect: RunTool, value: object) -> ToolResult:
     call = effect.call
+    if type(value) is str:  # the usual case; outcome_text would say Success(value)
+        return ToolResult(call_id=call.id, name=call.name, ok=True, output=value)
     match outcome_text(value):
         case Success(output):
             return ToolResult(call_id=call.id, name=call.name, ok=True, output=output)
@@ -61,6 +63,8 @@ def _not_found(effect: RunTool) -> ToolResult:
 
 async def _await_tool(tool: Tool, kwargs: dict[str, object]) -> object:
     awaitable = tool.fn(**kwargs)
+    if type(awaitable) is CoroutineType:  # the usual case, without the ABC check below
+        return await awaitable
     if not isinstance(awaitable, Awaitable):  # pragma: no cover - is_async guarantees a coroutine
         return awaitable
     return await awaitable

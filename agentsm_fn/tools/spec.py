@@ -24,6 +24,22 @@ def _schema(value: object) -> JsonObject:
     return freeze_object(value)
 
 
+_SPEC_FIELDS = ("name", "description", "parameters")
+if tuple(f.name for f in attrs.fields(ToolSpec)) != _SPEC_FIELDS:  # pragma: no cover - a programmer error
+    raise TypeError(f"ToolDef.spec must set every field of ToolSpec: {attrs.fields(ToolSpec)}")
+
+
+def _frozen_spec(name: str, description: str, parameters: JsonObject) -> ToolSpec:
+    """``ToolSpec(name, description, parameters)`` for a schema frozen already, without re-freezing it.
+
+    ToolSpec's converter would rebuild the (already frozen) schema map by map; the value is equal.
+    """
+    spec = object.__new__(ToolSpec)
+    for field, value in zip(_SPEC_FIELDS, (name, description, parameters), strict=True):
+        object.__setattr__(spec, field, value)
+    return spec
+
+
 @attrs.frozen(kw_only=True)
 class ToolDef:
     """Name, description, argument schema, and the per-tool policy of one tool.
@@ -47,7 +63,7 @@ class ToolDef:
     @functools.cached_property
     def spec(self) -> ToolSpec:
         """The tool as the model sees it (made once per definition: every planning call sends it)."""
-        return ToolSpec(self.name, self.description, self.parameters)
+        return _frozen_spec(self.name, self.description, self.parameters)
 
     @functools.cached_property
     def _check(self) -> ArgumentCheck:

@@ -93,4 +93,7 @@ def select_model(config: AgentConfig, task_type: str) -> str:
         >>> select_model(c, "calculation"), select_model(c, "research"), select_model(AgentConfig(), "x")
         ('small', 'big', '')
     """
-    return config.models.get(task_type) or config.models.get("default") or ""
+    models = config.models
+    if not models:  # the usual case: let the provider use its own default
+        return ""
+    return models.get(task_type) or models.get("default") or ""

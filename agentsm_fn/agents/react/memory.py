@@ -31,7 +31,7 @@ SUMMARY_TOOL = "[SUMMARY]"
 """The tool name of the single history entry Reflecting leaves behind."""
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, cache_hash=True)  # hashed at every planning call (prompt memo)
 class HistoryEntry:
     """A completed tool call: the step it belongs to, the call, its observation.
 
@@ -162,7 +162,9 @@ class AgentMemory:
             >>> AgentMemory.new("t").task
             't'
         """
-        return cls(task=task)
+        if cls is not AgentMemory:  # pragma: no cover - a subclass builds its own
+            return cls(task=task)
+        return _BLANK.evolve(task=task)  # the defaults, made once (they are frozen values)
 
     def evolve(self, **changes: Unpack[MemoryChanges]) -> AgentMemory:
         """A copy with ``changes`` applied: ``attrs.evolve``, only faster (the handlers' hot path).
@@ -233,3 +235,4 @@ _CONVERTERS: dict[str, Callable[[object], object]] = {
     for f in attrs.fields(AgentMemory)
     if callable(f.converter)
 }
+_BLANK = AgentMemory(task="")

@@ -19,7 +19,7 @@ Rules (000 section 4.8, 001):
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, TypedDict
 
 from returns.result import Result
 
@@ -31,7 +31,7 @@ from agentsm_fn.core.effects import Perform
 from agentsm_fn.core.faults import Fault
 from agentsm_fn.core.handlers import emit, perform
 from agentsm_fn.llm.call import LlmCall
-from agentsm_fn.llm.replies import LlmFailure, LlmOutcome, LlmReply
+from agentsm_fn.llm.replies import LlmFailure, LlmOutcome, LlmReply, Usage
 
 __all__ = ["plan", "receive_plan"]
 
@@ -46,6 +46,13 @@ Decided: TypeAlias = Literal[
     Event.AnswerTooShort,
     Event.LlmFinalAnswer,
 ]
+
+
+class _Seen(TypedDict):
+    """What Planning records about every reply (usage and confidence)."""
+
+    total_usage: Usage
+    confidence_score: float
 
 
 def plan(
@@ -83,36 +90,40 @@ def receive_plan(
     """
     if isinstance(outcome, LlmFailure):
         return emit(Event.FatalError, memory.evolve(error=f"LLM call failed: {outcome.describe()}"))
-    seen = memory.evolve(total_usage=memory.total_usage + outcome.usage, confidence_score=outcome.confidence)
+    # What every branch records about the reply, applied with the branch's own changes (one copy).
+    seen: _Seen = {
+        "total_usage": memory.total_usage + outcome.usage,
+        "confidence_score": outcome.confidence,
+    }
     if outcome.is_tool_call:
-        return _tool_calls(seen, outcome)
-    return _final_answer(seen, outcome.content)
+        return _tool_calls(memory, outcome, seen)
+    return _final_answer(memory, outcome.content, seen)
 
 
 def _tool_calls(
-    memory: AgentMemory, reply: LlmReply
+    memory: AgentMemory, reply: LlmReply, seen: _Seen
 ) -> Result[tuple[Decided, AgentMemory] | Perform[LlmOutcome, AgentMemory], Fault]:
     config = memory.config
     if reply.confidence < config.confidence_threshold and memory.retry_count < config.max_retries:
-        return emit(Event.LowConfidence, memory.evolve(retry_count=memory.retry_count + 1))
+        return emit(Event.LowConfidence, memory.evolve(**seen, retry_count=memory.retry_count + 1))
     if any(call.name in memory.blacklisted_tools for call in reply.tool_calls):
-        return emit(Event.ToolBlacklisted, memory)
+        return emit(Event.ToolBlacklisted, memory.evolve(**seen))
     calls = reply.tool_calls
     needs_human = any(approval_reason(memory, call) is not None for call in calls)
     if len(calls) > 1 and config.parallel_tools and not needs_human:
-        return emit(Event.LlmParallelToolCalls, memory.evolve(pending_tool_calls=calls))
+        return emit(Event.LlmParallelToolCalls, memory.evolve(**seen, pending_tool_calls=calls))
     call = calls[0]
     reason = approval_reason(memory, call)
-    chosen = memory.evolve(current_tool_call=call)
     if reason is not None:
         request = HumanApprovalRequest(step=memory.step, tool_call=call, reason=reason)
-        return emit(Event.HumanApprovalRequired, chosen.evolve(pending_approval=request))
-    return emit(Event.LlmToolCall, chosen)
+        chosen = memory.evolve(**seen, current_tool_call=call, pending_approval=request)
+        return emit(Event.HumanApprovalRequired, chosen)
+    return emit(Event.LlmToolCall, memory.evolve(**seen, current_tool_call=call))
 
 
 def _final_answer(
-    memory: AgentMemory, content: str
+    memory: AgentMemory, content: str, seen: _Seen
 ) -> Result[tuple[Decided, AgentMemory] | Perform[LlmOutcome, AgentMemory], Fault]:
     if len(content.strip()) < memory.config.min_answer_length:
-        return emit(Event.AnswerTooShort, memory)
-    return emit(Event.LlmFinalAnswer, memory.evolve(final_answer=content))
+        return emit(Event.AnswerTooShort, memory.evolve(**seen))
+    return emit(Event.LlmFinalAnswer, memory.evolve(**seen, final_answer=content))

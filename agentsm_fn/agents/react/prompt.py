@@ -9,6 +9,7 @@ is appended to it.
 
 from __future__ import annotations
 
+import functools
 import json
 from itertools import groupby
 
@@ -57,7 +58,11 @@ def _task_message(memory: AgentMemory) -> UserMessage:
     return UserMessage(f"{memory.task}\n\nSummary of the work so far: {joined}")
 
 
-def _turns(entries: list[HistoryEntry]) -> list[Message]:
+# Every planning call re-sends the whole history: a step's turns are built once (entries are
+# frozen, and the same objects from step to step, so the lookup is by identity) and the codecs,
+# which memoize each message's wire form, then meet the same message objects again.
+@functools.lru_cache(maxsize=4096)
+def _turns(entries: tuple[HistoryEntry, ...]) -> tuple[Message, ...]:
     step = entries[0].step
     calls = tuple(
         e.tool if e.tool.id else ToolCall(_call_id(e.tool, step, i), e.tool.name, e.tool.arguments)
@@ -66,7 +71,11 @@ def _turns(entries: list[HistoryEntry]) -> list[Message]:
     turns: list[Message] = [AssistantMessage(tool_calls=calls)]
     for call, entry in zip(calls, entries, strict=True):
         turns.append(ToolResultMessage(call.id, call.name, entry.observation, is_error=not entry.success))
-    return turns
+    return tuple(turns)
+
+
+def _step_of(entry: HistoryEntry) -> int:
+    return entry.step
 
 
 def build_messages(memory: AgentMemory) -> tuple[Message, ...]:
@@ -82,8 +91,8 @@ def build_messages(memory: AgentMemory) -> tuple[Message, ...]:
         messages.append(SystemMessage(memory.system_prompt))
     messages.append(_task_message(memory))
     work = [e for e in memory.history if not e.is_summary]
-    for _, group in groupby(work, key=lambda e: e.step):
-        messages.extend(_turns(list(group)))
+    for _, group in groupby(work, key=_step_of):
+        messages.extend(_turns(tuple(group)))
     return tuple(messages)
 
 
