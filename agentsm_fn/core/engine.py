@@ -41,7 +41,7 @@ from agentsm_fn.core.handlers import _FAST_SUCCESS, _success
 from agentsm_fn.core.journal import Journal, _journal
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import _EMPTY_JOURNAL, _EMPTY_TRACE, _SETTERS, Snapshot, Status, _snapshot
-from agentsm_fn.core.trace import Trace
+from agentsm_fn.core.trace import Trace, _trace
 
 __all__ = ["DEFER", "SUSPEND", "Defer", "Suspend", "begin", "drive", "drive_from", "replay", "resume", "step"]
 
@@ -419,7 +419,8 @@ def _fold(
         return _success(_parked(start, memory, steps, trace, journal, rows, ticks, Status.FINISHED, None))
     narrate = machine.narrate
     add_row, add_tick = rows.append, ticks.append
-    awaiting: Effect[object] | None = None  # set while handling an outcome: failures keep it pending
+    awaiting: Effect[object] | None = None  # the effect whose outcome is being handled at step awaiting_at:
+    awaiting_at = -1  # a failure then keeps it pending
     state: StateT = start
     reason: Reason | None = None
     cap = machine.safety_cap
@@ -452,17 +453,19 @@ def _fold(
         while True:
             if type(decision) is Success:
                 value = decision._inner_value if _DIRECT else decision.unwrap()
-                kind = type(value)
-                if kind is tuple and len(value) == 2:
-                    event, new_memory = value
+                if type(value) is tuple:
+                    try:
+                        event, new_memory = value
+                    except ValueError:  # not a pair: no edge, so the general route below reports it
+                        event = None
                     following = node.edges.get(id(event))
                     if following is not None:
                         steps += 1
                         data = "" if narrate is None else _narrate(machine, state, event, new_memory)
                         add_row((steps, state, event, following.state, data, now))
-                        node, memory, awaiting = following, new_memory, None
+                        node, memory = following, new_memory
                         break
-                elif kind is Perform and isinstance(value[0], Effect):
+                elif type(value) is Perform and isinstance(value[0], Effect):
                     effect: Effect[object] = value[0]
                     memory = value[1]
                     add_row((steps + 1, state, effect, None, "", now))
@@ -477,7 +480,7 @@ def _fold(
                             state, memory, steps, trace, journal, rows, ticks, Status.AWAITING, effect
                         )
                         return _success(parked)
-                    awaiting = effect
+                    awaiting, awaiting_at = effect, steps  # pending until the step count moves on
                     try:
                         now = clock()
                     except (
@@ -516,7 +519,7 @@ def _fold(
                 _, event, target, memory = routed
                 steps += 1
                 add_row((steps, state, event, target, _narrate(machine, state, event, memory), now))
-                node, awaiting = compiled[target], None
+                node = compiled[target]
                 break
             _, pending, memory, _ = routed
             decision = Success(Perform(pending, memory))  # normalised; handled above on the next pass
@@ -535,9 +538,11 @@ def _fold(
             set_status(finished, _FINISHED)
             set_pending(finished, None)
             set_steps(finished, steps)
-            set_trace(finished, trace.extend(rows))
+            set_trace(finished, _trace(trace.rows.extend(rows)))
             set_journal(finished, _journal(journal.rows.extend(ticks)))
             return _success(finished)
+    if awaiting_at != steps:
+        awaiting = None
     status = Status.READY if awaiting is None else Status.AWAITING
     failed: Snapshot[StateT, MemoryT] = _parked(
         state, memory, steps, trace, journal, rows, ticks, status, awaiting

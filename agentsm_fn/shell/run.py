@@ -61,17 +61,6 @@ class Shell:
     clock: Clock = system_clock
 
 
-def _drive(
-    machine: Machine[StateT, EventT, MemoryT],
-    start: MemoryT | Snapshot[StateT, MemoryT],
-    clock: Clock,
-    perform: Performer,
-) -> Generator[Effect[object], object, RunResult[StateT, MemoryT]]:
-    if isinstance(start, Snapshot):
-        return drive(machine, start, clock, perform)
-    return drive_from(machine, start, clock, perform)
-
-
 def _park(
     fold: Generator[Effect[object], object, RunResult[StateT, MemoryT]],
     effect: Effect[object],
@@ -178,7 +167,11 @@ def run(
     """
     shell = shell or Shell()
     inline = _Inline(shell.performers, asynchronous=False)
-    fold = _drive(machine, start, shell.clock, inline.perform)
+    fold = (
+        drive(machine, start, shell.clock, inline.perform)
+        if isinstance(start, Snapshot)
+        else drive_from(machine, start, shell.clock, inline.perform)
+    )
     try:
         effect = next(fold)
         while True:
@@ -207,7 +200,11 @@ async def arun(
     """
     shell = shell or Shell()
     inline = _Inline(shell.performers, asynchronous=True)
-    fold = _drive(machine, start, shell.clock, inline.perform)
+    fold = (
+        drive(machine, start, shell.clock, inline.perform)
+        if isinstance(start, Snapshot)
+        else drive_from(machine, start, shell.clock, inline.perform)
+    )
     try:
         effect = next(fold)
         while True:
