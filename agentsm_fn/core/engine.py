@@ -37,7 +37,7 @@ from agentsm_fn.core.failures import (
     WrongStatus,
 )
 from agentsm_fn.core.faults import Fault
-from agentsm_fn.core.handlers import _FAST_SUCCESS, _success
+from agentsm_fn.core.handlers import _success
 from agentsm_fn.core.journal import Journal, _journal
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import _EMPTY_JOURNAL, _EMPTY_TRACE, _SETTERS, Snapshot, Status, _snapshot
@@ -52,7 +52,6 @@ MemoryT = TypeVar("MemoryT")
 StepResult = Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT]]
 
 _BASE_ACCEPTS: Final = Effect.accepts
-_DIRECT: Final = _FAST_SUCCESS  # Success's layout was probed: read its value without a call
 _FINISHED: Final = Status.FINISHED
 _new: Final = object.__new__
 
@@ -452,7 +451,10 @@ def _fold(
             break
         while True:
             if type(decision) is Success:
-                value = decision._inner_value if _DIRECT else decision.unwrap()
+                try:
+                    value = decision._inner_value  # Success's one slot (probed in handlers)
+                except AttributeError:  # pragma: no cover - a future returns may lay it out differently
+                    value = decision.unwrap()
                 if type(value) is tuple:
                     try:
                         event, new_memory = value
@@ -461,8 +463,11 @@ def _fold(
                     following = node.edges.get(id(event))
                     if following is not None:
                         steps += 1
-                        data = "" if narrate is None else _narrate(machine, state, event, new_memory)
-                        add_row((steps, state, event, following.state, data, now))
+                        if narrate is None:
+                            add_row((steps, state, event, following.state, "", now))
+                        else:
+                            data = _narrate(machine, state, event, new_memory)
+                            add_row((steps, state, event, following.state, data, now))
                         node, memory = following, new_memory
                         break
                 elif type(value) is Perform and isinstance(value[0], Effect):
