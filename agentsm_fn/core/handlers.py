@@ -81,7 +81,6 @@ def _probe_fast_success() -> Callable[[object, object], None] | None:
 
 
 _SET_VALUE: Final = _probe_fast_success()
-_FAST_SUCCESS: Final = _SET_VALUE is not None
 _new, _tuple_new = object.__new__, tuple.__new__
 
 
