@@ -310,9 +310,12 @@ def measure(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small K values and short timings (smoke run)")
+    parser.add_argument(
+        "--budget", type=float, help="seconds per measurement (default 2, or 0.3 with --quick)"
+    )
     args = parser.parse_args(argv)
     ks = [3, 100, 1_000] if args.quick else [3, 100, 1_000, 10_000]
-    budget = 0.3 if args.quick else 2.0
+    budget = args.budget if args.budget is not None else 0.3 if args.quick else 2.0
     print(f"python {sys.version.split()[0]}; best CPU time of repeated runs, ~{budget:.1f} s per measurement")
     variants = {
         "reference: the baseline's work on the engine (LLM and tool called in process)": engine_pure_run,

@@ -1,0 +1,52 @@
+"""The engine benchmark compares like with like: every variant does the baseline's work.
+
+No timing here (speed is measured by running ``benchmarks/engine.py``); these tests
+keep the benchmark honest as the code changes: the same transitions, the same history.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("engine_benchmark", ROOT / "benchmarks" / "engine.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # attrs resolves the module's annotations through sys.modules
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("k", [0, 1, 3, 50])
+def test_every_variant_takes_the_baselines_transitions(bench: ModuleType, k: int) -> None:
+    assert bench.engine_run(k) == bench.engine_pure_run(k) == bench.baseline_run(k) == 3 * k + 2
+
+
+def test_the_variants_end_with_the_baselines_memory(bench: ModuleType) -> None:
+    bench.LLM.reset(3)
+    effects = bench.run(bench.MACHINE, bench.Mem(), bench.SHELL).unwrap().memory
+    bench.LLM.reset(3)
+    reference = bench.run(bench.PURE_MACHINE, bench.Mem(), bench.SHELL).unwrap().memory
+    assert effects == reference
+    assert (effects.step, effects.answer, tuple(effects.history)) == (
+        4,
+        "done",
+        ("calculator: calculator says 42",) * 3,
+    )
+
+
+def test_the_quick_run_prints_every_target(bench: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+    bench.main(["--quick", "--budget", "0"])
+    out = capsys.readouterr().out
+    assert (
+        out.count("target <= 1.5") == 2 and out.count("target <= 1.2") == 2 and out.count("target <= 5") == 2
+    )
