@@ -89,4 +89,8 @@ def json_text(value: object) -> bytes:
         >>> json_text({"a": [1, None]})
         b'{"a":[1,null]}'
     """
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+    return _COMPACT.encode(value).encode()
+
+
+# json.dumps builds an encoder per call when given options; this one is made once.
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)

@@ -21,6 +21,7 @@ from agentsm_fn.llm.call import LlmRequest
 from agentsm_fn.llm.json import thaw
 from agentsm_fn.llm.messages import AssistantMessage, Message, SystemMessage, ToolResultMessage, UserMessage
 from agentsm_fn.llm.replies import LlmOutcome
+from agentsm_fn.providers._memo import by_identity
 from agentsm_fn.providers._wire import json_text, parse_object
 from agentsm_fn.providers.codec import WireRequest, malformed
 from agentsm_fn.providers.ollama_stream import OllamaStreamDecoder, chunk_failure, decode_final
@@ -50,7 +51,7 @@ def encode_message(message: Message) -> dict[str, object]:
     return out
 
 
-_encoded = functools.lru_cache(maxsize=4096)(encode_message)  # frozen messages, serialised only
+_encoded = by_identity(functools.lru_cache(maxsize=4096)(encode_message))  # frozen messages, serialised only
 
 
 def render_prompt(messages: tuple[Message, ...]) -> tuple[str, str]:

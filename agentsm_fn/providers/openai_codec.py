@@ -18,6 +18,7 @@ from agentsm_fn.llm.call import LlmRequest
 from agentsm_fn.llm.json import thaw
 from agentsm_fn.llm.messages import Message, SystemMessage, ToolResultMessage, ToolSpec, UserMessage
 from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind, LlmOutcome
+from agentsm_fn.providers._memo import by_identity
 from agentsm_fn.providers._wire import as_int, as_list, as_object, as_str, json_text, parse_object
 from agentsm_fn.providers.codec import Draft, WireRequest, assemble, malformed, number_list
 from agentsm_fn.providers.openai_stream import OpenAiStreamDecoder
@@ -76,7 +77,7 @@ def encode_message(message: Message) -> dict[str, object]:
 
 # Messages and tool specs are frozen values, re-sent on every turn of a conversation: their wire
 # form is computed once. The cached dicts are only ever serialised, never mutated.
-_encoded = functools.lru_cache(maxsize=4096)(encode_message)
+_encoded = by_identity(functools.lru_cache(maxsize=4096)(encode_message))
 cached_function_tools = functools.lru_cache(maxsize=256)(function_tools)
 """:func:`function_tools`, memoised (the result is shared: serialise it, never mutate it)."""
 

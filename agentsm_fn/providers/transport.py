@@ -19,6 +19,7 @@ Failure mapping::
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterator, Mapping
@@ -72,16 +73,21 @@ class Transport:
         return self.base_url.rstrip("/") + wire.path
 
     def headers(self, wire: WireRequest) -> dict[str, str]:
-        """Every header of ``wire``, the credential included (never logged)."""
+        """Every header of ``wire``, the credential included (never logged, never kept)."""
         out = {"content-type": "application/json"}
         if wire.stream and self.codec.stream_format == "sse":
             out["accept"] = "text/event-stream"
-        out.update(wire.headers)
+        if wire.headers:
+            out.update(wire.headers)
         out.update(self.codec.auth_headers(self.secret.reveal()))
         return out
 
     def httpx_timeout(self) -> httpx.Timeout:
-        """The per-request timeout."""
+        """The per-request timeout (made once: httpx only reads it)."""
+        return self._timeout
+
+    @functools.cached_property
+    def _timeout(self) -> httpx.Timeout:
         return httpx.Timeout(self.timeout, connect=self.connect_timeout)
 
     def status_failure(self, status: int, body: bytes) -> LlmFailure:

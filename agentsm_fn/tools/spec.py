@@ -8,6 +8,7 @@ that implements the tool lives only in the shell's tool runner.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Mapping
 
 import attrs
@@ -20,8 +21,28 @@ from agentsm_fn.tools.validate import ArgumentCheck, compile_schema, problems_wi
 __all__ = ["ToolDef"]
 
 
+# Tools are usually registered with a module-level schema dict, again for every agent built; its
+# frozen form is found by the dict's identity *and* its JSON text (so a dict changed since is
+# frozen afresh). The memo keeps each dict alive while it holds it, so ids are not reused.
+_SCHEMAS: dict[int, tuple[object, str, JsonObject]] = {}
+_SCHEMAS_LIMIT = 1024
+
+
 def _schema(value: object) -> JsonObject:
-    return freeze_object(value)
+    if type(value) is not dict:
+        return freeze_object(value)
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError, RecursionError):  # not JSON: freeze_object says why
+        return freeze_object(value)
+    hit = _SCHEMAS.get(id(value))
+    if hit is not None and hit[0] is value and hit[1] == text:
+        return hit[2]
+    frozen = freeze_object(value)
+    if len(_SCHEMAS) >= _SCHEMAS_LIMIT:
+        _SCHEMAS.clear()
+    _SCHEMAS[id(value)] = (value, text, frozen)
+    return frozen
 
 
 _SPEC_FIELDS = ("name", "description", "parameters")

@@ -10,6 +10,7 @@ really replaces handlers (the seed's version ignored its argument).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TypedDict, Unpack
 
 import attrs
 from returns.result import Failure, Result, Success
@@ -44,7 +45,16 @@ def _config_problems(config: AgentConfig) -> list[str]:
     return problems
 
 
-@attrs.frozen(kw_only=True)
+class _BuilderChanges(TypedDict, total=False):
+    memory: AgentMemory
+    registry: ToolRegistry
+    provider: Provider | None
+    approver: Approver | None
+    async_approver: AsyncApprover | None
+    clock: Clock | None
+
+
+@attrs.frozen(kw_only=True, slots=False)  # not slotted: _with copies one dict
 class AgentBuilder:
     """Build an :class:`Agent` step by step; the builder itself never changes.
 
@@ -71,8 +81,15 @@ class AgentBuilder:
         """A builder for ``task`` with the seed's defaults."""
         return cls(memory=AgentMemory.new(task))
 
+    def _with(self, **changes: Unpack[_BuilderChanges]) -> AgentBuilder:
+        """A copy with ``changes`` (``attrs.evolve`` as one dict copy: a builder is copied per call)."""
+        new = object.__new__(AgentBuilder)
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(changes)
+        return new
+
     def _memory(self, **changes: object) -> AgentBuilder:
-        return attrs.evolve(self, memory=attrs.evolve(self.memory, **changes))  # type: ignore[arg-type]  # field names and types are checked by attrs at run time
+        return self._with(memory=attrs.evolve(self.memory, **changes))  # type: ignore[arg-type]  # field names and types are checked by attrs at run time
 
     def task(self, task: str) -> AgentBuilder:
         """Replace the task."""
@@ -88,11 +105,11 @@ class AgentBuilder:
 
     def llm(self, provider: Provider) -> AgentBuilder:
         """Set the LLM provider (required): anything with ``complete`` and/or ``acomplete``."""
-        return attrs.evolve(self, provider=provider)
+        return self._with(provider=provider)
 
     def config(self, config: AgentConfig) -> AgentBuilder:
         """Replace the whole configuration (and the token budget with it)."""
-        return attrs.evolve(self, memory=self.memory.with_config(config))
+        return self._with(memory=self.memory.with_config(config))
 
     def _config(self, **changes: object) -> AgentBuilder:
         return self.config(attrs.evolve(self.memory.config, **changes))  # type: ignore[arg-type]  # as in _memory
@@ -131,30 +148,30 @@ class AgentBuilder:
         registry = self.registry.register(
             name, description, schema, fn, needs_approval=needs_approval, timeout=timeout
         )
-        return attrs.evolve(self, registry=registry)
+        return self._with(registry=registry)
 
     def tools(self, *tools: Tool) -> AgentBuilder:
         """Register tools made with the ``@tool`` decorator."""
         registry = self.registry
         for t in tools:
             registry = registry.add(t)
-        return attrs.evolve(self, registry=registry)
+        return self._with(registry=registry)
 
     def blacklist_tool(self, name: str) -> AgentBuilder:
         """Forbid the tool ``name`` (it is not offered, and a call to it is refused)."""
-        return attrs.evolve(self, memory=self.memory.blacklist_tool(name))
+        return self._with(memory=self.memory.blacklist_tool(name))
 
     def approve_with(self, approver: Approver) -> AgentBuilder:
         """Ask ``approver`` about calls that need approval (instead of suspending)."""
-        return attrs.evolve(self, approver=approver)
+        return self._with(approver=approver)
 
     def approve_with_async(self, approver: AsyncApprover) -> AgentBuilder:
         """Ask the coroutine ``approver`` about calls that need approval (for ``arun``)."""
-        return attrs.evolve(self, async_approver=approver)
+        return self._with(async_approver=approver)
 
     def suspend_for_approval(self) -> AgentBuilder:
         """Suspend the run when a call needs approval (the default)."""
-        return attrs.evolve(self, approver=None, async_approver=None)
+        return self._with(approver=None, async_approver=None)
 
     def approve_all_tools(self, enabled: bool = True) -> AgentBuilder:
         """Route every tool call through WaitingForHuman."""
@@ -162,7 +179,7 @@ class AgentBuilder:
 
     def with_clock(self, clock: Clock) -> AgentBuilder:
         """Use ``clock`` for trace timestamps (e.g. a StepClock in tests)."""
-        return attrs.evolve(self, clock=clock)
+        return self._with(clock=clock)
 
     def build(self) -> Result[Agent, BuildError]:
         """Build with the default handlers; ``Failure(BuildError)`` lists every problem."""

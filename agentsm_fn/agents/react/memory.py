@@ -31,7 +31,7 @@ SUMMARY_TOOL = "[SUMMARY]"
 """The tool name of the single history entry Reflecting leaves behind."""
 
 
-@attrs.frozen(kw_only=True, cache_hash=True)  # hashed at every planning call (prompt memo)
+@attrs.frozen(kw_only=True)
 class HistoryEntry:
     """A completed tool call: the step it belongs to, the call, its observation.
 

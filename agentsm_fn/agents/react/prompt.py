@@ -9,7 +9,6 @@ is appended to it.
 
 from __future__ import annotations
 
-import functools
 import json
 from itertools import groupby
 
@@ -58,11 +57,7 @@ def _task_message(memory: AgentMemory) -> UserMessage:
     return UserMessage(f"{memory.task}\n\nSummary of the work so far: {joined}")
 
 
-# Every planning call re-sends the whole history: a step's turns are built once (entries are
-# frozen, and the same objects from step to step, so the lookup is by identity) and the codecs,
-# which memoize each message's wire form, then meet the same message objects again.
-@functools.lru_cache(maxsize=4096)
-def _turns(entries: tuple[HistoryEntry, ...]) -> tuple[Message, ...]:
+def _build_turns(entries: tuple[HistoryEntry, ...]) -> tuple[Message, ...]:
     step = entries[0].step
     calls = tuple(
         e.tool if e.tool.id else ToolCall(_call_id(e.tool, step, i), e.tool.name, e.tool.arguments)
@@ -72,6 +67,27 @@ def _turns(entries: tuple[HistoryEntry, ...]) -> tuple[Message, ...]:
     for call, entry in zip(calls, entries, strict=True):
         turns.append(ToolResultMessage(call.id, call.name, entry.observation, is_error=not entry.success))
     return tuple(turns)
+
+
+# Every planning call re-sends the whole history, whose entries are the same (frozen) objects
+# from step to step: a step's turns are built once and found again by the entries' identity
+# (no hashing of entries or tool arguments), and the codecs, which memoize each message's wire
+# form, then meet the same message objects again. The memo holds the entries it was keyed by,
+# so their ids cannot be reused while they are in it; it is emptied when it grows too big.
+_TURNS: dict[tuple[int, ...], tuple[tuple[HistoryEntry, ...], tuple[Message, ...]]] = {}
+_TURNS_LIMIT = 4096
+
+
+def _turns(entries: tuple[HistoryEntry, ...]) -> tuple[Message, ...]:
+    key = tuple(map(id, entries))
+    hit = _TURNS.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], entries, strict=True)):
+        return hit[1]
+    turns = _build_turns(entries)
+    if len(_TURNS) >= _TURNS_LIMIT:
+        _TURNS.clear()
+    _TURNS[key] = (entries, turns)
+    return turns
 
 
 def _step_of(entry: HistoryEntry) -> int:
