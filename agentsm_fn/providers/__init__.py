@@ -26,12 +26,13 @@ from agentsm_fn.providers.events import (
 from agentsm_fn.providers.factories import anthropic_provider, ollama_provider, openai_provider
 from agentsm_fn.providers.ollama_codec import OllamaCodec
 from agentsm_fn.providers.openai_codec import OpenAiCodec
-from agentsm_fn.providers.provider import EventSink, HttpProvider
+from agentsm_fn.providers.provider import POOL_LIMITS, EventSink, HttpProvider
 from agentsm_fn.providers.retry import RetryPolicy
 from agentsm_fn.providers.secrets import Secret, redact
 from agentsm_fn.providers.transport import Transport
 
 __all__ = [
+    "POOL_LIMITS",
     "AnthropicCodec",
     "Codec",
     "Completed",

@@ -21,7 +21,13 @@ from agentsm_fn.providers.events import Completed, StreamEvent
 from agentsm_fn.providers.transport import Transport
 from agentsm_fn.shell.performers import Performers
 
-__all__ = ["EventSink", "HttpProvider"]
+__all__ = ["POOL_LIMITS", "EventSink", "HttpProvider"]
+
+POOL_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=100)
+"""The pool of a client the provider owns: 100 connections, all kept alive between calls.
+
+(httpx's default keeps only 20 alive, so 100 concurrent runs would reconnect for every call.)
+Inject your own client to choose otherwise."""
 
 EventSink = Callable[[StreamEvent], None]
 """Receives stream events as they happen."""
@@ -74,7 +80,7 @@ class HttpProvider:
 
     def _sync_client(self) -> httpx.Client:
         if self._client is None:
-            self._client = httpx.Client()
+            self._client = httpx.Client(limits=POOL_LIMITS)
         return self._client
 
     def _aclient(self) -> httpx.AsyncClient:
@@ -84,7 +90,7 @@ class HttpProvider:
         loop = asyncio.get_running_loop()
         if self._async_client is None or self._async_loop is not loop:
             # An owned async client belongs to one event loop; a new loop gets a new client.
-            self._async_client, self._async_loop = httpx.AsyncClient(), loop
+            self._async_client, self._async_loop = httpx.AsyncClient(limits=POOL_LIMITS), loop
         return self._async_client
 
     def close(self) -> None:
