@@ -12,10 +12,16 @@ and returning text, any JSON-serializable value, or ``Success(value)`` /
 too. A tool never breaks the run: an exception, bad arguments or an unknown name
 become an error result, which the policy turns into a halt
 (``halt_on_tool_error``, the default) or shows the model.
+
+Tools run on the shell's one tool runner (:mod:`agentsm_fn.shell.tools`), as the ReAct
+agent's do: a ``Tool``'s ``ToolDef.timeout`` is honoured (a tool that hangs becomes a
+"timed out" error result), and under ``arun`` a batch's calls run concurrently (sync
+tools in threads), their results in call order.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -53,6 +59,7 @@ from agentsm_fn.llm.replies import LlmOutcome
 from agentsm_fn.shell.clock import Clock, system_clock
 from agentsm_fn.shell.performers import Performers
 from agentsm_fn.shell.run import Shell, arun, run
+from agentsm_fn.shell.tools import CallOutcome, Raised, Returned, acall_tool, call_tool
 from agentsm_fn.tools.decorator import schema_for
 from agentsm_fn.tools.registry import Tool, ToolRegistry
 
@@ -65,6 +72,7 @@ __all__ = [
     "tool_registry",
     "tool_spec",
     "tool_text",
+    "tool_timeouts",
 ]
 
 ToolFunction = Callable[..., object]
@@ -188,14 +196,31 @@ def _result(call: ToolCall, value: object) -> ToolResult:
     return ToolResult(call_id=call.id, name=call.name, content=tool_text(value))
 
 
-def _raised(call: ToolCall, exc: Exception) -> ToolResult:
+def _raised(call: ToolCall, exc: BaseException) -> ToolResult:
     return _error(call, f"{call.name} raised {type(exc).__name__}: {exc}"[:2000])
 
 
+def _outcome(call: ToolCall, outcome: CallOutcome) -> ToolResult:
+    if isinstance(outcome, Returned):
+        return _result(call, outcome.value)
+    if isinstance(outcome, Raised):
+        return _raised(call, outcome.error)
+    return _error(call, f"{call.name} timed out: no result within {outcome.seconds}s")
+
+
+_NO_TIMEOUTS: Mapping[str, float | None] = MappingProxyType({})
+
+
 def run_tool_calls(
-    tools: Mapping[str, ToolFunction], specs: Mapping[str, ToolSpec], effect: RunTools
+    tools: Mapping[str, ToolFunction],
+    specs: Mapping[str, ToolSpec],
+    effect: RunTools,
+    timeouts: Mapping[str, float | None] = _NO_TIMEOUTS,
 ) -> ToolBatch:
-    """Run each call in order with its function (sync); never raises.
+    """Run each call in order with its function (sync), within its tool's timeout; never raises.
+
+    Runs on the shell's tool runner (:func:`agentsm_fn.shell.tools.call_tool`), as the
+    ReAct agent's tools do. Async tools need ``arun``.
 
     Example:
         >>> calls = (ToolCall("c1", "add", {"a": 2, "b": 3}), ToolCall("c2", "nope"))
@@ -213,19 +238,20 @@ def run_tool_calls(
         if inspect.iscoroutinefunction(fn):
             results.append(_error(call, f"{call.name} is async; run the agent with arun"))
             continue
-        try:
-            value = fn(**arguments)
-        except Exception as exc:
-            results.append(_raised(call, exc))
-            continue
-        results.append(_result(call, value))
+        results.append(_outcome(call, call_tool(fn, arguments, timeouts.get(call.name), is_async=False)))
     return ToolBatch(tuple(results))
 
 
 async def run_tool_calls_async(
-    tools: Mapping[str, ToolFunction], specs: Mapping[str, ToolSpec], effect: RunTools
+    tools: Mapping[str, ToolFunction],
+    specs: Mapping[str, ToolSpec],
+    effect: RunTools,
+    timeouts: Mapping[str, float | None] = _NO_TIMEOUTS,
 ) -> ToolBatch:
-    """Run each call in order, awaiting async tools; never raises.
+    """Run the calls concurrently, each within its tool's timeout; results in call order; never raises.
+
+    Runs on the shell's tool runner (:func:`agentsm_fn.shell.tools.acall_tool`), as the
+    ReAct agent's tools do: async tools on the event loop, sync ones in a thread.
 
     Example:
         >>> import asyncio
@@ -236,22 +262,36 @@ async def run_tool_calls_async(
         >>> batch.results[0].content
         '8'
     """
-    results: list[ToolResult] = []
-    for call in effect.calls:
+
+    async def one(call: ToolCall) -> ToolResult:
         prepared = _prepare(tools, specs, call)
         if isinstance(prepared, ToolResult):
-            results.append(prepared)
-            continue
+            return prepared
         fn, arguments = prepared
-        try:
-            value = fn(**arguments)
-            if inspect.isawaitable(value):
-                value = await value
-        except Exception as exc:
-            results.append(_raised(call, exc))
-            continue
-        results.append(_result(call, value))
-    return ToolBatch(tuple(results))
+        outcome = await acall_tool(
+            fn,
+            arguments,
+            timeouts.get(call.name),
+            is_async=inspect.iscoroutinefunction(fn),
+            await_result=True,  # a plain function may return an awaitable (see ToolFunction)
+        )
+        return _outcome(call, outcome)
+
+    return ToolBatch(tuple(await asyncio.gather(*(one(call) for call in effect.calls))))
+
+
+def tool_timeouts(tools: Mapping[str, ToolFunction | Tool] | ToolRegistry) -> Mapping[str, float | None]:
+    """Each tool's timeout in seconds (``ToolDef.timeout`` of ``Tool`` values; plain functions: none).
+
+    Example:
+        >>> registry = ToolRegistry().register("slow", "Slow", {}, lambda: "", timeout=2.5)
+        >>> dict(tool_timeouts(registry)), dict(tool_timeouts({"f": lambda: ""}))
+        ({'slow': 2.5}, {})
+    """
+    entries = [(t.name, t) for t in tools] if isinstance(tools, ToolRegistry) else list(tools.items())
+    return MappingProxyType(
+        {name: entry.definition.timeout for name, entry in entries if isinstance(entry, Tool)}
+    )
 
 
 def plan_execute_performers(
@@ -259,8 +299,11 @@ def plan_execute_performers(
     tools: Mapping[str, ToolFunction],
     specs: Iterable[ToolSpec] = (),
     clock: Clock = system_clock,
+    timeouts: Mapping[str, float | None] = _NO_TIMEOUTS,
 ) -> Performers:
     """Performers for the agent's three effects: LLM calls, tool runs and clock readings.
+
+    ``timeouts`` gives tools a time limit in seconds (see :func:`tool_timeouts`).
 
     Example:
         >>> from agentsm_fn.llm.replies import LlmReply
@@ -273,10 +316,10 @@ def plan_execute_performers(
     """
     by_name = MappingProxyType({spec.name: spec for spec in specs})
     performers = Performers().on(ReadClock, lambda _effect: float(clock()))
-    performers = performers.on(RunTools, lambda effect: run_tool_calls(tools, by_name, effect))
+    performers = performers.on(RunTools, lambda effect: run_tool_calls(tools, by_name, effect, timeouts))
 
     async def tools_async(effect: RunTools) -> ToolBatch:
-        return await run_tool_calls_async(tools, by_name, effect)
+        return await run_tool_calls_async(tools, by_name, effect, timeouts)
 
     performers = performers.on_async(RunTools, tools_async)
     if isinstance(provider, LlmProvider):
@@ -377,7 +420,9 @@ class AgentFSM:
     def shell(self) -> Shell:
         """The shell that performs this agent's effects."""
         functions = tool_registry(self.tools)[0]
-        performers = plan_execute_performers(self.provider, functions, self.config.tools, self.clock)
+        performers = plan_execute_performers(
+            self.provider, functions, self.config.tools, self.clock, tool_timeouts(self.tools)
+        )
         return Shell(performers, self.clock)
 
     def run(self, initial_input: str) -> Result[Completed, AgentError]:

@@ -1,20 +1,28 @@
-"""The tool runner: performs RunTool and RunToolBatch effects (the only place tools run).
+"""The tool runner: the one place tools run, for the ReAct agent and for plan-and-execute.
 
-Sync and async tools; a per-tool timeout; exceptions caught and returned as
-failed :class:`ToolResult` values (``ERROR: {type}: {msg}`` for the LLM); a batch
-runs concurrently and its results come back in call order whatever order the
-tools finish in. A sync tool that times out keeps running in its worker thread
-(Python cannot kill a thread); its result is discarded.
+:func:`call_tool` and :func:`acall_tool` call one tool function and never raise:
+they return what happened (:class:`Returned`, :class:`Raised` or :class:`TimedOut`),
+honouring the tool's timeout. Async tools run on the event loop (sync runs give each
+one a fresh loop in a thread); under asyncio, sync tools run in a daemon thread, so
+they neither block the loop nor each other. A sync tool that times out keeps running
+in its thread (Python cannot kill a thread); its result is discarded.
+
+:class:`ToolRunner` performs the ReAct agent's RunTool and RunToolBatch effects with
+them: failures become failed :class:`ToolResult` values (``ERROR: {type}: {msg}`` for
+the LLM), and a batch runs concurrently with its results in call order whatever order
+the tools finish in. The plan-and-execute shell (``plan_execute_tools``) uses the same
+two functions for its RunTools effect.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import inspect
 import threading
 from collections.abc import Awaitable, Callable
 from types import CoroutineType, MappingProxyType
-from typing import TypeVar, cast
+from typing import TypeAlias, TypeVar, cast
 
 import attrs
 from returns.result import Failure, Success
@@ -23,9 +31,9 @@ from agentsm_fn.agents.react.effects import RunTool, RunToolBatch
 from agentsm_fn.agents.react.outcomes import ToolBatchResult, ToolResult
 from agentsm_fn.llm.json import thaw
 from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
-from agentsm_fn.tools.registry import Tool, ToolRegistry, outcome_text
+from agentsm_fn.tools.registry import ToolFn, ToolRegistry, outcome_text
 
-__all__ = ["ToolRunner"]
+__all__ = ["CallOutcome", "Raised", "Returned", "TimedOut", "ToolRunner", "acall_tool", "call_tool"]
 
 T = TypeVar("T")
 
@@ -61,15 +69,6 @@ def _not_found(effect: RunTool) -> ToolResult:
     return ToolResult.failure(call.id, call.name, "ToolNotFound", f"Tool '{call.name}' not found in registry")
 
 
-async def _await_tool(tool: Tool, kwargs: dict[str, object]) -> object:
-    awaitable = tool.fn(**kwargs)
-    if type(awaitable) is CoroutineType:  # the usual case, without the ABC check below
-        return await awaitable
-    if not isinstance(awaitable, Awaitable):  # pragma: no cover - is_async guarantees a coroutine
-        return awaitable
-    return await awaitable
-
-
 def _in_daemon_thread(work: Callable[[], T]) -> concurrent.futures.Future[T]:
     """Run ``work`` in a daemon thread (never joined at exit); its result arrives in the future."""
     future: concurrent.futures.Future[T] = concurrent.futures.Future()
@@ -87,6 +86,117 @@ def _in_daemon_thread(work: Callable[[], T]) -> concurrent.futures.Future[T]:
 
 
 @attrs.frozen
+class Returned:
+    """The tool returned ``value`` (maybe a ``returns`` Success or Failure)."""
+
+    value: object
+
+
+@attrs.frozen
+class Raised:
+    """The tool raised ``error`` (an exception, or SystemExit: a tool must not end the run)."""
+
+    error: BaseException
+
+
+@attrs.frozen
+class TimedOut:
+    """The tool gave no result within ``seconds``."""
+
+    seconds: float
+
+
+CallOutcome: TypeAlias = Returned | Raised | TimedOut
+"""What calling one tool function came to."""
+
+
+async def _awaited(fn: ToolFn, kwargs: dict[str, object]) -> object:
+    awaitable = fn(**kwargs)
+    if type(awaitable) is CoroutineType:  # the usual case, without the ABC check below
+        return await awaitable
+    if not isinstance(awaitable, Awaitable):  # pragma: no cover - a coroutine function's result
+        return awaitable
+    return await awaitable
+
+
+def _call_here(fn: ToolFn, kwargs: dict[str, object], is_async: bool) -> Returned | Raised:
+    try:
+        return Returned(asyncio.run(_awaited(fn, kwargs)) if is_async else fn(**kwargs))
+    except (Exception, SystemExit) as exc:  # a tool must not end the run, even by sys.exit
+        return Raised(exc)
+
+
+def call_tool(fn: ToolFn, kwargs: dict[str, object], timeout: float | None, *, is_async: bool) -> CallOutcome:
+    """Call one tool function synchronously; never raises.
+
+    Example:
+        >>> call_tool(lambda a, b: a + b, {"a": 2, "b": 3}, None, is_async=False)
+        Returned(value=5)
+        >>> type(call_tool(lambda: 1 / 0, {}, 5.0, is_async=False).error).__name__
+        'ZeroDivisionError'
+    """
+    if timeout is None and not is_async:
+        return _call_here(fn, kwargs, is_async=False)
+    # A daemon thread gives the timeout (and a fresh event loop for an async tool);
+    # a tool that never returns cannot block the interpreter's exit.
+    future = _in_daemon_thread(lambda: _call_here(fn, kwargs, is_async))
+    try:
+        return future.result(timeout=timeout)
+    except concurrent.futures.TimeoutError:
+        return TimedOut(cast(float, timeout))  # result() without a timeout never times out
+
+
+async def _settled(work: Awaitable[object], await_result: bool) -> object:
+    value = await work
+    if await_result and inspect.isawaitable(value):
+        value = await value
+    return value
+
+
+async def acall_tool(
+    fn: ToolFn,
+    kwargs: dict[str, object],
+    timeout: float | None,
+    *,
+    is_async: bool,
+    await_result: bool = False,
+) -> CallOutcome:
+    """Call one tool function under asyncio (a sync one in a daemon thread); never raises.
+
+    ``await_result``: also await an awaitable that a sync function returns (within the timeout).
+
+    Example:
+        >>> import asyncio
+        >>> async def slow() -> str:
+        ...     await asyncio.sleep(10)
+        ...     return "late"
+        >>> asyncio.run(acall_tool(slow, {}, 0.01, is_async=True))
+        TimedOut(seconds=0.01)
+    """
+    in_thread = not is_async
+    work: Awaitable[object] = (
+        asyncio.wrap_future(_in_daemon_thread(lambda: fn(**kwargs))) if in_thread else _awaited(fn, kwargs)
+    )
+    try:
+        if timeout is None:
+            return Returned(await _settled(work, await_result))
+        async with asyncio.timeout(timeout):  # in this task (wait_for would start one per call)
+            return Returned(await _settled(work, await_result))
+    except TimeoutError as exc:
+        return TimedOut(timeout) if timeout is not None else Raised(exc)
+    except (Exception, SystemExit) as exc:
+        return Raised(exc)
+
+
+def _react_result(effect: RunTool, outcome: CallOutcome) -> ToolResult:
+    if type(outcome) is Returned:
+        return _result(effect, outcome.value)
+    if type(outcome) is Raised:
+        return _raised(effect, outcome.error)
+    return _timed_out(effect)
+
+
+@attrs.frozen
 class ToolRunner:
     """Runs the tools of a registry for the agent's tool effects.
 
@@ -101,29 +211,14 @@ class ToolRunner:
 
     registry: ToolRegistry
 
-    def _call_sync(self, tool: Tool, effect: RunTool) -> ToolResult:
-        kwargs = _kwargs(effect)
-        try:
-            if tool.is_async:
-                return _result(effect, asyncio.run(_await_tool(tool, kwargs)))
-            return _result(effect, tool.fn(**kwargs))
-        except (Exception, SystemExit) as exc:  # a tool must not end the run, even by sys.exit
-            return _raised(effect, exc)
-
     def run_one(self, effect: RunTool) -> ToolResult:
         """Run one call synchronously; never raises."""
         tool = self.registry.get(effect.call.name)
         if tool is None:
             return _not_found(effect)
-        if effect.timeout is None and not tool.is_async:
-            return self._call_sync(tool, effect)
-        # A daemon thread gives the timeout (and a fresh event loop for an async tool);
-        # a tool that never returns cannot block the interpreter's exit.
-        future = _in_daemon_thread(lambda: self._call_sync(tool, effect))
-        try:
-            return future.result(timeout=effect.timeout)
-        except concurrent.futures.TimeoutError:
-            return _timed_out(effect)
+        return _react_result(
+            effect, call_tool(tool.fn, _kwargs(effect), effect.timeout, is_async=tool.is_async)
+        )
 
     def run_batch(self, effect: RunToolBatch) -> ToolBatchResult:
         """Run every call concurrently in threads; results in call order."""
@@ -140,23 +235,8 @@ class ToolRunner:
         tool = self.registry.get(effect.call.name)
         if tool is None:
             return _not_found(effect)
-        kwargs = _kwargs(effect)
-        work: Awaitable[object]
-        if tool.is_async:
-            work = _await_tool(tool, kwargs)
-        else:
-            work = asyncio.wrap_future(_in_daemon_thread(lambda: tool.fn(**kwargs)))
-        try:
-            if effect.timeout is None:
-                value = await work
-            else:  # in this task (asyncio.wait_for would start another one per call)
-                async with asyncio.timeout(effect.timeout):
-                    value = await work
-        except TimeoutError:
-            return _timed_out(effect)
-        except (Exception, SystemExit) as exc:
-            return _raised(effect, exc)
-        return _result(effect, value)
+        outcome = await acall_tool(tool.fn, _kwargs(effect), effect.timeout, is_async=tool.is_async)
+        return _react_result(effect, outcome)
 
     async def arun_batch(self, effect: RunToolBatch) -> ToolBatchResult:
         """Run every call concurrently on the event loop; results in call order."""
