@@ -25,6 +25,7 @@ from types import CoroutineType, MappingProxyType
 from typing import TypeAlias, TypeVar, cast
 
 import attrs
+from pyrsistent import PMap
 from returns.result import Failure, Success
 
 from agentsm_fn.agents.react.effects import RunTool, RunToolBatch
@@ -38,9 +39,16 @@ __all__ = ["CallOutcome", "Raised", "Returned", "TimedOut", "ToolRunner", "acall
 T = TypeVar("T")
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _kwargs(effect: RunTool) -> dict[str, object]:
-    plain = thaw(effect.call.arguments)
-    return plain if isinstance(plain, dict) else {}
+    """The call's arguments as plain keywords (``thaw``, with scalar values taken as they are)."""
+    arguments = effect.call.arguments
+    if not isinstance(arguments, PMap):  # pragma: no cover - ToolCall freezes its arguments
+        plain = thaw(arguments)
+        return plain if isinstance(plain, dict) else {}
+    return {name: value if type(value) in _SCALARS else thaw(value) for name, value in arguments.items()}
 
 
 def _result(effect: RunTool, value: object) -> ToolResult:
@@ -146,13 +154,6 @@ def call_tool(fn: ToolFn, kwargs: dict[str, object], timeout: float | None, *, i
         return TimedOut(cast(float, timeout))  # result() without a timeout never times out
 
 
-async def _settled(work: Awaitable[object], await_result: bool) -> object:
-    value = await work
-    if await_result and inspect.isawaitable(value):
-        value = await value
-    return value
-
-
 async def acall_tool(
     fn: ToolFn,
     kwargs: dict[str, object],
@@ -179,9 +180,15 @@ async def acall_tool(
     )
     try:
         if timeout is None:
-            return Returned(await _settled(work, await_result))
+            value = await work
+            if await_result and inspect.isawaitable(value):
+                value = await value
+            return Returned(value)
         async with asyncio.timeout(timeout):  # in this task (wait_for would start one per call)
-            return Returned(await _settled(work, await_result))
+            value = await work
+            if await_result and inspect.isawaitable(value):
+                value = await value
+            return Returned(value)
     except TimeoutError as exc:
         return TimedOut(timeout) if timeout is not None else Raised(exc)
     except (Exception, SystemExit) as exc:

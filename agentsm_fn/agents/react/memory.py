@@ -174,15 +174,17 @@ class AgentMemory:
             >>> m.step, m.pending_tool_calls, m == attrs.evolve(AgentMemory.new("t"), step=2)
             (2, (), True)
         """
-        unknown = changes.keys() - _FIELD_NAMES
-        if unknown:
-            raise TypeError(f"AgentMemory has no field(s) {sorted(unknown)}")
         new = object.__new__(AgentMemory)
         state = new.__dict__
         state.update(self.__dict__)
         for name, value in changes.items():
             convert = _CONVERTERS.get(name)
-            state[name] = value if convert is None else convert(value)
+            if convert is not None:
+                state[name] = convert(value)
+            elif name in _FIELD_NAMES:
+                state[name] = value
+            else:
+                raise TypeError(f"AgentMemory has no field {name!r}")
         return new
 
     def with_task_type(self, task_type: str) -> AgentMemory:
