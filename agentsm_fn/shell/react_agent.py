@@ -8,6 +8,7 @@ by another process).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from types import MappingProxyType
 from typing import cast
 
@@ -43,8 +44,8 @@ def _llm_performers(agent: Agent) -> Performers:
     if aprovider is not None:
         complete_async = aprovider.acomplete
 
-        async def acomplete(effect: LlmCall) -> LlmOutcome:
-            return await complete_async(effect.request)
+        def acomplete(effect: LlmCall) -> Awaitable[LlmOutcome]:
+            return complete_async(effect.request)  # the provider's coroutine itself: no extra layer
 
         asynchronous[LlmCall] = cast(AsyncPerformer, acomplete)
     return Performers(MappingProxyType(sync), MappingProxyType(asynchronous))
