@@ -174,7 +174,7 @@ class AgentMemory:
             >>> m.step, m.pending_tool_calls, m == attrs.evolve(AgentMemory.new("t"), step=2)
             (2, (), True)
         """
-        new = object.__new__(AgentMemory)
+        new = object.__new__(type(self))
         state = new.__dict__
         state.update(self.__dict__)
         for name, value in changes.items():
