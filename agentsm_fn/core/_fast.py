@@ -13,11 +13,13 @@ only ever used where it is equivalent; the callers fall back to the constructor.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
+from typing import Final, TypeVar
 
 import attrs
 
-__all__ = ["new_instance", "slot_setters"]
+__all__ = ["new_instance", "one_field_builder", "slot_setters"]
+
+_T = TypeVar("_T")
 
 SlotSetter = Callable[[object, object], None]
 
@@ -56,3 +58,26 @@ def slot_setters(cls: type, names: tuple[str, ...]) -> tuple[SlotSetter, ...] | 
             return None
         setters.append(defined[0].__set__)
     return tuple(setters)
+
+
+def one_field_builder(cls: type[_T], name: str) -> Callable[[object], _T]:
+    """A function building ``cls`` from its one field ``name``: directly if equivalent, else ``cls(value)``.
+
+    Example:
+        >>> @attrs.frozen
+        ... class Box:
+        ...     content: int
+        >>> one_field_builder(Box, "content")(3) == Box(3)
+        True
+    """
+    setters = slot_setters(cls, (name,))
+    if setters is None:
+        return cls
+    (set_field,) = setters
+
+    def build(value: object) -> _T:
+        made: _T = new_instance(cls)
+        set_field(made, value)
+        return made
+
+    return build

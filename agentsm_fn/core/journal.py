@@ -14,7 +14,7 @@ from typing import Final
 import attrs
 from pyrsistent import PVector, pvector
 
-from agentsm_fn.core._fast import new_instance, slot_setters
+from agentsm_fn.core._fast import one_field_builder
 from agentsm_fn.core.effects import Effect
 
 __all__ = ["Journal", "JournalEntry"]
@@ -85,13 +85,5 @@ class Journal:
         return tuple(entry.outcome for entry in self if entry.effect is not None)
 
 
-_SET_ROWS: Final = slot_setters(Journal, ("rows",))
-
-
-def _journal(rows: PVector[_Row]) -> Journal:
-    """``Journal(rows)``, built directly when that is equivalent (see _fast)."""
-    if _SET_ROWS is None:
-        return Journal(rows)
-    made: Journal = new_instance(Journal)
-    _SET_ROWS[0](made, rows)
-    return made
+_journal: Final = one_field_builder(Journal, "rows")
+"""``Journal(rows)``, built directly when that is equivalent (see _fast)."""

@@ -17,7 +17,7 @@ from typing import Final
 import attrs
 from pyrsistent import PVector, pvector
 
-from agentsm_fn.core._fast import new_instance, slot_setters
+from agentsm_fn.core._fast import one_field_builder
 from agentsm_fn.core.effects import describe_effect
 
 __all__ = ["Trace", "TraceEntry"]
@@ -179,13 +179,5 @@ class Trace:
         return "\n".join(line if len(line) <= width else line[: width - 1] + "…" for line in lines)
 
 
-_SET_ROWS: Final = slot_setters(Trace, ("rows",))
-
-
-def _trace(rows: PVector[_Row]) -> Trace:
-    """``Trace(rows)``, built directly when that is equivalent (see _fast)."""
-    if _SET_ROWS is None:
-        return Trace(rows)
-    made: Trace = new_instance(Trace)
-    _SET_ROWS[0](made, rows)
-    return made
+_trace: Final = one_field_builder(Trace, "rows")
+"""``Trace(rows)``, built directly when that is equivalent (see _fast)."""

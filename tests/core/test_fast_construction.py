@@ -12,7 +12,7 @@ from pyrsistent import pvector
 from returns.result import Success
 
 from agentsm_fn.core import handlers, journal, snapshot, trace
-from agentsm_fn.core._fast import slot_setters
+from agentsm_fn.core._fast import one_field_builder, slot_setters
 from agentsm_fn.core.effects import Effect, Perform
 from agentsm_fn.core.journal import Journal
 from agentsm_fn.core.snapshot import Snapshot, Status
@@ -32,8 +32,8 @@ def test_the_direct_builds_are_in_use_with_the_pinned_libraries() -> None:
     # If a dependency upgrade silently disabled them, the engine would slow down unnoticed.
     assert handlers._SET_VALUE is not None
     assert snapshot._SETTERS is not None
-    assert trace._SET_ROWS is not None
-    assert journal._SET_ROWS is not None
+    assert trace._trace is not Trace
+    assert journal._journal is not Journal
 
 
 @given(st.integers(), st.sampled_from(Status), st.integers(min_value=0), st.floats(allow_nan=False))
@@ -52,8 +52,6 @@ def test_a_direct_snapshot_equals_the_constructed_one(
 def test_without_the_direct_builds_the_constructors_are_used(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(handlers, "_SET_VALUE", None)
     monkeypatch.setattr(snapshot, "_SETTERS", None)
-    monkeypatch.setattr(trace, "_SET_ROWS", None)
-    monkeypatch.setattr(journal, "_SET_ROWS", None)
     assert handlers.emit(S.A, 1) == Success((S.A, 1))
     assert handlers.perform(Ping(), 1) == Success(Perform(Ping(), 1))
     assert handlers._success(2) == Success(2)
@@ -100,3 +98,11 @@ class NotAttrs:
 @pytest.mark.parametrize("cls", [Checked, Converted, PostInit, NoSlots, NotAttrs])
 def test_no_direct_build_where_the_constructor_does_more(cls: type) -> None:
     assert slot_setters(cls, ("x",)) is None
+    assert one_field_builder(cls, "x") is cls  # the constructor itself
+
+
+def test_the_direct_trace_and_journal_builds_equal_the_constructors() -> None:
+    row = (1, S.A, "GO", S.A, "", 0.0)
+    assert trace._trace(pvector([row])) == Trace(pvector([row]))
+    assert journal._journal(pvector([1.0])) == Journal(pvector([1.0]))
+    assert type(trace._trace(pvector())) is Trace and type(journal._journal(pvector())) is Journal
