@@ -13,15 +13,17 @@ Against noise (the machine is shared, and at 100 concurrent requests httpcore's 
 re-assigns connections a varying number of times): the three sides are measured
 ``--repeat`` times in rounds, each round in a rotated order, so load changes hit
 every side alike. Reported per side: the best time; per ratio: the ratio of the best
-times and the median of the per-round ratios (each round's side time / the same
-round's raw time). The verdict uses the median per-round ratio. Target: the agent's
-overhead ratio <= 1.10 at 100 concurrent runs.
+times (the verdict, as before) and, in front of it, the median of the per-round ratios
+(each round's side time / the same round's raw time). Target: the agent's overhead
+ratio <= 1.10 at 100 concurrent runs.
 
 Reading the figures: at 100 concurrent runs on one shared pool, httpcore assigns one idle
 connection to several waiting requests at once and retries the losers, which costs raw
 httpx (whose requests come in tighter bursts) more than the agent; raw runs/s at 100 is
-then well below raw runs/s at 10, and the agent's ratio there can drop below 1. The
-library's own CPU cost shows best at 10 concurrent runs, which the last line also prints.
+then well below raw runs/s at 10, and the agent's ratio there can drop below 1 (far
+below in the per-round median, as raw's slowest rounds are very slow; the best times are
+the fairer comparison). The library's own CPU cost shows best at 10 concurrent runs,
+which the last line also prints.
 
     bash scripts/aimock.sh && python benchmarks/providers.py [--runs 200] [--repeat 5] [--provider openai]
 """
@@ -275,19 +277,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{row.median_ratio[1]:>7.3f} ({row.best_ratio(2):.3f})"
         )
     last = rows[-1]
-    agent_ratio = last.median_ratio[1]
+    agent_ratio = last.best_ratio(2)
     verdict = "meets" if agent_ratio <= 1.10 else "misses"
     print(
         f"library (ReAct agent + provider) overhead ratio at {last.level} concurrent runs: {agent_ratio:.3f}"
-        f" median per round, {last.best_ratio(2):.3f} of best times ({verdict} the <= 1.10 target);",
+        f" of best times ({verdict} the <= 1.10 target; median per round {last.median_ratio[1]:.3f});",
         end=" ",
     )
-    print(f"providers layer alone: {last.median_ratio[0]:.3f} ({last.best_ratio(1):.3f})")
+    print(f"providers layer alone: {last.best_ratio(1):.3f} (median {last.median_ratio[0]:.3f})")
     for row in rows:
         if row.level == 10:
             print(
-                f"at 10 concurrent runs (little pool contention): agent {row.median_ratio[1]:.3f}, "
-                f"providers layer {row.median_ratio[0]:.3f}"
+                f"at 10 concurrent runs (little pool contention): agent {row.best_ratio(2):.3f}, "
+                f"providers layer {row.best_ratio(1):.3f} (of best times)"
             )
     return 0
 
