@@ -262,6 +262,11 @@ def baseline_run(k: int) -> int:
     return transitions
 
 
+MIN_ROUNDS = 15
+"""Rounds measured even past the time budget: a long run (K = 10,000) needs enough samples
+for its best to be its cost rather than a moment of noise."""
+
+
 def best_times(
     engine: Callable[[int], int], baseline: Callable[[int], int], k: int, budget: float
 ) -> tuple[float, float, int]:
@@ -277,7 +282,7 @@ def best_times(
     best = [float("inf"), float("inf")]
     deadline = time.perf_counter() + budget
     rounds = 0
-    while rounds < 5 or (time.perf_counter() < deadline and rounds < 2_000):
+    while rounds < MIN_ROUNDS or (time.perf_counter() < deadline and rounds < 2_000):
         for side, fn in enumerate((engine, baseline)):
             gc.collect()
             started = time.process_time()

@@ -44,7 +44,10 @@ def test_the_variants_end_with_the_baselines_memory(bench: ModuleType) -> None:
     )
 
 
-def test_the_quick_run_prints_every_target(bench: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_quick_run_prints_every_target(
+    bench: ModuleType, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bench, "MIN_ROUNDS", 1)
     bench.main(["--quick", "--budget", "0"])
     out = capsys.readouterr().out
     assert (
