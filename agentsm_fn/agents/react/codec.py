@@ -153,8 +153,10 @@ def decode(data: object) -> object:
     """
     if data is None or isinstance(data, bool | int | float | str):
         return data
-    if not isinstance(data, dict) or len(data) not in (1, 2):
-        raise CodecError(f"codec: unexpected {type(data).__name__}")
+    if not isinstance(data, dict):
+        raise CodecError(f"codec: unexpected JSON {_JSON_KINDS.get(type(data), type(data).__name__)}")
+    if len(data) not in (1, 2):
+        raise CodecError(f"codec: unexpected JSON object with {len(data)} keys")
     if "$enum" in data:
         cls = _class(data["$enum"])
         if not issubclass(cls, enum.Enum) or not isinstance(data.get("name"), str):
@@ -165,6 +167,7 @@ def decode(data: object) -> object:
         fields = data.get("fields")
         if not attrs.has(cls) or not isinstance(fields, dict):
             raise CodecError(f"codec: bad value of {cls.__name__}")
+        _check_fields(cls, fields)
         try:
             return cls(**{k: decode(v) for k, v in fields.items()})
         except (TypeError, ValueError) as exc:
@@ -180,6 +183,21 @@ def decode(data: object) -> object:
         pairs = [_pair(p) for p in _items(data, tag)]
         return pmap(dict(pairs)) if tag == "$pmap" else dict(pairs)
     raise CodecError(f"codec: unknown tag {tag!r}")
+
+
+_JSON_KINDS: dict[type, str] = {list: "array", dict: "object"}
+"""The JSON names of the containers ``json.loads`` builds, for error messages."""
+
+
+def _check_fields(cls: type[attrs.AttrsInstance], fields: Mapping[str, object]) -> None:
+    """Name the first missing or unknown field of a stored ``cls`` value (old stores may omit defaults)."""
+    known = {f.alias: f for f in attrs.fields(cls) if f.init}
+    for name in fields:
+        if name not in known:
+            raise CodecError(f"codec: {cls.__name__} has no field {name!r}")
+    for alias, field in known.items():
+        if alias not in fields and field.default is attrs.NOTHING:
+            raise CodecError(f"codec: {cls.__name__} is missing field {alias!r}")
 
 
 def _pair(item: object) -> tuple[object, object]:
@@ -207,11 +225,11 @@ def loads(text: str) -> Result[object, CodecError]:
     """
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError; deep nesting recurses
         return Failure(CodecError(f"codec: not JSON: {exc}"))
     try:
         return Success(decode(data))
     except CodecError as exc:
         return Failure(exc)
-    except (KeyError, RecursionError) as exc:
+    except (KeyError, TypeError, ValueError, RecursionError) as exc:  # e.g. an unhashable set member
         return Failure(CodecError(f"codec: malformed value: {exc!r}"))

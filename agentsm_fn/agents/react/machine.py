@@ -68,6 +68,8 @@ def narrate(state: State, event: Event, memory: AgentMemory) -> str:
             return f"step={m.step} answer={_short(m.final_answer)!r}"
         if event is Event.LowConfidence:
             return f"step={m.step} confidence={m.confidence_score} retry={m.retry_count}"
+        if event is Event.ToolBlacklisted:
+            return f"step={m.step} blacklisted=" + ",".join(m.refused_tools)
     if event is Event.MaxSteps or event is Event.BudgetExceeded or event is Event.FatalError:
         return f"step={m.step} error={_short(m.error)!r}"
     if state is State.WaitingForHuman and m.pending_approval is not None:

@@ -8,7 +8,10 @@ in the run's snapshot (handlers cannot read the clock); see docs/react-agent.md.
 Ownership (enforced by tests): only Planning changes ``step``; ``current_tool_call``
 is set by Planning and cleared by Observing (WaitingForHuman may replace its
 arguments on HumanModified); ``last_observation`` is set by Acting and cleared by
-Observing; ``history`` grows only in Observing and is compressed only in Reflecting.
+Observing; ``history`` grows only in Observing and is compressed only in Reflecting;
+``refused_tools`` (the blacklisted tools the last plan asked for, named in the
+``ToolBlacklisted`` trace row) is set by Planning on ``ToolBlacklisted`` and cleared
+when the next plan step starts.
 """
 
 from __future__ import annotations
@@ -85,6 +88,10 @@ def _results(value: Iterable[ToolResult]) -> tuple[ToolResult, ...]:
     return tuple(value)
 
 
+def _refused(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
 def _names(value: Iterable[str]) -> frozenset[str]:
     return frozenset(value)
 
@@ -114,11 +121,12 @@ class MemoryChanges(TypedDict, total=False):
     config: AgentConfig
     budget: TokenBudget | None
     blacklisted_tools: frozenset[str]
+    refused_tools: tuple[str, ...]
     tools: tuple[ToolDef, ...]
 
 
 # Not slotted: a copy is one C-level dict copy, which makes ``evolve`` (called several times per
-# transition) several times cheaper than ``attrs.evolve`` over nineteen fields.
+# transition) several times cheaper than ``attrs.evolve`` over twenty fields.
 @attrs.frozen(kw_only=True, slots=False)
 class AgentMemory:
     """The agent's entire world-state, as a frozen value.
@@ -152,6 +160,7 @@ class AgentMemory:
     config: AgentConfig = attrs.field(factory=AgentConfig)
     budget: TokenBudget | None = attrs.field(default=attrs.Factory(_budget_default, takes_self=True))
     blacklisted_tools: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
+    refused_tools: tuple[str, ...] = attrs.field(default=(), converter=_refused)
     tools: tuple[ToolDef, ...] = attrs.field(default=(), converter=_tools)
 
     @classmethod

@@ -8,7 +8,8 @@ Rules (000 section 4.8, 001):
 * provider failure: set ``error``, emit ``FatalError``;
 * tool call below ``confidence_threshold`` with retries left: ``retry_count += 1``,
   emit ``LowConfidence``;
-* a requested tool is blacklisted: emit ``ToolBlacklisted`` (``error`` stays unset);
+* a requested tool is blacklisted: set ``refused_tools`` (their names, for the trace),
+  emit ``ToolBlacklisted`` (``error`` stays unset); the next plan step clears them;
 * several calls, ``parallel_tools`` on, none needing approval: set
   ``pending_tool_calls``, emit ``LlmParallelToolCalls`` (otherwise the first call is used);
 * a call that needs approval: set ``current_tool_call`` and ``pending_approval``,
@@ -65,6 +66,8 @@ def plan(
         >>> out.effect.purpose, out.memory.step
         ('plan', 1)
     """
+    if memory.refused_tools:  # the last plan's refusal is over: this step starts afresh
+        memory = memory.evolve(refused_tools=())
     if memory.step >= memory.config.max_steps:
         message = f"Max steps ({memory.config.max_steps}) reached without a final answer"
         return emit(Event.MaxSteps, memory.evolve(error=message))
@@ -106,9 +109,11 @@ def _tool_calls(
     config = memory.config
     if reply.confidence < config.confidence_threshold and memory.retry_count < config.max_retries:
         return emit(Event.LowConfidence, memory.evolve(**seen, retry_count=memory.retry_count + 1))
-    if any(call.name in memory.blacklisted_tools for call in reply.tool_calls):
-        return emit(Event.ToolBlacklisted, memory.evolve(**seen))
     calls = reply.tool_calls
+    banned = memory.blacklisted_tools
+    if banned and any(call.name in banned for call in calls):
+        refused = tuple(dict.fromkeys(call.name for call in calls if call.name in banned))
+        return emit(Event.ToolBlacklisted, memory.evolve(**seen, refused_tools=refused))
     needs_human = any(approval_reason(memory, call) is not None for call in calls)
     if len(calls) > 1 and config.parallel_tools and not needs_human:
         return emit(Event.LlmParallelToolCalls, memory.evolve(**seen, pending_tool_calls=calls))

@@ -113,15 +113,26 @@ class Suspended:
 
     @classmethod
     def from_json(cls, text: str) -> Result[Suspended, MemoryError]:
-        """Rebuild a paused run from :meth:`to_json`; bad text is a ``MemoryError`` value."""
+        """Rebuild a paused run from :meth:`to_json`; any other text is a ``MemoryError`` value saying why.
+
+        Example:
+            >>> Suspended.from_json('{"a": 1}').failure().describe()
+            "Memory error: not a stored agent run: unknown tag 'a'"
+        """
         match codec.loads(text):
-            case Success(Snapshot(status=Status.AWAITING, state=State()) as snap):
+            case Success(Snapshot(status=Status.AWAITING, state=State(), memory=AgentMemory()) as snap):
                 return Success(cls(snap))
+            case Success(Snapshot(status=Status() as status, state=State() as state, memory=AgentMemory())):
+                return Failure(_not_stored(f"the run is {status.name} in {state.name}, not paused"))
             case Success(other):
-                return Failure(MemoryError(f"not a suspended agent run: {type(other).__name__}"))
+                return Failure(_not_stored(f"it is a stored {type(other).__name__}, not a paused run"))
             case Failure(error):
-                return Failure(MemoryError(str(error)))
+                return Failure(_not_stored(str(error).removeprefix("codec: ")))
         raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _not_stored(reason: str) -> MemoryError:
+    return MemoryError(f"not a stored agent run: {reason}")
 
 
 AgentOutcome: TypeAlias = Completed | Suspended

@@ -110,5 +110,6 @@ def memories(draw: st.DrawFn) -> AgentMemory:
         config=draw(configs),
         budget=draw(st.none() | budgets),
         blacklisted_tools=draw(st.frozensets(names, max_size=2)),
+        refused_tools=draw(st.lists(names, max_size=2, unique=True)),
         tools=draw(st.lists(tool_defs, max_size=3)),
     )

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import attrs
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from agentsm_fn.agents.react import (
     AgentMemory,
@@ -145,6 +147,113 @@ def test_from_json_rejects_garbage_and_other_values() -> None:
     assert isinstance(Suspended.from_json(dumps(AgentMemory.new("t"))).failure(), MemoryError)
     assert isinstance(Suspended.from_json('{"$attrs": "os.system", "fields": {}}').failure(), MemoryError)
     assert isinstance(Suspended.from_json('{"$what": 1}').failure(), MemoryError)
+
+
+NOT_A_RUN = "not a stored agent run: "
+
+
+def _why_not(text: str) -> str:
+    """The reason ``from_json`` gives for ``text``, checked to be the plain typed error."""
+    error = Suspended.from_json(text).failure()
+    assert isinstance(error, MemoryError)
+    assert error.message.startswith(NOT_A_RUN), error.message
+    assert "codec" not in error.message
+    return error.message.removeprefix(NOT_A_RUN)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ('{"a": 1}', "unknown tag 'a'"),
+        ("not json at all", "not JSON"),
+        ("", "not JSON"),
+        ("[" * 100_000, "not JSON"),
+        ("[1, 2]", "unexpected JSON array"),
+        ('{"a": 1, "b": 2, "c": 3}', "unexpected JSON object with 3 keys"),
+        ('{"$attrs": "Snapshot", "fields": {}}', "Snapshot is missing field 'state'"),
+        ('{"$attrs": "Usage", "fields": {"bogus": 1}}', "Usage has no field 'bogus'"),
+        ('{"$frozenset": [{"$dict": []}]}', "malformed value"),
+        (dumps(AgentMemory.new("t")), "it is a stored AgentMemory, not a paused run"),
+    ],
+)
+def test_from_json_says_plainly_the_text_is_not_a_stored_run_and_why(text: str, why: str) -> None:
+    assert why in _why_not(text)
+
+
+def test_from_json_says_a_finished_run_is_not_paused() -> None:
+    done = make_agent(final_reply()).resume(_suspend(), Approved()).unwrap()
+    assert isinstance(done, Completed)
+    assert _why_not(dumps(done.snapshot)) == "the run is FINISHED in Done, not paused"
+
+
+_NAMES = st.sampled_from(
+    ["Snapshot", "AgentMemory", "State", "Status", "ToolCall", "Usage", "Done", "AWAITING"]
+)
+_KEYS = st.sampled_from(
+    [
+        "$tuple",
+        "$pvector",
+        "$frozenset",
+        "$pmap",
+        "$dict",
+        "$enum",
+        "$attrs",
+        "name",
+        "fields",
+        "state",
+        "status",
+        "memory",
+        "task",
+        "pending",
+    ]
+) | st.text(max_size=3)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=4) | _NAMES,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+@example({"$frozenset": [{"$dict": []}]})
+@example({"$pmap": [[{"$dict": []}, 1]]})
+@example({"$attrs": "Snapshot", "fields": {"state": 1, "memory": 2, "status": 3}})
+def test_any_json_is_refused_as_a_typed_error_never_an_exception(value: object) -> None:
+    _why_not(json.dumps(value))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_any_text_is_refused_as_a_typed_error_never_an_exception(text: str) -> None:
+    _why_not(text)
+
+
+def _fields(stored: dict[str, object], name: str) -> dict[str, object]:
+    fields = stored["fields"]
+    assert isinstance(fields, dict)
+    value = fields[name]
+    assert isinstance(value, dict)
+    inner = value["fields"]
+    assert isinstance(inner, dict)
+    return inner
+
+
+def test_a_run_stored_before_refused_tools_existed_still_loads() -> None:
+    paused = _suspend()
+    stored = json.loads(paused.to_json())
+    memory_fields = _fields(stored, "memory")
+    assert memory_fields.pop("refused_tools") == {"$tuple": []}
+    restored = Suspended.from_json(json.dumps(stored)).unwrap()
+    assert restored == paused
+    assert restored.memory.refused_tools == ()
+
+
+def test_refused_tools_round_trip_with_a_stored_run() -> None:
+    paused = _suspend()
+    memory = paused.memory.evolve(refused_tools=("weather", "rm"))
+    refused = Suspended(attrs.evolve(paused.snapshot, memory=memory))
+    assert Suspended.from_json(refused.to_json()).unwrap().memory.refused_tools == ("weather", "rm")
 
 
 def test_ask_human_effect_round_trips() -> None:

@@ -84,6 +84,8 @@ def test_planning_tool_blacklist() -> None:
     ]
     assert done.memory.error is None
     assert all(t.name != "search" for t in llm.requests[0].tools)
+    refused = next(e for e in done.trace if e.event == "ToolBlacklisted")
+    assert refused.data == "step=1 blacklisted=search"
 
 
 def test_acting_unknown_tool_is_failure_not_crash() -> None:

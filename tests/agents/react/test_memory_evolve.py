@@ -32,6 +32,7 @@ changes = st.fixed_dictionaries(
             st.just(HistoryEntry(step=1, tool=CALL, observation="SUCCESS: x", success=True)), max_size=2
         ),
         "blacklisted_tools": st.lists(st.sampled_from(["a", "b"]), max_size=2),
+        "refused_tools": st.lists(st.sampled_from(["a", "b"]), max_size=2),
     },
 )
 

@@ -113,6 +113,12 @@ def _check(before: Snap, after: Snap) -> None:
     # pending approval: set by Planning, decided by WaitingForHuman, cleared by Observing
     if new.pending_approval != old.pending_approval:
         assert state in {State.Planning, State.WaitingForHuman, State.Observing}
+    # refused_tools: set by Planning on ToolBlacklisted only, cleared when the next plan step starts
+    if new.refused_tools != old.refused_tools:
+        assert state is State.Planning
+    if new.refused_tools:
+        assert after.trace[-1].event == "ToolBlacklisted"
+        assert set(new.refused_tools) <= new.blacklisted_tools
     # trace: append-only
     assert list(after.trace.rows[: len(before.trace)]) == list(before.trace.rows)
     assert len(after.trace) > len(before.trace)

@@ -111,6 +111,28 @@ def test_blacklisted_tool_emits_tool_blacklisted_and_sets_no_error() -> None:
     assert after.current_tool_call is None
 
 
+def test_blacklisted_tools_asked_for_are_named_once_each_in_order() -> None:
+    memory = make_memory(step=1).blacklist_tool("weather").blacklist_tool("delete_file")
+    reply = tool_reply(
+        call("delete_file", "c1"), call("search", "c2"), call("weather", "c3"), call("delete_file", "c4")
+    )
+    event, after = _event(memory, reply)
+    assert event is Event.ToolBlacklisted
+    assert after.refused_tools == ("delete_file", "weather")
+
+
+def test_other_replies_refuse_nothing() -> None:
+    memory = make_memory(step=1).blacklist_tool("weather")
+    for reply in (tool_reply(call("search")), answer()):
+        assert _event(memory, reply)[1].refused_tools == ()
+
+
+def test_the_next_plan_step_clears_the_refused_tools() -> None:
+    refused = make_memory(step=1, refused_tools=("weather",))
+    assert _request(refused).memory.refused_tools == ()
+    assert emitted(plan(attrs.evolve(refused, step=15)))[1].refused_tools == ()  # MaxSteps too
+
+
 def test_valid_tool_call_sets_current_tool_call() -> None:
     event, after = _event(make_memory(step=1), tool_reply(call("calculator", expression="2+2")))
     assert event is Event.LlmToolCall

@@ -87,6 +87,11 @@ def test_idle_narration_is_the_seeds_log_line() -> None:
     assert narrate(State.Idle, Event.Start, memory) == "task='find Paris' task_type='research' max_steps=15"
 
 
+def test_a_refusal_row_names_the_refused_tools() -> None:
+    memory = AgentMemory.new("t").evolve(step=3, refused_tools=("weather", "rm"))
+    assert narrate(State.Planning, Event.ToolBlacklisted, memory) == "step=3 blacklisted=weather,rm"
+
+
 def test_state_names_match_the_seed() -> None:
     assert [s.as_str() for s in State] == [
         "Idle",
