@@ -60,6 +60,9 @@ class Performers:
     _arun_cache: dict[type, Performer | None] = attrs.field(
         init=False, factory=dict, eq=False, repr=False, hash=False
     )
+    _async_cache: dict[type, AsyncPerformer] = attrs.field(
+        init=False, factory=dict, eq=False, repr=False, hash=False
+    )
 
     def on(self, kind: type[EffectT], fn: Callable[[EffectT], object]) -> Performers:
         """A registry that performs ``kind`` effects with ``fn``."""

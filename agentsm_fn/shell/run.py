@@ -15,7 +15,7 @@ from __future__ import annotations
 import enum
 import inspect
 from collections.abc import Generator
-from typing import Final, TypeVar
+from typing import Final, NamedTuple, TypeVar
 
 import attrs
 from returns.result import Failure, Result, Success
@@ -26,7 +26,7 @@ from agentsm_fn.core.failures import EffectFailed, RunFailed
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot
 from agentsm_fn.shell.clock import Clock, system_clock
-from agentsm_fn.shell.performers import Performer, Performers
+from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
 
 __all__ = ["Shell", "arun", "resume_run", "run"]
 
@@ -35,13 +35,13 @@ EventT = TypeVar("EventT", bound=enum.Enum)
 MemoryT = TypeVar("MemoryT")
 
 
-def _async(_effect: Effect[object]) -> object:  # pragma: no cover - a sentinel, never called
-    return None
+class _AwaitWith(NamedTuple):
+    """_Inline's note to ``arun``: await ``performer`` for the yielded effect."""
+
+    performer: AsyncPerformer
 
 
-_ASYNC: Final[Performer] = _async  # "an async performer serves this type" in _Inline's cache
 _PLAIN_UNDERLYING: Final = Effect.underlying
-_AWAIT: Final = object()  # _Inline's note: "await the async performer for the yielded effect"
 _PLAIN_OUTCOMES: Final[set[type]] = {str, int, float, bool, bytes, type(None), tuple, list, dict, frozenset}
 """Outcome types seen not to be awaitable (nor SUSPEND): returned by inline performers at once."""
 
@@ -105,14 +105,8 @@ class _Inline:
         performer = self.found.get(type(effect))
         if performer is None:
             performer = self._look_up(effect)
-            if performer is None:
-                self.problem = "no performer registered" + (
-                    "" if self.asynchronous else " (async ones need arun)"
-                )
+            if performer is None:  # ``problem`` says what the shell must do instead
                 return DEFER
-        if performer is _ASYNC:
-            self.problem = _AWAIT
-            return DEFER
         try:
             outcome = performer(effect)
         except Exception as exc:
@@ -140,15 +134,30 @@ class _Inline:
         return DEFER
 
     def _look_up(self, effect: Effect[object]) -> Performer | None:
-        """The performer (or _ASYNC) for ``effect``; cached when it depends on the type alone."""
-        if self.asynchronous and self.performers.find_async(effect) is not None:
-            found: Performer | None = _ASYNC
-        else:
-            found = self.performers.find(effect)
-        if found is not None and type(effect).underlying is _PLAIN_UNDERLYING:
-            # Only a plain effect's performer depends on its type alone; a wrapper's
-            # (an embedded machine's Nested) is bound to the effect it carries.
-            self.found[type(effect)] = found
+        """The sync performer for ``effect``, or None with ``problem`` set (await one, or none found).
+
+        Lookups are cached in the :class:`Performers` when they depend on the effect's
+        type alone; a wrapper's (an embedded machine's ``Nested``) is bound to the
+        effect it carries, so it is looked up each time.
+        """
+        kind = type(effect)
+        plain = kind.underlying is _PLAIN_UNDERLYING
+        if self.asynchronous:  # under arun an async performer wins
+            found_async = self.performers._async_cache.get(kind) if plain else None
+            if found_async is None:
+                found_async = self.performers.find_async(effect)
+                if found_async is not None and plain:
+                    self.performers._async_cache[kind] = found_async
+            if found_async is not None:
+                self.problem = _AwaitWith(found_async)
+                return None
+        found = self.performers.find(effect)
+        if found is None:
+            self.problem = "no performer registered" + (
+                "" if self.asynchronous else " (async ones need arun)"
+            )
+        elif plain:
+            self.found[kind] = found
         return found
 
     def take(self) -> object:
@@ -215,12 +224,10 @@ async def arun(
                     effect = fold.send(outcome)
                     continue
                 problem = inline.take()
-            if problem is _AWAIT or inspect.isawaitable(problem):
+            if type(problem) is _AwaitWith or inspect.isawaitable(problem):
                 try:
-                    if problem is _AWAIT:
-                        performer = shell.performers.find_async(effect)
-                        assert performer is not None  # _Inline found one for this effect type
-                        outcome = await performer(effect)
+                    if type(problem) is _AwaitWith:
+                        outcome = await problem.performer(effect)
                     else:
                         outcome = await problem  # type: ignore[misc]  # an awaitable a sync performer returned
                 except Exception as exc:

@@ -122,3 +122,15 @@ def test_runs_share_what_the_shell_found_to_perform_each_effect() -> None:
     assert found is performers.sync[Ask]
     assert performers == Performers().on(Ask, performers.sync[Ask])  # the cache is not part of the value
     assert run(sample_machine(), Mem(), Shell(performers, StepClock())).unwrap().memory == Mem(n=3, total=6)
+
+
+def test_arun_finds_an_async_performer_once_for_every_run() -> None:
+    async def ask(_e: Ask) -> int:
+        return 5
+
+    performers = Performers().on_async(Ask, ask).on(Ask, lambda _e: 1)  # under arun the async one wins
+    done = asyncio.run(arun(sample_machine(), Mem(), Shell(performers, StepClock()))).unwrap()
+    assert done.memory == Mem(n=3, total=15)
+    assert performers._async_cache[Ask] is performers.asynchronous[Ask]
+    assert Ask not in performers._arun_cache  # the sync one is never consulted under arun
+    assert run(sample_machine(), Mem(), Shell(performers, StepClock())).unwrap().memory == Mem(n=3, total=3)
