@@ -135,7 +135,8 @@ def load(path: Path) -> Result[Suspended, str]:
         case Success(_):
             return Failure(f"{not_ours} (it is a paused run of another agent or task). {hint}")
         case Failure(error):
-            return Failure(f"{not_ours} (details: {error.message}). {hint}")
+            why = error.message.removeprefix("not a stored agent run: ")  # not_ours says that already
+            return Failure(f"{not_ours} ({why}). {hint}")
     raise AssertionError("unreachable")  # pragma: no cover
 
 

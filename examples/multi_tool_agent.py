@@ -110,14 +110,13 @@ def scripted() -> ScriptedLlm:
 
 
 def blacklisted_calls(done: Completed) -> list[str]:
-    """The blacklisted tools the model asked for, read back from the run's journal of LLM replies."""
-    banned = done.memory.blacklisted_tools
+    """The blacklisted tools the model asked for, as the trace's ToolBlacklisted rows name them."""
     return [
-        call.name
-        for entry in done.snapshot.journal
-        if isinstance(entry.outcome, LlmReply)
-        for call in entry.outcome.tool_calls
-        if call.name in banned
+        name
+        for entry in done.trace
+        if entry.event == "ToolBlacklisted"
+        for name in entry.data.partition(" blacklisted=")[2].split(",")
+        if name
     ]
 
 

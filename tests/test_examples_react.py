@@ -77,16 +77,24 @@ def _approval(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize(
-    "content",
-    ['{"a": 1}', "not json at all", "", "[1, 2, 3]"],
+    ("content", "why"),
+    [
+        ('{"a": 1}', "(unknown tag 'a')"),
+        ("not json at all", "(not JSON: "),
+        ("", "(not JSON: "),
+        ("[1, 2, 3]", "(unexpected JSON array)"),
+    ],
     ids=["other-json", "text", "empty", "json-list"],
 )
-def test_resuming_a_file_that_is_not_a_stored_run_says_so_and_fails(tmp_path: Path, content: str) -> None:
+def test_resuming_a_file_that_is_not_a_stored_run_says_so_and_fails(
+    tmp_path: Path, content: str, why: str
+) -> None:
     stored = tmp_path / "notes.json"
     stored.write_text(content, encoding="utf-8")
     done = _approval("--resume-from", str(stored))
     assert done.returncode == 1
-    assert f"{stored} is not a stored run of this agent" in done.stderr
+    assert f"{stored} is not a stored run of this agent {why}" in done.stderr
+    assert done.stderr.count("not a stored") == 1  # said once, then why
     assert "--suspend-to" in done.stderr
     assert "Traceback" not in done.stderr
     assert not done.stderr.startswith("cannot load")
@@ -151,6 +159,18 @@ def test_multi_tool_summary_counts_say_what_they_count_and_match_the_trace() -> 
 def test_multi_tool_summary_names_the_blacklisted_tool_the_model_asked_for() -> None:
     out = _multi_tool_output()
     assert "refused: the model asked for 'weather', which is blacklisted" in out
+    rows = [line.split() for line in out.splitlines() if "ToolBlacklisted" in line and "->" in line]
+    assert [row[-2:] for row in rows] == [["step=1", "blacklisted=weather"]]
+
+
+def test_docs_quote_the_refusal_row_as_the_demo_prints_it() -> None:
+    out = _multi_tool_output()
+    quoted = re.search(
+        r"`(Planning\s+ToolBlacklisted[^`]*)`", (ROOT / "docs" / "examples.md").read_text("utf-8")
+    )
+    assert quoted is not None
+    shown = quoted.group(1).split()
+    assert any(line.split()[2:] == shown for line in out.splitlines())
 
 
 def test_choose_llm_reads_the_environment_and_offline_wins(monkeypatch: pytest.MonkeyPatch) -> None:
