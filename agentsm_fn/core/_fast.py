@@ -7,7 +7,8 @@ end of every run that is most of the run's fixed cost (measured with
 the identical value in about half the time. :func:`slot_setters` checks, once at
 import, that a class is a plain slotted attrs class (no validators, converters,
 ``__attrs_post_init__``) with exactly the expected fields, so the direct build is
-only ever used where it is equivalent; the callers fall back to the constructor.
+only ever used where it is equivalent (every slot is a field: no hidden state such as
+attrs' cached hash); the callers fall back to the constructor.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ def slot_setters(cls: type, names: tuple[str, ...]) -> tuple[SlotSetter, ...] | 
     if tuple(field.name for field in fields) != names:
         return None
     if any(field.validator is not None or field.converter is not None for field in fields):
+        return None
+    slots = {name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())} - {"__weakref__"}
+    if slots != set(names):  # e.g. cache_hash=True: the constructor also sets a hidden slot
         return None
     setters: list[SlotSetter] = []
     for name in names:

@@ -95,10 +95,20 @@ class NotAttrs:
     __slots__ = ("x",)
 
 
-@pytest.mark.parametrize("cls", [Checked, Converted, PostInit, NoSlots, NotAttrs])
+@attrs.frozen(cache_hash=True)
+class CachedHash:
+    x: int
+
+
+@pytest.mark.parametrize("cls", [Checked, Converted, PostInit, NoSlots, NotAttrs, CachedHash])
 def test_no_direct_build_where_the_constructor_does_more(cls: type) -> None:
     assert slot_setters(cls, ("x",)) is None
     assert one_field_builder(cls, "x") is cls  # the constructor itself
+
+
+def test_a_class_with_a_cached_hash_is_built_by_its_constructor() -> None:
+    made = one_field_builder(CachedHash, "x")(3)
+    assert made == CachedHash(3) and hash(made) == hash(CachedHash(3))
 
 
 def test_the_direct_trace_and_journal_builds_equal_the_constructors() -> None:
