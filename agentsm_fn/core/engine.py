@@ -21,6 +21,7 @@ from typing import Final, Literal, TypeAlias, TypeVar, cast
 import attrs
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.core._fast import new_instance
 from agentsm_fn.core.effects import Effect, Perform, describe_effect
 from agentsm_fn.core.failures import (
     BadDecision,
@@ -53,7 +54,6 @@ StepResult = Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT]]
 
 _BASE_ACCEPTS: Final = Effect.accepts
 _FINISHED: Final = Status.FINISHED
-_new: Final = object.__new__
 
 
 class Suspend(enum.Enum):
@@ -536,7 +536,7 @@ def _fold(
                     _parked(node.state, memory, steps, trace, journal, rows, ticks, Status.FINISHED, None)
                 )
             # _parked and _success inlined: every finished run ends here
-            finished: Snapshot[StateT, MemoryT] = _new(Snapshot)
+            finished: Snapshot[StateT, MemoryT] = new_instance(Snapshot)
             set_state, set_memory, set_status, set_pending, set_steps, set_trace, set_journal = _SETTERS
             set_state(finished, node.state)
             set_memory(finished, memory)
