@@ -17,7 +17,7 @@ when the next plan step starts.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TypedDict, Unpack, cast
+from typing import Self, TypedDict, Unpack, cast
 
 import attrs
 from pyrsistent import PVector, pvector
@@ -175,14 +175,19 @@ class AgentMemory:
             return cls(task=task)
         return _BLANK.evolve(task=task)  # the defaults, made once (they are frozen values)
 
-    def evolve(self, **changes: Unpack[MemoryChanges]) -> AgentMemory:
+    def evolve(self, **changes: Unpack[MemoryChanges]) -> Self:
         """A copy with ``changes`` applied: ``attrs.evolve``, only faster (the handlers' hot path).
+
+        A subclass (slotted or not, with fields, converters or validators of its own) is
+        evolved by ``attrs.evolve`` itself: the fast copy knows only AgentMemory's fields.
 
         Example:
             >>> m = AgentMemory.new("t").evolve(step=2, pending_tool_calls=[])
             >>> m.step, m.pending_tool_calls, m == attrs.evolve(AgentMemory.new("t"), step=2)
             (2, (), True)
         """
+        if type(self) is not AgentMemory:
+            return attrs.evolve(self, **changes)
         new = object.__new__(type(self))
         state = new.__dict__
         state.update(self.__dict__)

@@ -65,3 +65,23 @@ def test_prompt_turns_are_reused_for_the_same_entries_and_built_for_new_ones() -
     assert (
         isinstance(result, ToolResultMessage) and result.is_error and result.content == "ERROR: KeyError: y"
     )
+
+
+@attrs.frozen(kw_only=True)  # slotted, as attrs makes classes by default
+class _SlottedMemory(AgentMemory):
+    extra: int = 0
+
+
+@attrs.frozen(kw_only=True, slots=False)
+class _ConvertingMemory(AgentMemory):
+    extra: int = attrs.field(default=0, converter=int)
+
+
+@given(st.integers(0, 9), st.integers(-5, 5))
+def test_a_subclass_evolves_as_attrs_evolve_does(step: int, extra: int) -> None:
+    for memory in (_SlottedMemory(task="t", extra=extra), _ConvertingMemory(task="t", extra=extra)):
+        evolved = memory.evolve(step=step)
+        assert type(evolved) is type(memory) and evolved == attrs.evolve(memory, step=step)
+        assert evolved.extra == extra and evolved.step == step
+    changed = _ConvertingMemory(task="t").evolve(**cast(MemoryChanges, {"extra": str(extra)}))
+    assert changed.extra == extra  # the subclass's own converter runs
