@@ -2,13 +2,15 @@
 
 Invalid arguments are not an exception: :func:`argument_problems` returns the
 problems as text, which Acting turns into a ``ToolFailure`` observation the LLM
-can read and correct. Checked validators are memoized per (frozen) schema, and plain
+can read and correct. Checked validators are memoized per schema (by its canonical JSON
+text, so schemas that differ only by 1, 1.0 or true never share one), and plain
 schemas get a fast acceptance test first (:mod:`agentsm_fn.tools.fastcheck`).
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Mapping
 from typing import Any, TypeAlias, cast
 
@@ -18,10 +20,16 @@ from jsonschema.exceptions import SchemaError
 from jsonschema.protocols import Validator
 from pyrsistent import PMap
 
-from agentsm_fn.llm.json import JsonObject, JsonValue, freeze_object, thaw
+from agentsm_fn.llm.json import JsonObject, JsonValue, dumps, freeze_object, thaw
 from agentsm_fn.tools.fastcheck import FastCheck, compile_fast
 
-__all__ = ["ArgumentCheck", "CompiledSchema", "argument_problems", "compile_schema", "problems_with"]
+__all__ = [
+    "ArgumentCheck",
+    "CompiledSchema",
+    "argument_problems",
+    "compile_schema",
+    "problems_with",
+]
 
 
 @attrs.frozen
@@ -36,23 +44,48 @@ ArgumentCheck: TypeAlias = CompiledSchema | str
 """A compiled schema, or why the schema itself is invalid."""
 
 
+# Validators are memoized by the schema's canonical JSON text (``dumps``: compact, key-sorted),
+# never by the frozen map itself: maps compare their values with ``==``, and 1 == 1.0 == True
+# in Python, so {"enum": [1]} and {"enum": [True]} would share one validator (and accept
+# arguments jsonschema rejects). The text tells them apart ('1', '1.0', 'true'). In front of
+# it, a memo by identity spares the same frozen schema its serialisation (it keeps each key
+# alive, so ids are not reused).
+_BY_ID: dict[int, tuple[JsonObject, ArgumentCheck]] = {}
+_BY_ID_LIMIT = 512
+
+
 @functools.lru_cache(maxsize=512)
-def compile_schema(schema: JsonObject) -> ArgumentCheck:
-    """A checked validator for the frozen ``schema``, or the reason the schema itself is invalid.
-
-    Memoized per schema; a :class:`~agentsm_fn.tools.spec.ToolDef` also keeps its own.
-
-    Example:
-        >>> compile_schema(freeze_object({"type": "nonsense"}))[:30]
-        "the tool's schema is invalid: "
-    """
-    plain = cast(dict[str, Any], thaw(schema))  # a JSON object thaws to a dict
+def _compile(text: str) -> ArgumentCheck:
+    plain = cast(dict[str, Any], json.loads(text))  # canonical JSON of an object
     validator_class = jsonschema.validators.validator_for(plain)
     try:
         validator_class.check_schema(plain)
     except SchemaError as exc:
         return f"the tool's schema is invalid: {exc.message}"
-    return CompiledSchema(validator_class(plain), compile_fast(schema))
+    return CompiledSchema(validator_class(plain), compile_fast(plain))
+
+
+def compile_schema(schema: JsonObject) -> ArgumentCheck:
+    """A checked validator for the frozen ``schema``, or the reason the schema itself is invalid.
+
+    Memoized per schema, by its canonical JSON (schemas that differ only by 1, 1.0 or
+    true get validators of their own); a :class:`~agentsm_fn.tools.spec.ToolDef` also
+    keeps its own.
+
+    Example:
+        >>> compile_schema(freeze_object({"type": "nonsense"}))[:30]
+        "the tool's schema is invalid: "
+    """
+    if not isinstance(schema, PMap):  # a mutable mapping may change: no memo by identity
+        return _compile(dumps(schema))
+    hit = _BY_ID.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    check = _compile(dumps(schema))
+    if len(_BY_ID) >= _BY_ID_LIMIT:
+        _BY_ID.clear()
+    _BY_ID[id(schema)] = (schema, check)
+    return check
 
 
 def argument_problems(schema: Mapping[str, object], arguments: Mapping[str, object]) -> str | None:

@@ -97,5 +97,5 @@ def test_messages_still_come_from_jsonschema() -> None:
     assert definition.argument_problems(freeze_object({"q": "x"})) is None
     assert definition.argument_problems(freeze_object({"q": 3})) == "q: 3 is not of type 'string'"
     assert argument_problems(schema, {}) == "'q' is a required property"
-    compiled = compile_schema(freeze(schema))
+    compiled = compile_schema(freeze_object(schema))
     assert not isinstance(compiled, str) and compiled.fast is not None
