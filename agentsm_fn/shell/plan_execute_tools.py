@@ -15,8 +15,12 @@ become an error result, which the policy turns into a halt
 
 Tools run on the shell's one tool runner (:mod:`agentsm_fn.shell.tools`), as the ReAct
 agent's do: a ``Tool``'s ``ToolDef.timeout`` is honoured (a tool that hangs becomes a
-"timed out" error result), and under ``arun`` a batch's calls run concurrently (sync
-tools in threads), their results in call order.
+"timed out" error result). Under ``arun``, as under ``run``, a batch's sync tools run
+one after another in call order, on the event loop's thread (thread-bound objects such
+as a sqlite3 connection, ContextVars and the running loop all work), except a sync tool
+with a timeout: it runs in a thread (in a copy of the caller's context), the only way to
+stop waiting for it, and it cannot use the running loop. A batch's async tools run
+concurrently; the results always come back in call order.
 """
 
 from __future__ import annotations
@@ -248,10 +252,12 @@ async def run_tool_calls_async(
     effect: RunTools,
     timeouts: Mapping[str, float | None] = _NO_TIMEOUTS,
 ) -> ToolBatch:
-    """Run the calls concurrently, each within its tool's timeout; results in call order; never raises.
+    """Run the calls, each within its tool's timeout; results in call order; never raises.
 
-    Runs on the shell's tool runner (:func:`agentsm_fn.shell.tools.acall_tool`), as the
-    ReAct agent's tools do: async tools on the event loop, sync ones in a thread.
+    Runs on the shell's tool runner (:func:`agentsm_fn.shell.tools.acall_tool`). Sync
+    tools run one after another in call order on the event loop's thread (an awaitable
+    one returns is awaited there), or, with a timeout, in a thread with a copy of the
+    caller's context; async tools run concurrently with them and with each other.
 
     Example:
         >>> import asyncio
@@ -263,25 +269,38 @@ async def run_tool_calls_async(
         '8'
     """
 
-    async def one(call: ToolCall) -> ToolResult:
-        prepared = _prepare(tools, specs, call)
-        if isinstance(prepared, ToolResult):
-            return prepared
-        fn, arguments = prepared
-        outcome = await acall_tool(
-            fn,
-            arguments,
-            timeouts.get(call.name),
-            is_async=inspect.iscoroutinefunction(fn),
-            await_result=True,  # a plain function may return an awaitable (see ToolFunction)
-        )
-        return _outcome(call, outcome)
+    async def run_async(call: ToolCall, fn: ToolFunction, arguments: dict[str, object]) -> ToolResult:
+        return _outcome(call, await acall_tool(fn, arguments, timeouts.get(call.name), is_async=True))
 
-    return ToolBatch(tuple(await asyncio.gather(*(one(call) for call in effect.calls))))
+    slots: list[ToolResult | asyncio.Task[ToolResult]] = []
+    # The group cancels the async calls still running if this batch is cancelled.
+    async with asyncio.TaskGroup() as group:
+        for call in effect.calls:
+            prepared = _prepare(tools, specs, call)
+            if isinstance(prepared, ToolResult):
+                slots.append(prepared)
+                continue
+            fn, arguments = prepared
+            if inspect.iscoroutinefunction(fn):
+                slots.append(group.create_task(run_async(call, fn, arguments)))
+                continue
+            outcome = await acall_tool(  # in call order: the next sync tool waits for this one
+                fn,
+                arguments,
+                timeouts.get(call.name),
+                is_async=False,
+                await_result=True,  # a plain function may return an awaitable (see ToolFunction)
+                on_loop=True,
+            )
+            slots.append(_outcome(call, outcome))
+    return ToolBatch(tuple(slot if isinstance(slot, ToolResult) else slot.result() for slot in slots))
 
 
 def tool_timeouts(tools: Mapping[str, ToolFunction | Tool] | ToolRegistry) -> Mapping[str, float | None]:
     """Each tool's timeout in seconds (``ToolDef.timeout`` of ``Tool`` values; plain functions: none).
+
+    Under ``arun`` a sync tool with a timeout runs in a thread (in a copy of the caller's
+    contextvars context) so the wait can stop; without one it runs on the event loop's thread.
 
     Example:
         >>> registry = ToolRegistry().register("slow", "Slow", {}, lambda: "", timeout=2.5)

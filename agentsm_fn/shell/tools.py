@@ -4,8 +4,12 @@
 they return what happened (:class:`Returned`, :class:`Raised` or :class:`TimedOut`),
 honouring the tool's timeout. Async tools run on the event loop (sync runs give each
 one a fresh loop in a thread); under asyncio, sync tools run in a daemon thread, so
-they neither block the loop nor each other. A sync tool that times out keeps running
-in its thread (Python cannot kill a thread); its result is discarded.
+they neither block the loop nor each other (``on_loop=True`` keeps a sync tool without
+a timeout on the loop thread instead). Every thread runs the tool in a copy of the
+caller's ``contextvars`` context. A sync tool that times out keeps running in its
+thread (Python cannot kill a thread); its result is discarded. Only an expired
+timeout is :class:`TimedOut`: a tool that raises ``TimeoutError`` itself has
+:class:`Raised` it.
 
 :class:`ToolRunner` performs the ReAct agent's RunTool and RunToolBatch effects with
 them: failures become failed :class:`ToolResult` values (``ERROR: {type}: {msg}`` for
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import inspect
 import threading
 from collections.abc import Awaitable, Callable
@@ -78,14 +83,15 @@ def _not_found(effect: RunTool) -> ToolResult:
 
 
 def _in_daemon_thread(work: Callable[[], T]) -> concurrent.futures.Future[T]:
-    """Run ``work`` in a daemon thread (never joined at exit); its result arrives in the future."""
+    """Run ``work`` in a daemon thread (never joined at exit), in a copy of the caller's context."""
     future: concurrent.futures.Future[T] = concurrent.futures.Future()
+    context = contextvars.copy_context()  # ContextVars set by the caller stay visible to the tool
 
     def target() -> None:
         if not future.set_running_or_notify_cancel():  # pragma: no cover - cancelled before start
             return
         try:
-            future.set_result(work())
+            future.set_result(context.run(work))
         except BaseException as exc:  # handed to the waiter, which reports it as a failed call
             future.set_exception(exc)
 
@@ -161,10 +167,14 @@ async def acall_tool(
     *,
     is_async: bool,
     await_result: bool = False,
+    on_loop: bool = False,
 ) -> CallOutcome:
     """Call one tool function under asyncio (a sync one in a daemon thread); never raises.
 
     ``await_result``: also await an awaitable that a sync function returns (within the timeout).
+    ``on_loop``: call a sync function without a timeout here, on the event loop's thread
+    (it blocks the loop while it runs; thread-bound objects and the running loop work);
+    with a timeout it still needs a thread, to stop waiting for it.
 
     Example:
         >>> import asyncio
@@ -174,23 +184,38 @@ async def acall_tool(
         >>> asyncio.run(acall_tool(slow, {}, 0.01, is_async=True))
         TimedOut(seconds=0.01)
     """
-    in_thread = not is_async
+    if on_loop and timeout is None and not is_async:
+        return await _on_loop(fn, kwargs, await_result)
     work: Awaitable[object] = (
-        asyncio.wrap_future(_in_daemon_thread(lambda: fn(**kwargs))) if in_thread else _awaited(fn, kwargs)
+        _awaited(fn, kwargs) if is_async else asyncio.wrap_future(_in_daemon_thread(lambda: fn(**kwargs)))
     )
+    if timeout is None:
+        try:
+            value = await work
+            if await_result and inspect.isawaitable(value):
+                value = await value
+            return Returned(value)
+        except (Exception, SystemExit) as exc:
+            return Raised(exc)
+    scope = asyncio.timeout(timeout)  # in this task (wait_for would start one per call)
     try:
-        if timeout is None:
+        async with scope:
             value = await work
             if await_result and inspect.isawaitable(value):
                 value = await value
             return Returned(value)
-        async with asyncio.timeout(timeout):  # in this task (wait_for would start one per call)
-            value = await work
-            if await_result and inspect.isawaitable(value):
-                value = await value
-            return Returned(value)
-    except TimeoutError as exc:
-        return TimedOut(timeout) if timeout is not None else Raised(exc)
+    except TimeoutError as exc:  # the tool's own TimeoutError is what it raised, not a timeout
+        return TimedOut(timeout) if scope.expired() else Raised(exc)
+    except (Exception, SystemExit) as exc:
+        return Raised(exc)
+
+
+async def _on_loop(fn: ToolFn, kwargs: dict[str, object], await_result: bool) -> CallOutcome:
+    try:
+        value = fn(**kwargs)
+        if await_result and inspect.isawaitable(value):
+            value = await value
+        return Returned(value)
     except (Exception, SystemExit) as exc:
         return Raised(exc)
 
@@ -234,7 +259,8 @@ class ToolRunner:
         with concurrent.futures.ThreadPoolExecutor(
             max_workers=len(effect.runs), thread_name_prefix="agentsm-batch"
         ) as pool:
-            futures = [pool.submit(self.run_one, run) for run in effect.runs]
+            # one context copy per call: a context cannot be entered by two threads at once
+            futures = [pool.submit(contextvars.copy_context().run, self.run_one, run) for run in effect.runs]
             return ToolBatchResult(tuple(f.result() for f in futures))
 
     async def arun_one(self, effect: RunTool) -> ToolResult:

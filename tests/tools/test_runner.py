@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 
 from agentsm_fn.agents.react import RunTool, RunToolBatch
@@ -157,3 +158,39 @@ async def test_async_timeout_of_a_sync_tool_does_not_wait_for_it() -> None:
     finally:
         release.set()
     assert result.error_type == "TimeoutError"
+
+
+REQUEST_ID: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="<unset>")
+
+
+def test_a_tool_raising_timeout_error_itself_reads_the_same_under_run_and_arun() -> None:
+    def flaky() -> str:
+        raise TimeoutError("upstream API did not answer in 2s")
+
+    async def aflaky() -> str:
+        raise TimeoutError("upstream API did not answer in 2s")
+
+    runner = ToolRunner(ToolRegistry().register("flaky", "", OBJ, flaky).register("aflaky", "", OBJ, aflaky))
+    expected = "ERROR: TimeoutError: upstream API did not answer in 2s"
+    for name in ("flaky", "aflaky"):
+        for timeout in (30.0, None):
+            effect = _run(name, timeout=timeout)
+            assert runner.run_one(effect).observation == expected
+            assert asyncio.run(runner.arun_one(effect)).observation == expected
+
+
+def test_contextvars_reach_sync_tools_run_in_threads_by_run_and_arun() -> None:
+    runner = ToolRunner(ToolRegistry().register("who", "", OBJ, REQUEST_ID.get))
+    calls = (_run("who", "c1"), _run("who", "c2", timeout=5.0))
+
+    async def arun_all() -> list[str]:
+        return [r.output for r in (await runner.arun_batch(RunToolBatch(calls))).results]
+
+    token = REQUEST_ID.set("req-42")
+    try:
+        sync_outputs = [r.output for r in runner.run_batch(RunToolBatch(calls)).results]
+        async_outputs = asyncio.run(arun_all())  # asyncio.run copies this context into its task
+    finally:
+        REQUEST_ID.reset(token)
+    assert sync_outputs == ["req-42", "req-42"]
+    assert async_outputs == ["req-42", "req-42"]
