@@ -5,6 +5,10 @@ from turn to turn; their wire form is found again by identity, without hashing t
 messages (and the tool arguments inside them). The memo keeps each key alive while
 it holds it, so an id cannot be reused for another object meanwhile; it is emptied
 when it grows past its limit.
+
+Never put a memo keyed by equality (``functools.lru_cache``) behind it for frozen JSON:
+1 == 1.0 == True in Python, so ``{"flag": 1}`` and ``{"flag": True}`` are equal maps and
+one would be sent in place of the other.
 """
 
 from __future__ import annotations

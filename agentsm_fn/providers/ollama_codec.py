@@ -12,7 +12,6 @@ OpenAI-shaped; both are read.
 
 from __future__ import annotations
 
-import functools
 from typing import Literal
 
 import attrs
@@ -51,7 +50,8 @@ def encode_message(message: Message) -> dict[str, object]:
     return out
 
 
-_encoded = by_identity(functools.lru_cache(maxsize=4096)(encode_message))  # frozen messages, serialised only
+# Frozen messages, serialised only: memoized by identity, never by equality (1 == 1.0 == True).
+_encoded = by_identity(encode_message)
 
 
 def render_prompt(messages: tuple[Message, ...]) -> tuple[str, str]:

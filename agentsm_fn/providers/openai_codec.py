@@ -9,7 +9,6 @@ REFUSAL, ``length`` becomes TRUNCATED, logprobs give the confidence when asked.
 
 from __future__ import annotations
 
-import functools
 from typing import Literal
 
 import attrs
@@ -76,10 +75,38 @@ def encode_message(message: Message) -> dict[str, object]:
 
 
 # Messages and tool specs are frozen values, re-sent on every turn of a conversation: their wire
-# form is computed once. The cached dicts are only ever serialised, never mutated.
-_encoded = by_identity(functools.lru_cache(maxsize=4096)(encode_message))
-cached_function_tools = functools.lru_cache(maxsize=256)(function_tools)
-""":func:`function_tools`, memoised (the result is shared: serialise it, never mutate it)."""
+# form is computed once per object, found again by identity. Never by equality: frozen JSON
+# compares with ``==``, and 1 == 1.0 == True, so {"flag": 1} would be sent as {"flag": true}.
+# The cached dicts are only ever serialised, never mutated.
+_encoded = by_identity(encode_message)
+
+
+def _one_tool(spec: ToolSpec) -> dict[str, object]:
+    return function_tools((spec,))[0]
+
+
+_function_tool = by_identity(_one_tool, limit=1024)  # a ToolDef keeps its ToolSpec: one per tool
+
+
+def _all_tools(tools: tuple[ToolSpec, ...]) -> list[dict[str, object]]:
+    return [_function_tool(t) for t in tools]
+
+
+_function_tools = by_identity(_all_tools, limit=256)
+
+
+def cached_function_tools(tools: tuple[ToolSpec, ...]) -> list[dict[str, object]]:
+    """:func:`function_tools`, memoised by identity (the result is shared: serialise it, never mutate it).
+
+    Example:
+        >>> tools = (ToolSpec("f", "Does f", {"type": "object", "properties": {"x": {"enum": [1]}}}),)
+        >>> cached_function_tools(tools) is cached_function_tools(tools)
+        True
+        >>> flag = (ToolSpec("f", "Does f", {"type": "object", "properties": {"x": {"enum": [True]}}}),)
+        >>> cached_function_tools(flag)[0]["function"]["parameters"]["properties"]["x"]
+        {'enum': [True]}
+    """
+    return _function_tools(tools)
 
 
 def error_text(body: bytes | dict[str, object] | None) -> str:
