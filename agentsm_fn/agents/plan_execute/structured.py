@@ -14,12 +14,11 @@ from typing import cast
 
 import jsonschema
 from jsonschema.protocols import Validator
-from pyrsistent import PMap
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.agents.plan_execute.config import DECISION_SCHEMA
 from agentsm_fn.agents.plan_execute.values import Plan, PlanDecision
-from agentsm_fn.llm.json import JsonObject, JsonValue, freeze_object, thaw
+from agentsm_fn.llm.json import JsonObject, JsonValue, dumps, freeze_object, thaw
 
 __all__ = ["parse_decision", "parse_json_object", "parse_plan", "schema_errors"]
 
@@ -69,9 +68,14 @@ def _path(parts: Sequence[object]) -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def _validator(schema: JsonObject) -> Validator | None:
-    """A validator per (frozen, hashable) schema, built once: building one costs more than using it."""
-    plain = thaw(schema)
+def _validator(text: str) -> Validator | None:
+    """A validator per schema, built once (building one costs more than using it).
+
+    Keyed by the schema's canonical JSON text, never by the frozen map: maps compare
+    values with ``==`` and 1 == 1.0 == True, so {"enum": [1]} and {"enum": [True]}
+    would otherwise share one validator.
+    """
+    plain = json.loads(text)
     if not isinstance(plain, Mapping):
         return None
     return jsonschema.validators.validator_for(plain)(plain)
@@ -85,8 +89,8 @@ def schema_errors(instance: JsonValue, schema: JsonObject) -> tuple[str, ...]:
         ("at $.goal: 3 is not of type 'string'",)
     """
     try:
-        validator = _validator(schema if isinstance(schema, PMap) else freeze_object(schema))
-    except TypeError:
+        validator = _validator(dumps(schema))
+    except (TypeError, ValueError):
         validator = None
     if validator is None:
         return ("the schema is not a JSON object",)

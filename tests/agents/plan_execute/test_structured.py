@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import jsonschema
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from returns.result import Failure, Success
@@ -17,6 +18,7 @@ from agentsm_fn.agents.plan_execute.structured import (
     schema_errors,
 )
 from agentsm_fn.llm import LlmReply
+from agentsm_fn.llm.json import JsonObject
 
 from .helpers import memory, moved
 
@@ -68,3 +70,13 @@ def test_normalizing_is_idempotent(text: str) -> None:
     once = normalize_input(text)
     assert normalize_input(once) == once
     assert once == once.strip()
+
+
+@given(st.sampled_from([1, 1.0, True, 0, 0.0, False]), st.sampled_from([1, True, 0, False]))
+def test_schemas_differing_only_by_1_or_true_get_their_own_validators(allowed: float, value: int) -> None:
+    # 1 == 1.0 == True in Python, so a cache keyed by the frozen schema mixed them up.
+    for warm in (1, True, 0, False):  # fill the cache with equal-looking schemas first
+        schema_errors({"x": value}, {"type": "object", "properties": {"x": {"enum": [warm]}}})
+    schema: JsonObject = {"type": "object", "properties": {"x": {"enum": [allowed]}}}
+    expected = not list(jsonschema.Draft202012Validator(dict(schema)).iter_errors({"x": value}))
+    assert (schema_errors({"x": value}, schema) == ()) == expected
