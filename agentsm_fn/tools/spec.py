@@ -66,7 +66,9 @@ class ToolDef:
     """Name, description, argument schema, and the per-tool policy of one tool.
 
     ``needs_approval`` routes every call through WaitingForHuman; ``timeout`` is in
-    seconds (None: no limit).
+    seconds (None: no limit). Enforcing a timeout on a sync tool needs a thread: such a
+    tool runs in one, with a copy of the caller's contextvars context, so it cannot
+    use the running event loop or objects bound to the caller's thread.
 
     Example:
         >>> d = ToolDef(name="search", description="Search the web",
