@@ -124,27 +124,19 @@ class Transport:
         wire = self.codec.encode(request, stream=False)
         retries = 0
         while True:
-            headers: Mapping[str, str] = {}
             try:
-                response = client.post(
+                answer: httpx.Response | Exception = client.post(
                     self.url(wire),
                     content=wire.body,
                     headers=self.headers(wire),
                     timeout=self.httpx_timeout(),
                 )
             except (httpx.HTTPError, httpx.InvalidURL) as exc:
-                failure = self.exception_failure(exc)
-            else:
-                if response.status_code < 400:
-                    return _attempts(self.codec.decode(request, response.content), retries + 1)
-                failure, headers = (
-                    self.status_failure(response.status_code, response.content),
-                    response.headers,
-                )
-            delay = self.next_delay(retries, failure, headers)
-            if delay is None:
-                return _attempts(failure, retries + 1)
-            self.sleep(delay)
+                answer = exc
+            settled = self._settle(request, answer, retries)
+            if not isinstance(settled, float):
+                return settled
+            self.sleep(settled)
             retries += 1
 
     async def asend(self, client: httpx.AsyncClient, request: LlmRequest) -> LlmOutcome:
@@ -152,28 +144,34 @@ class Transport:
         wire = self.codec.encode(request, stream=False)
         retries = 0
         while True:
-            headers: Mapping[str, str] = {}
             try:
-                response = await client.post(
+                answer: httpx.Response | Exception = await client.post(
                     self.url(wire),
                     content=wire.body,
                     headers=self.headers(wire),
                     timeout=self.httpx_timeout(),
                 )
             except (httpx.HTTPError, httpx.InvalidURL) as exc:
-                failure = self.exception_failure(exc)
-            else:
-                if response.status_code < 400:
-                    return _attempts(self.codec.decode(request, response.content), retries + 1)
-                failure, headers = (
-                    self.status_failure(response.status_code, response.content),
-                    response.headers,
-                )
-            delay = self.next_delay(retries, failure, headers)
-            if delay is None:
-                return _attempts(failure, retries + 1)
-            await self.asleep(delay)
+                answer = exc
+            settled = self._settle(request, answer, retries)
+            if not isinstance(settled, float):
+                return settled
+            await self.asleep(settled)
             retries += 1
+
+    def _settle(
+        self, request: LlmRequest, answer: httpx.Response | Exception, retries: int
+    ) -> LlmOutcome | float:
+        """What one attempt of a one-shot request comes to: the outcome, or seconds to wait and retry."""
+        headers: Mapping[str, str] = {}
+        if isinstance(answer, Exception):
+            failure = self.exception_failure(answer)
+        elif answer.status_code < 400:
+            return _attempts(self.codec.decode(request, answer.content), retries + 1)
+        else:
+            failure, headers = self.status_failure(answer.status_code, answer.content), answer.headers
+        delay = self.next_delay(retries, failure, headers)
+        return _attempts(failure, retries + 1) if delay is None else float(delay)
 
     # ---- streams -------------------------------------------------------------------------------------
 
