@@ -13,7 +13,7 @@ from __future__ import annotations
 from agentsm_fn.agents.react.agent import Approver, AsyncApprover
 from agentsm_fn.agents.react.effects import AskHuman
 from agentsm_fn.agents.react.outcomes import ApprovalDecision, Rejected
-from agentsm_fn.core.engine import SUSPEND, Suspend
+from agentsm_fn.core.driver import SUSPEND, Suspend
 from agentsm_fn.shell.performers import Performers
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Running a machine: the thin shell that performs effects between pure steps.
 
-:func:`run` and :func:`arun` drive the engine's pure fold (``core.engine.drive``):
+:func:`run` and :func:`arun` drive the engine's pure fold (``core.driver.drive``):
 each effect the machine yields is performed by the registered performer and its
 outcome (journaled by the fold before any handler sees it) is sent back. A
 performer that returns ``SUSPEND`` pauses the run: the result is an AWAITING
@@ -21,7 +21,8 @@ import attrs
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.effects import Effect, describe_effect
-from agentsm_fn.core.engine import DEFER, SUSPEND, drive, drive_from, resume
+from agentsm_fn.core.driver import DEFER, SUSPEND, drive, drive_from
+from agentsm_fn.core.engine import resume
 from agentsm_fn.core.failures import EffectFailed, RunFailed
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot

@@ -1,0 +1,313 @@
+"""The engine's fold, hand-optimised: :func:`drive` runs a machine as a generator the shell steps.
+
+Read :mod:`agentsm_fn.core.engine` first: this module computes exactly what folding
+:func:`~agentsm_fn.core.engine.step` and :func:`~agentsm_fn.core.engine.resume` computes,
+only faster. It keeps the run in local variables and builds a snapshot only when it
+stops, so a long run costs the same per step as a short one. ``tests/core/test_laws.py``
+proves the two equal on randomly generated machines and decisions
+(``test_drive_and_step_by_step_agree``, ``test_the_run_loop_and_step_judge_every_decision_alike``).
+
+:func:`drive` yields each effect and is sent its outcome; :data:`SUSPEND` sent instead
+stops the run with an AWAITING snapshot. A ``perform`` function returning :data:`DEFER`
+hands an effect to the caller instead of performing it in line.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Generator
+from typing import Final, TypeVar, cast
+
+from returns.result import Failure, Result, Success
+
+from agentsm_fn.core._fast import new_instance
+from agentsm_fn.core.effects import Effect, Perform, describe_effect
+from agentsm_fn.core.engine import _classify, _clock_failed, _narrate, _raised, resume
+from agentsm_fn.core.failures import (
+    MissingHandler,
+    OutcomeRejected,
+    Reason,
+    RunFailed,
+    SafetyCapExceeded,
+    WrongStatus,
+)
+from agentsm_fn.core.handlers import _success
+from agentsm_fn.core.journal import Journal, _journal
+from agentsm_fn.core.machine import Machine
+from agentsm_fn.core.snapshot import _EMPTY_JOURNAL, _EMPTY_TRACE, _SETTERS, Snapshot, Status, _snapshot
+from agentsm_fn.core.trace import Trace, _trace
+
+__all__ = ["DEFER", "SUSPEND", "Defer", "Suspend", "drive", "drive_from"]
+
+StateT = TypeVar("StateT", bound=enum.Enum)
+EventT = TypeVar("EventT", bound=enum.Enum)
+MemoryT = TypeVar("MemoryT")
+
+StepResult = Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT]]
+
+_BASE_ACCEPTS: Final = Effect.accepts
+_FINISHED: Final = Status.FINISHED
+
+
+class Suspend(enum.Enum):
+    """Sent to :func:`drive` instead of an outcome: stop here and return the awaiting snapshot."""
+
+    SUSPEND = "suspend"
+
+
+SUSPEND: Final = Suspend.SUSPEND
+"""The one :class:`Suspend` value."""
+
+
+class Defer(enum.Enum):
+    """Returned by a ``perform`` function given to :func:`drive`: "yield this effect to the caller"."""
+
+    DEFER = "defer"
+
+
+DEFER: Final = Defer.DEFER
+"""The one :class:`Defer` value."""
+
+
+def drive(
+    machine: Machine[StateT, EventT, MemoryT],
+    snapshot: Snapshot[StateT, MemoryT],
+    clock: Callable[[], float],
+    perform: Callable[[Effect[object]], object] | None = None,
+) -> Generator[Effect[object], object, StepResult[StateT, MemoryT]]:
+    """Run to a terminal state as a generator: yields effects, is sent their outcomes.
+
+    Send :data:`SUSPEND` instead of an outcome to stop with the AWAITING snapshot.
+    ``clock`` is read once per handler call and once per outcome, exactly as
+    :func:`step` and :func:`resume` are given ``now``, so the journal replays.
+    ``perform``, if given, is tried first for each effect: it returns the outcome,
+    or :data:`DEFER` to have the effect yielded to the caller instead (the shell
+    passes its sync performers this way and saves a generator round trip).
+    """
+    if snapshot.status is Status.AWAITING:
+        if snapshot.pending is None:
+            return Failure(RunFailed(WrongStatus(snapshot.state, Status.AWAITING, Status.READY), snapshot))
+        outcome = yield snapshot.pending
+        if outcome is SUSPEND:
+            return Success(snapshot)
+        try:
+            now = clock()
+        except Exception as exc:
+            return Failure(RunFailed(_clock_failed(snapshot.state, exc), snapshot))
+        resumed = resume(machine, snapshot, outcome, now)
+        if isinstance(resumed, Failure):
+            return resumed
+        snapshot = resumed.unwrap()
+    if snapshot.status is Status.FINISHED:
+        return Success(snapshot)
+
+    return (
+        yield from _fold(
+            machine,
+            snapshot.state,
+            snapshot.memory,
+            snapshot.steps,
+            snapshot.trace,
+            snapshot.journal,
+            clock,
+            perform,
+        )
+    )
+
+
+def drive_from(
+    machine: Machine[StateT, EventT, MemoryT],
+    memory: MemoryT,
+    clock: Callable[[], float],
+    perform: Callable[[Effect[object]], object] | None = None,
+) -> Generator[Effect[object], object, StepResult[StateT, MemoryT]]:
+    """:func:`drive` for a fresh run from ``memory`` (no initial snapshot is built)."""
+    return _fold(machine, machine.initial, memory, 0, _EMPTY_TRACE, _EMPTY_JOURNAL, clock, perform)
+
+
+def _parked(
+    state: object,
+    memory: MemoryT,
+    steps: int,
+    trace: Trace,
+    journal: Journal,
+    rows: list[tuple[int, object, object, object, object, float]],
+    ticks: list[float | tuple[float, Effect[object], object]],
+    status: Status,
+    pending: Effect[object] | None,
+) -> Snapshot[StateT, MemoryT]:
+    return _snapshot(
+        cast(StateT, state),  # nodes are built from this machine's states
+        memory,
+        status,
+        pending,
+        steps,
+        trace.extend(rows) if rows else trace,
+        _journal(journal.rows.extend(ticks)) if ticks else journal,
+    )
+
+
+def _fold(
+    machine: Machine[StateT, EventT, MemoryT],
+    start: StateT,
+    memory: MemoryT,
+    steps: int,
+    trace: Trace,
+    journal: Journal,
+    clock: Callable[[], float],
+    perform: Callable[[Effect[object]], object] | None = None,
+) -> Generator[Effect[object], object, StepResult[StateT, MemoryT]]:
+    """The hot loop: the same logic as step/resume on locals; a snapshot is built only on exit.
+
+    Written for speed (it is most of what a run costs beyond the user's handlers): no
+    helper calls on the path of a pure transition, locals for everything it reads twice.
+    """
+    rows: list[tuple[int, object, object, object, object, float]] = []
+    ticks: list[float | tuple[float, Effect[object], object]] = []
+    compiled = machine._compiled or machine.compiled
+    node = compiled.get(start)
+    if node is None:
+        parked: Snapshot[StateT, MemoryT] = _parked(
+            start, memory, steps, trace, journal, rows, ticks, Status.READY, None
+        )
+        return Failure(RunFailed(MissingHandler(start), parked))
+    if node.terminal:
+        return _success(_parked(start, memory, steps, trace, journal, rows, ticks, Status.FINISHED, None))
+    narrate = machine.narrate
+    add_row, add_tick = rows.append, ticks.append
+    awaiting: Effect[object] | None = None  # the effect whose outcome is being handled at step awaiting_at:
+    awaiting_at = -1  # a failure then keeps it pending
+    state: StateT = start
+    reason: Reason | None = None
+    cap = machine.safety_cap
+    if type(cap) is not int:
+        try:
+            cap = machine.cap_for(memory)
+        except Exception as exc:  # the run stops at its first step, once the tick is journaled
+            cap, reason = -1, _raised(start, "safety_cap", exc)
+    while True:
+        state = node.state  # type: ignore[assignment]  # nodes hold this machine's states; no cast() call in the hot loop
+        try:
+            now = clock()
+        except Exception as exc:
+            reason = _clock_failed(state, exc)
+            break
+        add_tick(now)
+        if steps >= cap:
+            if reason is None:
+                reason = SafetyCapExceeded(state, steps, cap)
+            break
+        enter = node.enter
+        if enter is None:
+            reason = MissingHandler(state)
+            break
+        try:
+            decision: object = enter(memory)
+        except Exception as exc:
+            reason = _raised(state, "enter", exc)
+            break
+        while True:
+            if type(decision) is Success:
+                try:
+                    value = decision._inner_value  # Success's one slot (probed in handlers)
+                except AttributeError:  # pragma: no cover - a future returns may lay it out differently
+                    value = decision.unwrap()
+                if type(value) is tuple:
+                    try:
+                        event, new_memory = value
+                    except ValueError:  # not a pair: no edge, so the general route below reports it
+                        event = None
+                    following = node.edges.get(id(event))
+                    if following is not None:
+                        steps += 1
+                        if narrate is None:
+                            add_row((steps, state, event, following.state, "", now))
+                        else:
+                            data = _narrate(machine, state, event, new_memory)
+                            add_row((steps, state, event, following.state, data, now))
+                        node, memory = following, new_memory
+                        break
+                elif type(value) is Perform and isinstance(value[0], Effect):
+                    effect: Effect[object] = value[0]
+                    memory = value[1]
+                    add_row((steps + 1, state, effect, None, "", now))
+                    try:
+                        outcome = DEFER if perform is None else perform(effect)
+                    except Exception:  # a perform function must not raise; if it does, the caller performs
+                        outcome = DEFER
+                    if outcome is DEFER:
+                        outcome = yield effect
+                    if outcome is SUSPEND:
+                        parked = _parked(
+                            state, memory, steps, trace, journal, rows, ticks, Status.AWAITING, effect
+                        )
+                        return _success(parked)
+                    awaiting, awaiting_at = effect, steps  # pending until the step count moves on
+                    try:
+                        now = clock()
+                    except (
+                        Exception
+                    ) as exc:  # the effect stays pending: perform it again once the clock works
+                        reason = _clock_failed(state, exc)
+                        break
+                    add_tick((now, effect, outcome))
+                    try:
+                        if type(effect).accepts is _BASE_ACCEPTS:
+                            accepted = isinstance(outcome, effect.outcome_types)
+                        else:
+                            accepted = effect.accepts(outcome)
+                    except Exception as exc:
+                        reason = _raised(state, "accepts", exc)
+                        break
+                    if not accepted:
+                        reason = OutcomeRejected(state, describe_effect(effect), type(outcome).__qualname__)
+                        break
+                    receive = node.receive
+                    try:
+                        if receive is not None:
+                            decision = receive(memory, outcome)
+                        elif node.handler is not None:
+                            decision = node.handler.resume(memory, effect, outcome)
+                    except Exception as exc:
+                        reason = _raised(state, "resume", exc)
+                        break
+                    continue
+            # Anything else (failures, odd values, Success subclasses) takes the general route.
+            routed = _classify(machine, state, decision)
+            if routed[0] == "fail":
+                reason = routed[1]
+                break
+            if routed[0] == "move":
+                _, event, target, memory = routed
+                steps += 1
+                add_row((steps, state, event, target, _narrate(machine, state, event, memory), now))
+                node = compiled[target]
+                break
+            _, pending, memory, _ = routed
+            decision = Success(Perform(pending, memory))  # normalised; handled above on the next pass
+        if reason is not None:
+            break
+        if node.terminal:  # stop on arrival
+            if _SETTERS is None:
+                return _success(
+                    _parked(node.state, memory, steps, trace, journal, rows, ticks, Status.FINISHED, None)
+                )
+            # _parked and _success inlined: every finished run ends here
+            finished: Snapshot[StateT, MemoryT] = new_instance(Snapshot)
+            set_state, set_memory, set_status, set_pending, set_steps, set_trace, set_journal = _SETTERS
+            set_state(finished, node.state)
+            set_memory(finished, memory)
+            set_status(finished, _FINISHED)
+            set_pending(finished, None)
+            set_steps(finished, steps)
+            set_trace(finished, _trace(trace.rows.extend(rows)))
+            set_journal(finished, _journal(journal.rows.extend(ticks)))
+            return _success(finished)
+    if awaiting_at != steps:
+        awaiting = None
+    status = Status.READY if awaiting is None else Status.AWAITING
+    failed: Snapshot[StateT, MemoryT] = _parked(
+        state, memory, steps, trace, journal, rows, ticks, status, awaiting
+    )
+    assert reason is not None  # every break above sets it
+    return Failure(RunFailed(reason, failed))
