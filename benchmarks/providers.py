@@ -46,7 +46,6 @@ from pathlib import Path
 import attrs
 import httpx
 
-from agentsm_fn.agents.react.builder import AgentBuilder
 from agentsm_fn.agents.react.result import Completed
 from agentsm_fn.llm import (
     AssistantMessage,
@@ -58,6 +57,7 @@ from agentsm_fn.llm import (
     UserMessage,
 )
 from agentsm_fn.providers import HttpProvider, anthropic_provider, ollama_provider, openai_provider
+from agentsm_fn.shell.react_agent import AgentBuilder
 
 ROOT = Path(__file__).resolve().parents[1]
 TASK = "Do three lookups please"

@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping
 import attrs
 from returns.result import Failure, Success
 
-from agentsm_fn.agents.react import Completed, Provider, RunResult
+from agentsm_fn.agents.react import Completed, RunResult
+from agentsm_fn.llm import AnyLlmProvider
 from agentsm_fn.providers import HttpProvider, anthropic_provider, ollama_provider, openai_provider
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
 
@@ -23,7 +24,7 @@ from agentsm_fn.shell.scripted_llm import ScriptedLlm
 class LlmChoice:
     """The LLM an example asks, its name, and the models to route large and small tasks to."""
 
-    provider: Provider
+    provider: AnyLlmProvider
     name: str
     large_model: str
     small_model: str

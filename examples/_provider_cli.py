@@ -15,8 +15,9 @@ from collections.abc import Callable, Mapping, Sequence
 import attrs
 from _common import finish
 
-from agentsm_fn.agents.react import AgentBuilder, Completed
+from agentsm_fn.agents.react import Completed
 from agentsm_fn.providers import HttpProvider, StreamEvent, TextDelta, ToolCallStarted
+from agentsm_fn.shell.react_agent import AgentBuilder
 
 WEATHER = {"paris": "sunny, 21 C", "rome": "rainy, 17 C"}
 CITY = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 
 from _common import choose_llm, finish
 
-from agentsm_fn.agents.react import AgentBuilder, Completed
+from agentsm_fn.agents.react import Completed
 from agentsm_fn.llm import LlmReply, ToolCall
+from agentsm_fn.shell.react_agent import AgentBuilder
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
 
 TASK = "What is the capital of France and what is its population?"

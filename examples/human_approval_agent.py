@@ -26,19 +26,10 @@ from pathlib import Path
 from _common import choose_llm, finish
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.agents.react import (
-    Agent,
-    AgentBuilder,
-    Approved,
-    Completed,
-    Modified,
-    Provider,
-    Rejected,
-    RunResult,
-    Suspended,
-)
+from agentsm_fn.agents.react import Approved, Completed, Modified, Rejected, RunResult, Suspended
 from agentsm_fn.agents.react.outcomes import ApprovalDecision
-from agentsm_fn.llm import LlmReply, ToolCall
+from agentsm_fn.llm import AnyLlmProvider, LlmReply, ToolCall
+from agentsm_fn.shell.react_agent import Agent, AgentBuilder
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
 from agentsm_fn.tools import tool
 
@@ -67,7 +58,7 @@ def _second_half() -> LlmReply:
     return LlmReply(content="Done: the team has been told (or not) as the reviewer decided; see the history.")
 
 
-def make_agent(llm: Provider) -> Agent:
+def make_agent(llm: AnyLlmProvider) -> Agent:
     """The same agent definition in both processes (the run's state travels as JSON)."""
     return (
         AgentBuilder.new(TASK)

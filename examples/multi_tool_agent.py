@@ -21,8 +21,9 @@ from collections.abc import Callable, Sequence
 
 from _common import choose_llm, finish
 
-from agentsm_fn.agents.react import AgentBuilder, AgentConfig, Completed, Provider
-from agentsm_fn.llm import LlmReply, ToolCall
+from agentsm_fn.agents.react import AgentConfig, Completed
+from agentsm_fn.llm import AnyLlmProvider, LlmReply, ToolCall
+from agentsm_fn.shell.react_agent import AgentBuilder
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
 from agentsm_fn.tools import tool
 
@@ -120,7 +121,7 @@ def blacklisted_calls(done: Completed) -> list[str]:
     ]
 
 
-def show_counts(done: Completed, llm: Provider) -> None:
+def show_counts(done: Completed, llm: AnyLlmProvider) -> None:
     """What the run did, each number with what it counts (the trace numbers transitions, not agent steps)."""
     requests = [e.event.removeprefix("request ") for e in done.trace if e.event.startswith("request ")]
     llm_calls, usage = requests.count("LlmCall"), done.memory.total_usage
@@ -148,7 +149,7 @@ def show_counts(done: Completed, llm: Provider) -> None:
         print(f"  models per LLM call: {[llm.model_for_call(n) for n in range(llm.call_count)]}")
 
 
-def show(done: Completed, llm: Provider) -> None:
+def show(done: Completed, llm: AnyLlmProvider) -> None:
     print("\n=== FINAL ANSWER ===")
     print(done.answer)
     print("\n=== HISTORY (after compression) ===")

@@ -30,7 +30,7 @@ from agentsm_fn.agents.plan_execute import (
 from agentsm_fn.core.engine import replay
 from agentsm_fn.llm import AsyncLlmProvider, LlmProvider, LlmReply, ToolCall
 from agentsm_fn.providers import ollama_provider
-from agentsm_fn.shell.plan_execute_tools import AgentFSM
+from agentsm_fn.shell.plan_execute_agent import AgentFSM
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
 
 TASK = "Find best PDF library for Ruby"

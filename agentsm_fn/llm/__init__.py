@@ -1,6 +1,6 @@
 """Provider-neutral LLM values: messages, tool calls, requests, replies, failures, the call effect."""
 
-from agentsm_fn.llm.call import AsyncLlmProvider, LlmCall, LlmProvider, LlmRequest
+from agentsm_fn.llm.call import AnyLlmProvider, AsyncLlmProvider, LlmCall, LlmProvider, LlmRequest
 from agentsm_fn.llm.json import JsonObject, JsonValue, dumps, freeze, freeze_object, thaw
 from agentsm_fn.llm.messages import (
     AssistantMessage,
@@ -14,6 +14,7 @@ from agentsm_fn.llm.messages import (
 from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind, LlmOutcome, LlmReply, Usage
 
 __all__ = [
+    "AnyLlmProvider",
     "AssistantMessage",
     "AsyncLlmProvider",
     "JsonObject",

@@ -6,7 +6,7 @@ request through a provider and hands back an :data:`LlmOutcome`.
 
 from __future__ import annotations
 
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import ClassVar, Protocol, TypeAlias, runtime_checkable
 
 import attrs
 
@@ -15,7 +15,7 @@ from agentsm_fn.llm.json import JsonObject, freeze_object
 from agentsm_fn.llm.messages import Message, ToolSpec
 from agentsm_fn.llm.replies import LlmFailure, LlmOutcome, LlmReply
 
-__all__ = ["AsyncLlmProvider", "LlmCall", "LlmProvider", "LlmRequest"]
+__all__ = ["AnyLlmProvider", "AsyncLlmProvider", "LlmCall", "LlmProvider", "LlmRequest"]
 
 
 def _optional_object(value: object) -> JsonObject | None:
@@ -83,3 +83,7 @@ class AsyncLlmProvider(Protocol):
     async def acomplete(self, request: LlmRequest) -> LlmOutcome:
         """Send ``request`` and return the reply or a typed failure."""
         ...
+
+
+AnyLlmProvider: TypeAlias = LlmProvider | AsyncLlmProvider
+"""An LLM provider: sync, async, or both."""

@@ -10,8 +10,11 @@
 
 from __future__ import annotations
 
-from agentsm_fn.agents.react.agent import Approver, AsyncApprover
+from collections.abc import Awaitable, Callable
+from typing import TypeAlias
+
 from agentsm_fn.agents.react.effects import AskHuman
+from agentsm_fn.agents.react.memory import HumanApprovalRequest
 from agentsm_fn.agents.react.outcomes import ApprovalDecision, Rejected
 from agentsm_fn.core.driver import SUSPEND, Suspend
 from agentsm_fn.shell.performers import Performers
@@ -24,6 +27,11 @@ __all__ = [
     "suspending_performers",
 ]
 
+Approver: TypeAlias = Callable[[HumanApprovalRequest], ApprovalDecision]
+"""Decides about one tool call, synchronously."""
+AsyncApprover: TypeAlias = Callable[[HumanApprovalRequest], Awaitable[ApprovalDecision]]
+"""Decides about one tool call, asynchronously."""
+
 
 def _refused(exc: Exception) -> Rejected:
     return Rejected(f"the approval callback raised {type(exc).__name__}: {exc}")
@@ -33,7 +41,6 @@ def callback_performers(approver: Approver) -> Performers:
     """Perform AskHuman with ``approver``; a raising approver rejects the call.
 
     Example:
-        >>> from agentsm_fn.agents.react.memory import HumanApprovalRequest
         >>> from agentsm_fn.agents.react.outcomes import Approved
         >>> from agentsm_fn.llm.messages import ToolCall
         >>> req = HumanApprovalRequest(step=1, tool_call=ToolCall("c", "rm", {}), reason="r")
@@ -67,7 +74,6 @@ def suspending_performers() -> Performers:
     """Perform AskHuman by suspending the run (resume later with the decision).
 
     Example:
-        >>> from agentsm_fn.agents.react.memory import HumanApprovalRequest
         >>> from agentsm_fn.llm.messages import ToolCall
         >>> req = HumanApprovalRequest(step=1, tool_call=ToolCall("c", "rm", {}), reason="r")
         >>> suspending_performers().find(AskHuman(req))(AskHuman(req))

@@ -1,115 +1,272 @@
-"""Running a built ReAct agent: wire the provider, tool runner, human channel and clock.
+"""The ReAct agent, ready to run: the fluent :class:`AgentBuilder` and the :class:`Agent` it builds.
 
-The one place an :class:`~agentsm_fn.agents.react.Agent` meets the world.
-``run_agent``/``arun_agent`` start a run; ``resume_agent``/``aresume_agent``
-deliver a human's decision to a suspended one (it may come from JSON, written
-by another process).
+Every builder call returns a new builder, and configuration calls apply at once, so
+the last call wins (the seed applied ``config()`` at build time, silently undoing an
+earlier ``max_steps()``). ``build()`` returns ``Failure(BuildError)`` listing every
+problem (no LLM, a handler for a terminal state, a negative limit...);
+``build_with_handlers`` really replaces handlers (the seed's version ignored its
+argument). :class:`Agent` runs the pure machine of :mod:`agentsm_fn.agents.react`
+in the shell :func:`~agentsm_fn.shell.react_performers.react_shell` builds; a suspended
+run resumes with a human's decision (it may come from JSON, written by another process).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
-from types import MappingProxyType
-from typing import cast
+from collections.abc import Mapping
+from typing import TypedDict, Unpack
 
-from returns.result import Failure
+import attrs
+from returns.result import Failure, Result, Success
 
-from agentsm_fn.agents.react.agent import Agent, async_provider, sync_provider
+from agentsm_fn.agents.react.config import AgentConfig, TokenBudget
+from agentsm_fn.agents.react.errors import BuildError
+from agentsm_fn.agents.react.machine import REACT_MACHINE
+from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.outcomes import ApprovalDecision
 from agentsm_fn.agents.react.result import RunResult, Suspended, interpret
+from agentsm_fn.agents.react.states import Event, State
 from agentsm_fn.core.engine import resume
-from agentsm_fn.llm.call import LlmCall
-from agentsm_fn.llm.replies import LlmOutcome
-from agentsm_fn.shell.clock import system_clock
-from agentsm_fn.shell.human import async_callback_performers, callback_performers, suspending_performers
-from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
+from agentsm_fn.core.machine import HandlerLike, Machine, MachineDefinitionError
+from agentsm_fn.llm.call import AnyLlmProvider
+from agentsm_fn.shell.clock import Clock
+from agentsm_fn.shell.human import Approver, AsyncApprover
+from agentsm_fn.shell.react_performers import async_provider, react_shell, sync_provider
 from agentsm_fn.shell.run import Shell, arun, run
-from agentsm_fn.shell.tools import ToolRunner
+from agentsm_fn.tools.registry import Tool, ToolFn, ToolRegistry
 
-__all__ = ["aresume_agent", "arun_agent", "resume_agent", "run_agent", "shell_for"]
-
-
-def _llm_performers(agent: Agent) -> Performers:
-    sync: dict[type, Performer] = {}
-    asynchronous: dict[type, AsyncPerformer] = {}
-    provider = sync_provider(agent.llm)
-    if provider is not None:
-        complete_sync = provider.complete
-
-        def complete(effect: LlmCall) -> LlmOutcome:
-            return complete_sync(effect.request)
-
-        sync[LlmCall] = cast(Performer, complete)  # as Performers.on: it only receives LlmCall
-    aprovider = async_provider(agent.llm)
-    if aprovider is not None:
-        complete_async = aprovider.acomplete
-
-        def acomplete(effect: LlmCall) -> Awaitable[LlmOutcome]:
-            return complete_async(effect.request)  # the provider's coroutine itself: no extra layer
-
-        asynchronous[LlmCall] = cast(AsyncPerformer, acomplete)
-    return Performers(MappingProxyType(sync), MappingProxyType(asynchronous))
+__all__ = ["Agent", "AgentBuilder"]
 
 
-_SUSPENDING = suspending_performers()  # a constant: made once, not once per run
-
-
-def _human_performers(agent: Agent) -> Performers:
-    performers = _SUSPENDING
-    if agent.approver is not None:
-        performers = performers.merge(callback_performers(agent.approver))
-    if agent.async_approver is not None:
-        performers = performers.merge(async_callback_performers(agent.async_approver))
-    return performers
-
-
-def _merged(*parts: Performers) -> Performers:
-    """``parts[0].merge(parts[1]).merge(...)`` in one pass (later parts win)."""
-    sync: dict[type, Performer] = {}
-    asynchronous: dict[type, AsyncPerformer] = {}
-    for part in parts:
-        sync.update(part.sync)
-        asynchronous.update(part.asynchronous)
-    return Performers(MappingProxyType(sync), MappingProxyType(asynchronous))
-
-
-def shell_for(agent: Agent) -> Shell:
-    """The shell an agent runs in: its provider, tools, human channel and clock.
+@attrs.frozen(kw_only=True)
+class Agent:
+    """A runnable ReAct agent. Without an approver, a call that needs approval suspends the run.
 
     Example:
-        >>> from agentsm_fn.agents.react.builder import AgentBuilder
         >>> from agentsm_fn.shell.scripted_llm import ScriptedLlm
-        >>> shell = shell_for(AgentBuilder.new("t").llm(ScriptedLlm([])).build().unwrap())
-        >>> sorted(k.__name__ for k in shell.performers.sync)
-        ['AskHuman', 'LlmCall', 'RunTool', 'RunToolBatch']
+        >>> agent = AgentBuilder.new("t").llm(ScriptedLlm([])).build().unwrap()
+        >>> agent
+        Agent(task='t', llm=ScriptedLlm, tools=[], approval=suspend)
     """
-    performers = _merged(
-        _llm_performers(agent), ToolRunner(agent.registry).performers(), _human_performers(agent)
-    )
-    return Shell(performers, agent.clock or system_clock)
+
+    memory: AgentMemory
+    machine: Machine[State, Event, AgentMemory]
+    registry: ToolRegistry
+    llm: AnyLlmProvider
+    approver: Approver | None = None
+    async_approver: AsyncApprover | None = None
+    clock: Clock | None = None
+
+    def __repr__(self) -> str:
+        approval = "callback" if self.approver or self.async_approver else "suspend"
+        tools = sorted(t.name for t in self.registry)
+        llm = type(self.llm).__name__
+        return f"Agent(task={self.memory.task!r}, llm={llm}, tools={tools}, approval={approval})"
+
+    def shell(self) -> Shell:
+        """The shell this agent runs in: its provider, tools, human channel and clock."""
+        return react_shell(self.llm, self.registry, self.approver, self.async_approver, self.clock)
+
+    def run(self) -> RunResult:
+        """Run to Done (``Completed``), a pause (``Suspended``), or a typed failure."""
+        return interpret(run(self.machine, self.memory, self.shell()))
+
+    async def arun(self) -> RunResult:
+        """Run on asyncio: async provider, async tools and batches run concurrently."""
+        return interpret(await arun(self.machine, self.memory, self.shell()))
+
+    def resume(self, suspended: Suspended, decision: ApprovalDecision) -> RunResult:
+        """Continue a suspended run with the human's decision."""
+        shell = self.shell()
+        resumed = resume(self.machine, suspended.snapshot, decision, shell.clock())
+        return interpret(resumed.bind(lambda snap: run(self.machine, snap, shell)))
+
+    async def aresume(self, suspended: Suspended, decision: ApprovalDecision) -> RunResult:
+        """Continue a suspended run with the human's decision, on asyncio."""
+        shell = self.shell()
+        resumed = resume(self.machine, suspended.snapshot, decision, shell.clock())
+        if isinstance(resumed, Failure):
+            return interpret(resumed)
+        return interpret(await arun(self.machine, resumed.unwrap(), shell))
 
 
-def run_agent(agent: Agent) -> RunResult:
-    """Run ``agent`` synchronously to Done, a suspension, or a typed failure."""
-    return interpret(run(agent.machine, agent.memory, shell_for(agent)))
+def _config_problems(config: AgentConfig) -> list[str]:
+    problems = []
+    for name in ("max_steps", "max_retries", "reflect_every_n_steps", "min_answer_length"):
+        if getattr(config, name) < 0:
+            problems.append(f"config.{name} must be >= 0, got {getattr(config, name)}")
+    if not 0.0 <= config.confidence_threshold <= 1.0:
+        problems.append(f"config.confidence_threshold must be in [0, 1], got {config.confidence_threshold}")
+    return problems
 
 
-async def arun_agent(agent: Agent) -> RunResult:
-    """Run ``agent`` on asyncio."""
-    return interpret(await arun(agent.machine, agent.memory, shell_for(agent)))
+class _BuilderChanges(TypedDict, total=False):
+    memory: AgentMemory
+    registry: ToolRegistry
+    provider: AnyLlmProvider | None
+    approver: Approver | None
+    async_approver: AsyncApprover | None
+    clock: Clock | None
 
 
-def resume_agent(agent: Agent, suspended: Suspended, decision: ApprovalDecision) -> RunResult:
-    """Deliver ``decision`` to a suspended run of ``agent`` and run on (sync)."""
-    shell = shell_for(agent)
-    resumed = resume(agent.machine, suspended.snapshot, decision, shell.clock())
-    return interpret(resumed.bind(lambda snap: run(agent.machine, snap, shell)))
+@attrs.frozen(kw_only=True, slots=False)  # not slotted: _with copies one dict
+class AgentBuilder:
+    """Build an :class:`Agent` step by step; the builder itself never changes.
 
+    Example:
+        >>> from agentsm_fn.shell.scripted_llm import ScriptedLlm
+        >>> b = AgentBuilder.new("What is 2 + 2?").task_type("calculation").max_steps(5)
+        >>> b.build().failure().describe()
+        'Build error: LLM caller is required (call .llm(provider))'
+        >>> b = b.llm(ScriptedLlm([])).model("gpt-4o").model_for("calculation", "gpt-4o-mini")
+        >>> agent = b.build().unwrap()
+        >>> agent.memory.config.max_steps, dict(agent.memory.config.models)["calculation"]
+        (5, 'gpt-4o-mini')
+    """
 
-async def aresume_agent(agent: Agent, suspended: Suspended, decision: ApprovalDecision) -> RunResult:
-    """Deliver ``decision`` to a suspended run of ``agent`` and run on (asyncio)."""
-    shell = shell_for(agent)
-    resumed = resume(agent.machine, suspended.snapshot, decision, shell.clock())
-    if isinstance(resumed, Failure):
-        return interpret(resumed)
-    return interpret(await arun(agent.machine, resumed.unwrap(), shell))
+    memory: AgentMemory
+    registry: ToolRegistry = attrs.field(factory=ToolRegistry)
+    provider: AnyLlmProvider | None = None
+    approver: Approver | None = None
+    async_approver: AsyncApprover | None = None
+    clock: Clock | None = None
+
+    @classmethod
+    def new(cls, task: str) -> AgentBuilder:
+        """A builder for ``task`` with the seed's defaults."""
+        return cls(memory=AgentMemory.new(task))
+
+    def _with(self, **changes: Unpack[_BuilderChanges]) -> AgentBuilder:
+        """A copy with ``changes`` (``attrs.evolve`` as one dict copy: a builder is copied per call)."""
+        new = object.__new__(AgentBuilder)
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(changes)
+        return new
+
+    def _memory(self, **changes: object) -> AgentBuilder:
+        return self._with(memory=attrs.evolve(self.memory, **changes))  # type: ignore[arg-type]  # field names and types are checked by attrs at run time
+
+    def task(self, task: str) -> AgentBuilder:
+        """Replace the task."""
+        return self._memory(task=task)
+
+    def task_type(self, task_type: str) -> AgentBuilder:
+        """Set the task type, the key of model routing ("default" by default)."""
+        return self._memory(task_type=task_type)
+
+    def system_prompt(self, prompt: str) -> AgentBuilder:
+        """Set the system prompt sent with every planning call."""
+        return self._memory(system_prompt=prompt)
+
+    def llm(self, provider: AnyLlmProvider) -> AgentBuilder:
+        """Set the LLM provider (required): anything with ``complete`` and/or ``acomplete``."""
+        return self._with(provider=provider)
+
+    def config(self, config: AgentConfig) -> AgentBuilder:
+        """Replace the whole configuration (and the token budget with it)."""
+        return self._with(memory=self.memory.with_config(config))
+
+    def _config(self, **changes: object) -> AgentBuilder:
+        return self.config(attrs.evolve(self.memory.config, **changes))  # type: ignore[arg-type]  # as in _memory
+
+    def max_steps(self, n: int) -> AgentBuilder:
+        """Set ``config.max_steps`` only."""
+        return self._config(max_steps=n)
+
+    def model(self, model: str) -> AgentBuilder:
+        """Set the "default" model."""
+        return self.model_for("default", model)
+
+    def model_for(self, task_type: str, model: str) -> AgentBuilder:
+        """Route ``task_type`` to ``model``."""
+        return self.config(self.memory.config.with_model(task_type, model))
+
+    def budget(self, budget: TokenBudget | None) -> AgentBuilder:
+        """Limit the run's tokens (input, output, total)."""
+        return self._config(budget=budget)
+
+    def parallel_tools(self, enabled: bool = True) -> AgentBuilder:
+        """Run several tool calls of one reply concurrently (on by default)."""
+        return self._config(parallel_tools=enabled)
+
+    def tool(
+        self,
+        name: str,
+        description: str,
+        schema: Mapping[str, object],
+        fn: ToolFn,
+        *,
+        needs_approval: bool = False,
+        timeout: float | None = None,
+    ) -> AgentBuilder:
+        """Register a tool by name, description, JSON Schema and function."""
+        registry = self.registry.register(
+            name, description, schema, fn, needs_approval=needs_approval, timeout=timeout
+        )
+        return self._with(registry=registry)
+
+    def tools(self, *tools: Tool) -> AgentBuilder:
+        """Register tools made with the ``@tool`` decorator."""
+        registry = self.registry
+        for t in tools:
+            registry = registry.add(t)
+        return self._with(registry=registry)
+
+    def blacklist_tool(self, name: str) -> AgentBuilder:
+        """Forbid the tool ``name`` (it is not offered, and a call to it is refused)."""
+        return self._with(memory=self.memory.blacklist_tool(name))
+
+    def approve_with(self, approver: Approver) -> AgentBuilder:
+        """Ask ``approver`` about calls that need approval (instead of suspending)."""
+        return self._with(approver=approver)
+
+    def approve_with_async(self, approver: AsyncApprover) -> AgentBuilder:
+        """Ask the coroutine ``approver`` about calls that need approval (for ``arun``)."""
+        return self._with(async_approver=approver)
+
+    def suspend_for_approval(self) -> AgentBuilder:
+        """Suspend the run when a call needs approval (the default)."""
+        return self._with(approver=None, async_approver=None)
+
+    def approve_all_tools(self, enabled: bool = True) -> AgentBuilder:
+        """Route every tool call through WaitingForHuman."""
+        return self._config(approve_all_tools=enabled)
+
+    def with_clock(self, clock: Clock) -> AgentBuilder:
+        """Use ``clock`` for trace timestamps (e.g. a StepClock in tests)."""
+        return self._with(clock=clock)
+
+    def build(self) -> Result[Agent, BuildError]:
+        """Build with the default handlers; ``Failure(BuildError)`` lists every problem."""
+        return self.build_with_handlers({})
+
+    def build_with_handlers(
+        self, handlers: Mapping[State, HandlerLike[Event, AgentMemory]]
+    ) -> Result[Agent, BuildError]:
+        """Build with some states' handlers replaced (advanced: custom states)."""
+        problems: list[str] = []
+        provider = self.provider
+        if provider is None:
+            problems.append("LLM caller is required (call .llm(provider))")
+        elif sync_provider(provider) is None and async_provider(provider) is None:
+            problems.append(f"{type(provider).__name__} has neither complete() nor acomplete()")
+        problems.extend(_config_problems(self.memory.config))
+        machine = REACT_MACHINE
+        if handlers:
+            try:
+                machine = REACT_MACHINE.extend(handlers=handlers)
+            except MachineDefinitionError as exc:
+                problems.extend(exc.problems)
+        if problems or provider is None:
+            return Failure(BuildError("; ".join(problems)))
+        memory = self.memory.with_tools(self.registry.definitions())
+        return Success(
+            Agent(
+                memory=memory,
+                machine=machine,
+                registry=self.registry,
+                llm=provider,
+                approver=self.approver,
+                async_approver=self.async_approver,
+                clock=self.clock,
+            )
+        )

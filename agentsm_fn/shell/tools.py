@@ -14,7 +14,7 @@ timeout is :class:`TimedOut`: a tool that raises ``TimeoutError`` itself has
 :class:`ToolRunner` performs the ReAct agent's RunTool and RunToolBatch effects with
 them: failures become failed :class:`ToolResult` values (``ERROR: {type}: {msg}`` for
 the LLM), and a batch runs concurrently with its results in call order whatever order
-the tools finish in. The plan-and-execute shell (``plan_execute_tools``) uses the same
+the tools finish in. The plan-and-execute shell (``tool_batches``) uses the same
 two functions for its RunTools effect.
 """
 

@@ -7,7 +7,7 @@ from returns.result import Success
 
 from agentsm_fn.agents.plan_execute import DEFAULT_PLAN_SCHEMA, Completed, PlannerConfig
 from agentsm_fn.llm.json import thaw
-from agentsm_fn.shell.plan_execute_tools import AgentFSM
+from agentsm_fn.shell.plan_execute_agent import AgentFSM
 from tests.providers.conftest import Aimock, Sleeps
 from tests.providers.peer import make, validate_journal
 

@@ -8,9 +8,9 @@ import pytest
 from returns.result import Success
 
 from agentsm_fn.agents.react import State
-from agentsm_fn.agents.react.builder import AgentBuilder
 from agentsm_fn.agents.react.result import Completed
 from agentsm_fn.providers import HttpProvider, TextDelta
+from agentsm_fn.shell.react_agent import AgentBuilder
 from tests.providers.conftest import Aimock, Sleeps
 from tests.providers.peer import PROVIDERS, WIRE, make, validate_journal
 

@@ -99,8 +99,8 @@ def test_secret_hides_in_repr_str_format_and_containers_and_survives_pickling() 
 def test_the_react_agent_never_reveals_the_key(
     factory: object, aimock: Aimock, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from agentsm_fn.agents.react.builder import AgentBuilder
     from agentsm_fn.agents.react.result import Completed
+    from agentsm_fn.shell.react_agent import AgentBuilder
 
     assert callable(factory)
     caplog.set_level(logging.DEBUG)

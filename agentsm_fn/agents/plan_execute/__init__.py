@@ -2,7 +2,7 @@
 
 INTAKE -> PLAN -> DECIDE -> EXECUTE <-> OBSERVE -> LOOP_CHECK, ending in FINALIZE or
 HALT. :data:`PLAN_EXECUTE_MACHINE` is the machine; :class:`PlanExecuteMemory` its
-memory; run it with the shell (``agentsm_fn.shell.plan_execute_tools.AgentFSM``
+memory; run it with the shell (``agentsm_fn.shell.plan_execute_agent.AgentFSM``
 is the ready-made facade) and read the outcome with :func:`interpret`.
 """
 

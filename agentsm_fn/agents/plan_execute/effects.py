@@ -1,7 +1,7 @@
 """The effects of the plan-and-execute agent besides ``LlmCall``: running tools, reading the clock.
 
 Both are requests described as values; the shell performs them
-(``agentsm_fn.shell.plan_execute_tools``) and the journal records the outcomes, so
+(``agentsm_fn.shell.tool_batches``) and the journal records the outcomes, so
 replay needs neither the tools nor a clock.
 """
 

@@ -1,11 +1,10 @@
 """The ReAct agent of agentsm-rs: pure handlers over frozen memory, as a core machine.
 
-``REACT_MACHINE`` is the machine (table, handlers, narrator, safety cap);
-:class:`AgentBuilder` assembles an agent around it. See docs/react-agent.md.
+``REACT_MACHINE`` is the machine (table, handlers, narrator, safety cap). This package
+is pure: to run the agent, build it with :class:`agentsm_fn.shell.react_agent.AgentBuilder`
+(the shell wires the provider, tools, human channel and clock). See docs/react-agent.md.
 """
 
-from agentsm_fn.agents.react.agent import Agent, Approver, AsyncApprover, Provider
-from agentsm_fn.agents.react.builder import AgentBuilder
 from agentsm_fn.agents.react.codec import CodecError
 from agentsm_fn.agents.react.config import AgentConfig, TokenBudget, select_model
 from agentsm_fn.agents.react.effects import AskHuman, RunTool, RunToolBatch
@@ -36,8 +35,6 @@ from agentsm_fn.agents.react.states import Event, State
 from agentsm_fn.agents.react.table import TRANSITIONS, is_valid_transition
 
 __all__ = [
-    "Agent",
-    "AgentBuilder",
     "AgentConfig",
     "AgentError",
     "AgentFailed",
@@ -45,9 +42,7 @@ __all__ = [
     "AgentOutcome",
     "ApprovalDecision",
     "Approved",
-    "Approver",
     "AskHuman",
-    "AsyncApprover",
     "BuildError",
     "COMPRESSION_PROMPT",
     "CYCLE_LENGTH",
@@ -62,7 +57,6 @@ __all__ = [
     "MemoryError",
     "Modified",
     "NoHandlerForState",
-    "Provider",
     "REACT_MACHINE",
     "Rejected",
     "RunResult",

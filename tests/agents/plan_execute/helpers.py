@@ -26,9 +26,10 @@ from agentsm_fn.llm import (
     Usage,
 )
 from agentsm_fn.shell import StepClock
-from agentsm_fn.shell.plan_execute_tools import AgentFSM, ToolFunction
+from agentsm_fn.shell.plan_execute_agent import AgentFSM
 from agentsm_fn.shell.scripted_llm import AsyncScriptedLlm
 from agentsm_fn.tools import Tool, ToolRegistry
+from agentsm_fn.tools.registry import ToolFn
 
 
 def scripted(*outcomes: LlmOutcome) -> AsyncScriptedLlm:
@@ -70,7 +71,7 @@ def failure(kind: LlmFailureKind = LlmFailureKind.CONNECTION, message: str = "bo
     return LlmFailure(kind=kind, message=message)
 
 
-def seed_tools(log: list[str] | None = None) -> dict[str, ToolFunction]:
+def seed_tools(log: list[str] | None = None) -> dict[str, ToolFn]:
     """The seed's registry: search(query:) and read(url:)."""
     calls = log if log is not None else []
 
@@ -103,7 +104,7 @@ def build_agent(
     provider: AsyncScriptedLlm,
     *,
     max_iterations: int = 20,
-    tools: Mapping[str, ToolFunction | Tool] | ToolRegistry | None = None,
+    tools: Mapping[str, ToolFn | Tool] | ToolRegistry | None = None,
     **options: Any,
 ) -> AgentFSM:
     """The seed's ``build_agent``: search and read tools, a scripted provider, a step clock."""

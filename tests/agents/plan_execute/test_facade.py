@@ -22,8 +22,9 @@ from agentsm_fn.agents.plan_execute import (
 )
 from agentsm_fn.llm import LlmOutcome, LlmReply, LlmRequest, ToolResultMessage, Usage, thaw
 from agentsm_fn.shell import StepClock
-from agentsm_fn.shell.plan_execute_tools import AgentFSM, ToolFunction
+from agentsm_fn.shell.plan_execute_agent import AgentFSM
 from agentsm_fn.tools import ToolRegistry, tool
+from agentsm_fn.tools.registry import ToolFn
 
 from .helpers import (
     answer,
@@ -102,7 +103,7 @@ def test_async_tools_are_awaited_by_arun_and_refused_by_run() -> None:
         """Look something up."""
         return f"found {query}"
 
-    tools: dict[str, ToolFunction] = {"lookup": lookup}
+    tools: dict[str, ToolFn] = {"lookup": lookup}
     provider = scripted(plan_reply(), tool_reply(call("lookup", "c1", query="q")), answer())
     done = asyncio.run(build_agent(provider, tools=tools).arun("x")).unwrap()
     assert done.fsm.memory.observations[0].content == "found q"
@@ -176,7 +177,7 @@ def test_a_finish_tool_ends_the_loop_with_its_result() -> None:
         """Give the final answer."""
         return text
 
-    tools: dict[str, ToolFunction] = {**seed_tools(), "final_answer": final_answer}
+    tools: dict[str, ToolFn] = {**seed_tools(), "final_answer": final_answer}
     provider = scripted(plan_reply(), tool_reply(call("final_answer", "c1", text="Prawn")))
     done = completed(build_agent(provider, tools=tools, finish_tools={"final_answer"}))
     assert (done.result.answer, done.result.stopped_by) == ("Prawn", "finish_tool:final_answer")

@@ -15,7 +15,7 @@ from agentsm_fn.agents.plan_execute import DEFAULT_PLAN_SCHEMA
 from agentsm_fn.llm import thaw
 from agentsm_fn.providers import ollama_provider
 from agentsm_fn.shell import StepClock
-from agentsm_fn.shell.plan_execute_tools import AgentFSM
+from agentsm_fn.shell.plan_execute_agent import AgentFSM
 
 from .helpers import seed_tools
 

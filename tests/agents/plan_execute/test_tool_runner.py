@@ -8,7 +8,8 @@ from collections.abc import Awaitable
 
 from agentsm_fn.agents.plan_execute import ExecutionError, HaltCause, Policy, RunTools
 from agentsm_fn.llm import ToolCall, ToolResultMessage
-from agentsm_fn.shell.plan_execute_tools import run_tool_calls, run_tool_calls_async, tool_timeouts
+from agentsm_fn.shell.tool_batches import run_tool_calls, run_tool_calls_async
+from agentsm_fn.shell.tool_functions import tool_timeouts
 from agentsm_fn.tools import ToolRegistry
 
 from .helpers import answer, build_agent, call, plan_reply, scripted, tool_reply

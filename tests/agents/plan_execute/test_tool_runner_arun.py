@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 
 from agentsm_fn.agents.plan_execute import RunTools, ToolBatch
 from agentsm_fn.llm import ToolCall
-from agentsm_fn.shell.plan_execute_tools import run_tool_calls, run_tool_calls_async
+from agentsm_fn.shell.tool_batches import run_tool_calls, run_tool_calls_async
 
 REQUEST_ID: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="<unset>")
 

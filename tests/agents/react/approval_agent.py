@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import sys
 
-from agentsm_fn.agents.react import Agent, AgentBuilder, Approved, Completed, Modified, Rejected, Suspended
+from agentsm_fn.agents.react import Approved, Completed, Modified, Rejected, Suspended
 from agentsm_fn.agents.react.outcomes import ApprovalDecision
 from agentsm_fn.llm import LlmReply, ToolCall
 from agentsm_fn.shell import StepClock
+from agentsm_fn.shell.react_agent import Agent, AgentBuilder
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
 
 DELETE_SCHEMA: dict[str, object] = {

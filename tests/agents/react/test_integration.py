@@ -6,7 +6,6 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.agents.react import (
     REACT_MACHINE,
-    AgentBuilder,
     AgentConfig,
     AgentFailed,
     AgentMemory,
@@ -20,6 +19,7 @@ from agentsm_fn.agents.react.effects import RunTool
 from agentsm_fn.core import Fault, Snapshot, begin, emit, resume, step
 from agentsm_fn.llm import LlmReply
 from agentsm_fn.shell import StepClock
+from agentsm_fn.shell.react_agent import AgentBuilder
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
 from agentsm_fn.shell.tools import ToolRunner
 from agentsm_fn.tools import ToolRegistry

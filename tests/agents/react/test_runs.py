@@ -8,7 +8,6 @@ from returns.result import Result
 from agentsm_fn.agents.react import (
     REACT_MACHINE,
     SUMMARY_TOOL,
-    AgentBuilder,
     AgentConfig,
     AgentFailed,
     AgentMemory,
@@ -25,6 +24,7 @@ from agentsm_fn.agents.react.errors import from_run_failure
 from agentsm_fn.core import Fault, Handler, Machine, begin, emit, replay
 from agentsm_fn.llm import LlmReply, Usage
 from agentsm_fn.shell import Shell, StepClock, run
+from agentsm_fn.shell.react_agent import AgentBuilder
 from agentsm_fn.shell.scripted_llm import AsyncScriptedLlm, ScriptedLlm
 from tests.agents.react.helpers import answer, call, tool_reply
 

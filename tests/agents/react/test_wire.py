@@ -9,10 +9,11 @@ from typing import Any
 import attrs
 import httpx
 
-from agentsm_fn.agents.react import AgentBuilder, AgentMemory, Completed, HistoryEntry
+from agentsm_fn.agents.react import AgentMemory, Completed, HistoryEntry
 from agentsm_fn.agents.react.prompt import planning_request
 from agentsm_fn.llm import ToolCall
 from agentsm_fn.providers import AnthropicCodec, OllamaCodec, OpenAiCodec, openai_provider
+from agentsm_fn.shell.react_agent import AgentBuilder
 from agentsm_fn.tools import ToolDef
 
 SEARCH = ToolDef(
