@@ -46,7 +46,7 @@ from pathlib import Path
 import attrs
 import httpx
 
-from agentsm_fn.agents.react.result import Completed
+from agentsm_fn.agents.react.result import ReactCompleted
 from agentsm_fn.llm import (
     AssistantMessage,
     LlmReply,
@@ -198,7 +198,7 @@ async def library_run(provider: HttpProvider) -> None:
         AgentBuilder.new(TASK).llm(provider).tool("lookup", "Look a key up", SCHEMA, alookup).build().unwrap()
     )
     result = (await agent.arun()).unwrap()
-    assert isinstance(result, Completed) and result.answer == ANSWER, result
+    assert isinstance(result, ReactCompleted) and result.answer == ANSWER, result
 
 
 async def timed(runs: int, concurrency: int, one: Callable[[], Awaitable[None]]) -> float:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 import attrs
 from returns.result import Failure, Success
 
-from agentsm_fn.agents.react import Completed, RunResult
+from agentsm_fn.agents.react import ReactCompleted, RunResult
 from agentsm_fn.llm import AnyLlmProvider
 from agentsm_fn.providers import HttpProvider, anthropic_provider, ollama_provider, openai_provider
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
@@ -54,10 +54,10 @@ def choose_llm(
     )
 
 
-def finish(result: RunResult, show: Callable[[Completed], None]) -> int:
+def finish(result: RunResult, show: Callable[[ReactCompleted], None]) -> int:
     """Show a completed run and return 0; explain a pause or a failure on stderr and return 1."""
     match result:
-        case Success(Completed() as done):
+        case Success(ReactCompleted() as done):
             show(done)
             return 0
         case Success(paused):

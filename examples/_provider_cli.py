@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 import attrs
 from _common import finish
 
-from agentsm_fn.agents.react import Completed
+from agentsm_fn.agents.react import ReactCompleted
 from agentsm_fn.providers import HttpProvider, StreamEvent, TextDelta, ToolCallStarted
 from agentsm_fn.shell.react_agent import AgentBuilder
 
@@ -36,7 +36,7 @@ def show(event: StreamEvent) -> None:
         print(f"\n[calling {event.name}]", flush=True)
 
 
-def _answer(done: Completed) -> None:
+def _answer(done: ReactCompleted) -> None:
     print(f"\nanswer: {done.answer}\n\n{done.trace.render()}")
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from _common import choose_llm, finish
 
-from agentsm_fn.agents.react import Completed
+from agentsm_fn.agents.react import ReactCompleted
 from agentsm_fn.llm import LlmReply, ToolCall
 from agentsm_fn.shell.react_agent import AgentBuilder
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
@@ -47,7 +47,7 @@ def scripted() -> ScriptedLlm:
     )
 
 
-def show(done: Completed) -> None:
+def show(done: ReactCompleted) -> None:
     print("\n=== FINAL ANSWER ===")
     print(done.answer)
     print("\n=== TRACE ===")

@@ -26,7 +26,7 @@ from pathlib import Path
 from _common import choose_llm, finish
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.agents.react import Approved, Completed, Modified, Rejected, RunResult, Suspended
+from agentsm_fn.agents.react import Approved, Modified, ReactCompleted, Rejected, RunResult, Suspended
 from agentsm_fn.agents.react.outcomes import ApprovalDecision
 from agentsm_fn.llm import AnyLlmProvider, LlmReply, ToolCall
 from agentsm_fn.shell.react_agent import Agent, AgentBuilder
@@ -145,7 +145,7 @@ def claim(path: Path) -> Result[Path, str]:
     return Success(claimed(path))
 
 
-def show(done: Completed) -> None:
+def show(done: ReactCompleted) -> None:
     print("\n=== FINAL ANSWER ===")
     print(done.answer)
     print("\n=== HISTORY ===")

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 from _common import choose_llm, finish
 
-from agentsm_fn.agents.react import AgentConfig, Completed
+from agentsm_fn.agents.react import AgentConfig, ReactCompleted
 from agentsm_fn.llm import AnyLlmProvider, LlmReply, ToolCall
 from agentsm_fn.shell.react_agent import AgentBuilder
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
@@ -110,7 +110,7 @@ def scripted() -> ScriptedLlm:
     )
 
 
-def blacklisted_calls(done: Completed) -> list[str]:
+def blacklisted_calls(done: ReactCompleted) -> list[str]:
     """The blacklisted tools the model asked for, as the trace's ToolBlacklisted rows name them."""
     return [
         name
@@ -121,7 +121,7 @@ def blacklisted_calls(done: Completed) -> list[str]:
     ]
 
 
-def show_counts(done: Completed, llm: AnyLlmProvider) -> None:
+def show_counts(done: ReactCompleted, llm: AnyLlmProvider) -> None:
     """What the run did, each number with what it counts (the trace numbers transitions, not agent steps)."""
     requests = [e.event.removeprefix("request ") for e in done.trace if e.event.startswith("request ")]
     llm_calls, usage = requests.count("LlmCall"), done.memory.total_usage
@@ -149,7 +149,7 @@ def show_counts(done: Completed, llm: AnyLlmProvider) -> None:
         print(f"  models per LLM call: {[llm.model_for_call(n) for n in range(llm.call_count)]}")
 
 
-def show(done: Completed, llm: AnyLlmProvider) -> None:
+def show(done: ReactCompleted, llm: AnyLlmProvider) -> None:
     print("\n=== FINAL ANSWER ===")
     print(done.answer)
     print("\n=== HISTORY (after compression) ===")

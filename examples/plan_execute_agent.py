@@ -21,11 +21,11 @@ from returns.result import Result, Success
 from agentsm_fn.agents.plan_execute import (
     DEFAULT_PLAN_SCHEMA,
     PLAN_EXECUTE_MACHINE,
-    AgentError,
-    Completed,
     Fsm,
+    PlanExecuteCompleted,
+    PlanExecuteError,
+    PlanExecutePolicy,
     PlannerConfig,
-    Policy,
 )
 from agentsm_fn.core.engine import replay
 from agentsm_fn.llm import AsyncLlmProvider, LlmProvider, LlmReply, ToolCall
@@ -91,7 +91,7 @@ def build_agent(llm: LlmProvider | AsyncLlmProvider) -> AgentFSM:
     return AgentFSM(
         provider=llm,
         planner=planner,
-        policy=Policy(forbidden_tools={"shell"}, max_tool_calls=10, time_limit_seconds=300),
+        policy=PlanExecutePolicy(forbidden_tools={"shell"}, max_tool_calls=10, time_limit_seconds=300),
         tools={"search": search, "read": read},
         max_iterations=20,
     )
@@ -107,15 +107,15 @@ def show_fsm(fsm: Fsm) -> None:
         print(f"  [{entry.iteration}] {entry.state.name:<10} {entry.kind:<10} {entry.message}")
 
 
-def report(outcome: Result[Completed, AgentError]) -> Fsm:
+def report(outcome: Result[PlanExecuteCompleted, PlanExecuteError]) -> Fsm:
     if isinstance(outcome, Success):
-        done: Completed = outcome.unwrap()
+        done: PlanExecuteCompleted = outcome.unwrap()
         print(f"\n=== FINAL RESULT (done: {done.result.done}) ===\n{done.result.answer}")
         plan = done.fsm.memory.plan
         if plan is not None:
             print(f"plan: {plan.goal}: {list(plan.initial_steps)}")
         return done.fsm
-    error: AgentError = outcome.failure()
+    error: PlanExecuteError = outcome.failure()
     print(f"\n=== {type(error).__name__} ===\n{error.describe()}")
     return error.fsm
 

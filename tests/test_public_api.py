@@ -1,4 +1,4 @@
-"""Every package's public surface is exactly its sorted ``__all__``."""
+"""Every package's public surface is exactly its sorted ``__all__``, and one public name is one concept."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import pkgutil
 import subprocess
 import sys
 import types
+from collections import defaultdict
 
 import pytest
 
@@ -27,6 +28,54 @@ def packages() -> list[types.ModuleType]:
             if info.ispkg:
                 found.append(importlib.import_module(info.name))
     return [p for p in found if hasattr(p, "__all__")]
+
+
+def modules() -> list[types.ModuleType]:
+    """Every module of agentsm_fn and verification (packages too), except ``__main__`` scripts."""
+    found: list[types.ModuleType] = []
+    for root in (agentsm_fn, verification):
+        found.append(root)
+        for info in pkgutil.walk_packages(root.__path__, prefix=f"{root.__name__}."):
+            if info.name.rsplit(".", 1)[-1] != "__main__":  # a script: importing it runs the CLI
+                found.append(importlib.import_module(info.name))
+    return found
+
+
+MAY_SHARE_A_NAME = frozenset({"State", "Event"})
+"""Each built-in agent calls its own state and event enums State and Event (its package says which)."""
+
+
+def public_names() -> dict[str, dict[int, list[str]]]:
+    """Every name in any ``__all__``: the objects it stands for (by id) and the modules exporting each."""
+    names: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for module in modules():
+        for name in getattr(module, "__all__", ()):
+            names[name][id(getattr(module, name))].append(module.__name__)
+    return names
+
+
+def test_one_public_name_stands_for_one_object() -> None:
+    clashes = {
+        name: sorted(", ".join(where) for where in objects.values())
+        for name, objects in public_names().items()
+        if len(objects) > 1 and name not in MAY_SHARE_A_NAME
+    }
+    assert not clashes, f"one name, several objects (rename one; the modules exporting each): {clashes}"
+
+
+def test_the_allowed_shared_names_really_are_per_agent_enums() -> None:
+    names = public_names()
+    for name in MAY_SHARE_A_NAME:
+        exporters = {tuple(sorted(where)) for where in names[name].values()}
+        assert {where[0] for where in exporters} == {
+            "agentsm_fn.agents.plan_execute",
+            "agentsm_fn.agents.react",
+        }
+
+
+def test_the_clash_check_sees_every_module() -> None:
+    seen = {module.__name__ for module in modules()}
+    assert {"agentsm_fn.providers.events", "verification.kit._runner", "agentsm_fn.shell.react_agent"} <= seen
 
 
 @pytest.mark.parametrize("package", packages(), ids=lambda p: p.__name__)

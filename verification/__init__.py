@@ -17,9 +17,17 @@ Only this package imports networkx; ``import agentsm_fn`` never does.
 from verification.bound import StepBound
 from verification.diagrams import to_dot, to_markdown, to_mermaid
 from verification.events import EventReading, emittable_events, read_events
-from verification.findings import PROPERTIES, Edge, Location, Property, Violation, Witness, property_for
+from verification.findings import (
+    PROPERTIES,
+    Edge,
+    Location,
+    Property,
+    PropertyViolation,
+    Witness,
+    property_for,
+)
 from verification.model import MachineGraph, Row, StateInfo, graph_of
-from verification.policies import NeverReachable, PassesThrough, Policy, PolicyError
+from verification.policies import NeverReachable, PassesThrough, PathPolicy, PolicyError
 from verification.report_json import render_json
 from verification.report_sarif import render_sarif
 from verification.report_text import render_text, summary_line
@@ -35,15 +43,15 @@ __all__ = [
     "NeverReachable",
     "PROPERTIES",
     "PassesThrough",
-    "Policy",
+    "PathPolicy",
     "PolicyError",
     "Property",
+    "PropertyViolation",
     "Report",
     "Row",
     "StateInfo",
     "StepBound",
     "Verdict",
-    "Violation",
     "Witness",
     "emittable_events",
     "graph_of",

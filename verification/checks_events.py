@@ -14,13 +14,13 @@ assume every row of theirs can fire.
 from __future__ import annotations
 
 from verification.analysis import Analysis
-from verification.findings import Violation
+from verification.findings import PropertyViolation
 
 __all__ = ["check_events"]
 
 
-def _dead_rows(a: Analysis) -> list[Violation]:
-    found: list[Violation] = []
+def _dead_rows(a: Analysis) -> list[PropertyViolation]:
+    found: list[PropertyViolation] = []
     for state in a.model.states:
         emits = state.emits
         if state.terminal or not state.has_handler or emits is None:
@@ -28,7 +28,7 @@ def _dead_rows(a: Analysis) -> list[Violation]:
         for row in a.rows_from.get(state.name, ()):
             if row.event_declared and row.target_declared and row.event not in emits:
                 found.append(
-                    Violation(
+                    PropertyViolation(
                         code="SM007",
                         message=f"row ({row.source}, {row.event}) -> {row.target} can never fire: "
                         f"{state.name} never emits {row.event} ({_said(state.reading.origin)})",
@@ -46,8 +46,8 @@ def _said(origin: str) -> str:
     return "by its return annotation" if origin == "annotation" else "by its declared events"
 
 
-def _completeness(a: Analysis) -> list[Violation]:
-    found: list[Violation] = []
+def _completeness(a: Analysis) -> list[PropertyViolation]:
+    found: list[PropertyViolation] = []
     for state in a.model.states:
         emits = state.emits
         if state.terminal or not state.has_handler or emits is None:
@@ -58,7 +58,7 @@ def _completeness(a: Analysis) -> list[Violation]:
         missing = tuple(e for e in a.model.events if e in emits and e not in routed)
         if missing:
             found.append(
-                Violation(
+                PropertyViolation(
                     code="SM008",
                     message=f"{state.name} can emit {', '.join(missing)} but the table has no row for "
                     f"{'it' if len(missing) == 1 else 'them'}: the run would fail with InvalidTransition",
@@ -74,15 +74,15 @@ def _completeness(a: Analysis) -> list[Violation]:
     return found
 
 
-def _failure_handling(a: Analysis) -> list[Violation]:
-    found: list[Violation] = []
+def _failure_handling(a: Analysis) -> list[PropertyViolation]:
+    found: list[PropertyViolation] = []
     for state in a.model.states:
         if state.terminal or not state.effectful:
             continue
         failure = state.failure_event
         if failure is None:
             found.append(
-                Violation(
+                PropertyViolation(
                     code="SM010",
                     message=f"effectful state {state.name} declares no failure event, so a failed "
                     "effect has nowhere to go",
@@ -94,7 +94,7 @@ def _failure_handling(a: Analysis) -> list[Violation]:
             )
         elif not any(r.event == failure for r in a.rows_from.get(state.name, ())):
             found.append(
-                Violation(
+                PropertyViolation(
                     code="SM010",
                     message=f"effectful state {state.name} has no row for its failure event {failure}",
                     states=(state.name,),
@@ -107,15 +107,15 @@ def _failure_handling(a: Analysis) -> list[Violation]:
     return found
 
 
-def _readable(a: Analysis) -> list[Violation]:
-    found: list[Violation] = []
+def _readable(a: Analysis) -> list[PropertyViolation]:
+    found: list[PropertyViolation] = []
     for state in a.model.states:
         if state.terminal or not state.has_handler:
             continue
         reading = state.reading
         if reading.events is None:
             found.append(
-                Violation(
+                PropertyViolation(
                     code="SM013",
                     message=f"the events of {state.name} are unknown: {reading.problem}",
                     states=(state.name,),
@@ -127,7 +127,7 @@ def _readable(a: Analysis) -> list[Violation]:
             )
         if reading.foreign:
             found.append(
-                Violation(
+                PropertyViolation(
                     code="SM013",
                     message=f"{state.name}'s handler names events that are not members of the machine's "
                     f"event enum: {', '.join(reading.foreign)}",
@@ -140,7 +140,7 @@ def _readable(a: Analysis) -> list[Violation]:
     return found
 
 
-def check_events(a: Analysis) -> list[Violation]:
+def check_events(a: Analysis) -> list[PropertyViolation]:
     """SM007, SM008, SM010 and SM013 over ``a``.
 
     Example:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from verification.analysis import Analysis
 from verification.bound import StepBound, bound_of
-from verification.findings import Edge, Violation, Witness
+from verification.findings import Edge, PropertyViolation, Witness
 from verification.paths import peel, reach, shortest_cycle
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ def lasso(a: Analysis, cycle: tuple[Edge, ...]) -> Witness:
     return Witness(start=a.model.initial, stem=stem, loop=(*cycle[turn:], *cycle[:turn]))
 
 
-def check_completion(a: Analysis) -> list[Violation]:
+def check_completion(a: Analysis) -> list[PropertyViolation]:
     """SM005: every reachable state keeps the option to complete.
 
     Example:
@@ -87,7 +87,7 @@ def check_completion(a: Analysis) -> list[Violation]:
 
     condensed = nx.condensation(region)
     back_bad = _reverse(a, bad)
-    found: list[Violation] = []
+    found: list[PropertyViolation] = []
     for component in nx.topological_sort(condensed):
         if condensed.out_degree(component) != 0:
             continue
@@ -100,7 +100,7 @@ def check_completion(a: Analysis) -> list[Violation]:
             others = a.sorted_states(trapped - members)
             lead = f"; {', '.join(others)} can only lead there" if others else ""
             found.append(
-                Violation(
+                PropertyViolation(
                     code="SM005",
                     message=f"livelock region {{{', '.join(names)}}}: runs that enter it cycle forever "
                     f"and never reach a terminal state{lead}",
@@ -118,7 +118,7 @@ def check_completion(a: Analysis) -> list[Violation]:
         if not others:
             continue  # the dead end itself is SM004 (no rows) or SM006 (undeclared, no handler)
         found.append(
-            Violation(
+            PropertyViolation(
                 code="SM005",
                 message=f"dead end: {', '.join(others)} can only lead to {sink}, which cannot go on, "
                 "so no terminal state is reachable from them",
@@ -131,7 +131,7 @@ def check_completion(a: Analysis) -> list[Violation]:
     return found
 
 
-def check_termination(a: Analysis) -> tuple[list[Violation], StepBound | None]:
+def check_termination(a: Analysis) -> tuple[list[PropertyViolation], StepBound | None]:
     """SM009: every reachable cycle passes through a budgeted state; the step bound when it holds.
 
     Example:
@@ -147,7 +147,7 @@ def check_termination(a: Analysis) -> tuple[list[Violation], StepBound | None]:
     """
     budgeted = {s.name for s in a.model.states if s.budgeted}
     _, cyclic = peel(a.flow, a.sorted_states(a.reachable - budgeted))
-    found: list[Violation] = []
+    found: list[PropertyViolation] = []
     components: list[tuple[str, ...]] = []
     if cyclic:  # only the part on or after a cycle goes to networkx
         import networkx as nx  # noqa: PLC0415  # see above
@@ -165,7 +165,7 @@ def check_termination(a: Analysis) -> tuple[list[Violation], StepBound | None]:
         first = a.rows_from.get(cycle[0].source, ())
         row = next((r for r in first if r.event == cycle[0].event and r.target == cycle[0].target), None)
         found.append(
-            Violation(
+            PropertyViolation(
                 code="SM009",
                 message=f"cycle {' -> '.join((*loop_states, loop_states[0]))} passes through no budgeted "
                 f"state, so a run can loop forever"

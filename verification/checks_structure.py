@@ -11,18 +11,18 @@
 from __future__ import annotations
 
 from verification.analysis import Analysis
-from verification.findings import Edge, Violation, Witness
+from verification.findings import Edge, PropertyViolation, Witness
 from verification.model import Row
 
 __all__ = ["check_structure"]
 
 
-def _initial(a: Analysis) -> list[Violation]:
+def _initial(a: Analysis) -> list[PropertyViolation]:
     m = a.model
     if m.initial_declared:
         return []
     return [
-        Violation(
+        PropertyViolation(
             code="SM001",
             message=f"initial state {m.initial} is not a declared state",
             states=(m.initial,),
@@ -31,14 +31,14 @@ def _initial(a: Analysis) -> list[Violation]:
     ]
 
 
-def _reachability(a: Analysis) -> list[Violation]:
+def _reachability(a: Analysis) -> list[PropertyViolation]:
     lost = {s.name for s in a.model.states} - a.reachable
     if not lost or not a.model.initial_declared:
         return []
     names = a.sorted_states(lost)
     first = a.model.by_name[names[0]]
     return [
-        Violation(
+        PropertyViolation(
             code="SM002",
             message=f"{len(names)} state(s) unreachable from {a.model.initial}: {', '.join(names)}",
             states=names,
@@ -48,15 +48,15 @@ def _reachability(a: Analysis) -> list[Violation]:
     ]
 
 
-def _absorbing(a: Analysis) -> list[Violation]:
-    found: list[Violation] = []
+def _absorbing(a: Analysis) -> list[PropertyViolation]:
+    found: list[PropertyViolation] = []
     for state in a.model.states:
         if not state.terminal:
             continue
         rows = a.rows_from.get(state.name, ())
         if rows:
             found.append(
-                Violation(
+                PropertyViolation(
                     code="SM003",
                     message=f"terminal state {state.name} has {len(rows)} outgoing row(s), "
                     "which can never fire (a run stops on arrival)",
@@ -69,14 +69,14 @@ def _absorbing(a: Analysis) -> list[Violation]:
     return found
 
 
-def _deadlock(a: Analysis) -> list[Violation]:
+def _deadlock(a: Analysis) -> list[PropertyViolation]:
     sources = {r.source for r in a.model.rows}
-    found: list[Violation] = []
+    found: list[PropertyViolation] = []
     for state in a.model.states:
         if state.terminal or state.name in sources or state.name not in a.reachable:
             continue
         found.append(
-            Violation(
+            PropertyViolation(
                 code="SM004",
                 message=f"non-terminal state {state.name} has no outgoing row: a run that gets there "
                 "can never continue",
@@ -89,8 +89,8 @@ def _deadlock(a: Analysis) -> list[Violation]:
     return found
 
 
-def _orphans(a: Analysis) -> list[Violation]:
-    found: list[Violation] = []
+def _orphans(a: Analysis) -> list[PropertyViolation]:
+    found: list[PropertyViolation] = []
     for row in a.model.rows:
         parts = [
             f"{what} {name}"
@@ -103,7 +103,7 @@ def _orphans(a: Analysis) -> list[Violation]:
         ]
         if parts:
             found.append(
-                Violation(
+                PropertyViolation(
                     code="SM006",
                     message=f"row ({row.source}, {row.event}) -> {row.target} names undeclared "
                     + " and ".join(parts),
@@ -120,7 +120,7 @@ def _orphans(a: Analysis) -> list[Violation]:
             continue
         rows = tuple(dict.fromkeys((*a.rows_from.get(state.name, ()), *a.rows_to.get(state.name, ()))))
         found.append(
-            Violation(
+            PropertyViolation(
                 code="SM006",
                 message=f"non-terminal state {state.name} has no handler, yet "
                 + ("it is the initial state" if not rows else f"{len(rows)} row(s) use it"),
@@ -141,7 +141,7 @@ def _through_row(a: Analysis, row: Row) -> Witness | None:
     return Witness(start=a.model.initial, stem=(*path, Edge(row.source, row.event, row.target)))
 
 
-def check_structure(a: Analysis) -> list[Violation]:
+def check_structure(a: Analysis) -> list[PropertyViolation]:
     """SM001, SM002, SM003, SM004 and SM006 over ``a``.
 
     Example:

@@ -32,7 +32,7 @@ import attrs
 from returns.result import Failure, Result, Success
 
 from verification.findings import property_for
-from verification.policies import NeverReachable, PassesThrough, Policy
+from verification.policies import NeverReachable, PassesThrough, PathPolicy
 from verification.verify import Ignore
 
 __all__ = ["Config", "ConfigError", "DiagramFormat", "Format", "read_config"]
@@ -61,13 +61,13 @@ class Config:
     diagram_formats: tuple[DiagramFormat, ...] = ("mermaid",)
     ignores: tuple[tuple[str | None, Ignore], ...] = ()
     """``(machine spec or None for all, ignore)`` pairs."""
-    policies: tuple[tuple[str, Policy], ...] = ()
+    policies: tuple[tuple[str, PathPolicy], ...] = ()
 
     def ignores_for(self, spec: str) -> tuple[Ignore, ...]:
         """The ignores that apply to the machine ``spec``."""
         return tuple(i for m, i in self.ignores if m in (None, spec))
 
-    def policies_for(self, spec: str) -> tuple[Policy, ...]:
+    def policies_for(self, spec: str) -> tuple[PathPolicy, ...]:
         """The policies declared for the machine ``spec``."""
         return tuple(p for m, p in self.policies if m == spec)
 
@@ -124,11 +124,11 @@ def _ignores(value: object, problems: list[str]) -> tuple[tuple[str | None, Igno
     return tuple(found)
 
 
-def _policies(value: object, problems: list[str]) -> tuple[tuple[str, Policy], ...]:
+def _policies(value: object, problems: list[str]) -> tuple[tuple[str, PathPolicy], ...]:
     if not isinstance(value, list):
         problems.append("policy must be an array of tables ([[tool.agentsm_fn.policy]])")
         return ()
-    found: list[tuple[str, Policy]] = []
+    found: list[tuple[str, PathPolicy]] = []
     for n, item in enumerate(value, start=1):
         where = f"policy #{n}"
         if not isinstance(item, dict) or not isinstance(item.get("machine"), str):

@@ -2,7 +2,7 @@
 
 Every property has a code (``SM001``..``SM013``) that never changes meaning, a
 short name, the question it answers and a default fix hint. A
-:class:`Violation` names its code, the states and events involved, the shortest
+:class:`PropertyViolation` names its code, the states and events involved, the shortest
 witness path (a :class:`Witness`, a lasso when the problem is a loop), the source
 location of the offending row or handler when it can be known, and a hint.
 """
@@ -16,7 +16,7 @@ __all__ = [
     "Edge",
     "Location",
     "Property",
-    "Violation",
+    "PropertyViolation",
     "Witness",
     "property_for",
 ]
@@ -140,11 +140,11 @@ class Witness:
 
 
 @attrs.frozen(kw_only=True)
-class Violation:
+class PropertyViolation:
     """One violated property, with everything a user needs to act on it.
 
     Example:
-        >>> v = Violation(code="SM002", message="state LOST is unreachable", states=("LOST",))
+        >>> v = PropertyViolation(code="SM002", message="state LOST is unreachable", states=("LOST",))
         >>> v.prop.name, v.ignored
         ('reachability', None)
     """

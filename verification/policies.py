@@ -16,10 +16,10 @@ import enum
 import attrs
 
 from verification.analysis import Analysis
-from verification.findings import Violation, Witness
+from verification.findings import PropertyViolation, Witness
 from verification.paths import shortest_path_to_any
 
-__all__ = ["NeverReachable", "PassesThrough", "Policy", "PolicyError", "check_policies"]
+__all__ = ["NeverReachable", "PassesThrough", "PathPolicy", "PolicyError", "check_policies"]
 
 
 def _name(value: str | enum.Enum) -> str:
@@ -68,7 +68,7 @@ class NeverReachable:
         return (self.state,)
 
 
-Policy = PassesThrough | NeverReachable
+PathPolicy = PassesThrough | NeverReachable
 """A declared policy."""
 
 
@@ -85,11 +85,11 @@ class PolicyError(ValueError):
         super().__init__("; ".join(problems))
 
 
-def _check(a: Analysis, policy: Policy) -> Violation | None:
+def _check(a: Analysis, policy: PathPolicy) -> PropertyViolation | None:
     if isinstance(policy, NeverReachable):
         if policy.state not in a.reachable:
             return None
-        return Violation(
+        return PropertyViolation(
             code="SM012",
             message=f"policy violated: {policy.describe()}, yet it is reachable",
             states=(policy.state,),
@@ -102,7 +102,7 @@ def _check(a: Analysis, policy: Policy) -> Violation | None:
     bypass = shortest_path_to_any(a.flow, policy.source, {policy.target}, avoid={policy.through})
     if bypass is None:
         return None
-    return Violation(
+    return PropertyViolation(
         code="SM011",
         message=f"policy violated: {policy.describe()}, but a path avoids {policy.through}",
         states=policy.names(),
@@ -117,7 +117,7 @@ def _check(a: Analysis, policy: Policy) -> Violation | None:
     )
 
 
-def check_policies(a: Analysis, policies: tuple[Policy, ...]) -> list[Violation]:
+def check_policies(a: Analysis, policies: tuple[PathPolicy, ...]) -> list[PropertyViolation]:
     """SM011 and SM012 for each declared policy; raise :class:`PolicyError` for unknown states.
 
     Example:

@@ -15,7 +15,7 @@ from importlib import metadata
 from pathlib import Path
 
 from verification.bound import StepBound
-from verification.findings import Edge, Location, Violation, Witness
+from verification.findings import Edge, Location, PropertyViolation, Witness
 from verification.verify import Report
 
 __all__ = ["SCHEMA_PATH", "SCHEMA_VERSION", "Json", "render_json", "report_to_json", "tool_version"]
@@ -59,7 +59,7 @@ def _witness(w: Witness | None) -> JsonValue:
     return {"start": w.start, "stem": _edges(w.stem), "loop": _edges(w.loop), "text": w.render()}
 
 
-def _violation(v: Violation) -> JsonValue:
+def _violation(v: PropertyViolation) -> JsonValue:
     return {
         "code": v.code,
         "property": v.prop.name,

@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path, PurePath
 
-from verification.findings import PROPERTIES, Location, Violation
+from verification.findings import PROPERTIES, Location, PropertyViolation
 from verification.report_json import Json, JsonValue, tool_version
 from verification.verify import Report
 
@@ -48,7 +48,7 @@ def _physical(loc: Location) -> Json:
     return {"physicalLocation": {"artifactLocation": artifact, "region": {"startLine": loc.line}}}
 
 
-def _result(report: Report, v: Violation, index: dict[str, int]) -> Json:
+def _result(report: Report, v: PropertyViolation, index: dict[str, int]) -> Json:
     result: Json = {
         "ruleId": v.code,
         "ruleIndex": index[v.code],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from verification.findings import Violation
+from verification.findings import PropertyViolation
 from verification.verify import Report
 
 __all__ = ["render_text", "summary_line"]
@@ -40,7 +40,7 @@ def summary_line(report: Report) -> str:
     return head + ", ".join(parts)
 
 
-def _violation(v: Violation) -> list[str]:
+def _violation(v: PropertyViolation) -> list[str]:
     lines = [f"  {v.code} {v.prop.name}: {v.message}"]
     if v.ignored is not None:
         lines[0] += f"  [ignored: {v.ignored}]"

@@ -25,9 +25,9 @@ from verification.bound import StepBound
 from verification.checks_events import check_events
 from verification.checks_liveness import check_completion, check_termination
 from verification.checks_structure import check_structure
-from verification.findings import PROPERTIES, Violation
+from verification.findings import PROPERTIES, PropertyViolation
 from verification.model import MachineGraph, graph_of
-from verification.policies import NeverReachable, PassesThrough, Policy, check_policies
+from verification.policies import NeverReachable, PassesThrough, PathPolicy, check_policies
 
 __all__ = ["Ignore", "Report", "Verdict", "step_bound", "verify", "verify_graph"]
 
@@ -90,7 +90,7 @@ class Report:
     states: int
     rows: int
     verdicts: tuple[Verdict, ...]
-    violations: tuple[Violation, ...]
+    violations: tuple[PropertyViolation, ...]
     sound: bool
     strongly_sound: bool
     soundness_failures: tuple[str, ...]
@@ -103,13 +103,13 @@ class Report:
         return all(v.ignored is not None for v in self.violations)
 
     @property
-    def counted(self) -> tuple[Violation, ...]:
+    def counted(self) -> tuple[PropertyViolation, ...]:
         """The violations that are not ignored."""
         return tuple(v for v in self.violations if v.ignored is None)
 
 
 def _verdicts(
-    violations: list[Violation], policies: tuple[Policy, ...], ignores: dict[str, str]
+    violations: list[PropertyViolation], policies: tuple[PathPolicy, ...], ignores: dict[str, str]
 ) -> tuple[Verdict, ...]:
     declared = {
         "SM011": any(isinstance(p, PassesThrough) for p in policies),
@@ -135,7 +135,7 @@ def _verdicts(
 def verify_graph(
     model: MachineGraph,
     *,
-    policies: Iterable[Policy] = (),
+    policies: Iterable[PathPolicy] = (),
     ignores: Iterable[Ignore] = (),
     label: str = "",
 ) -> Report:
@@ -158,7 +158,7 @@ def verify_graph(
         *check_policies(analysis, policy_tuple),
     ]
     found = [attrs.evolve(v, ignored=ignore_map.get(v.code)) for v in found]
-    found.sort(key=Violation.sort_key)
+    found.sort(key=PropertyViolation.sort_key)
     codes = {v.code for v in found}
     failures = tuple(
         aspect
@@ -187,7 +187,7 @@ def verify_graph(
 def verify(
     machine: Machine[StateT, EventT, MemoryT],
     *,
-    policies: Iterable[Policy] = (),
+    policies: Iterable[PathPolicy] = (),
     ignores: Iterable[Ignore] = (),
     label: str = "",
     source_files: Iterable[str] = (),

@@ -16,8 +16,8 @@ from agentsm_fn.providers.anthropic_codec import AnthropicCodec
 from agentsm_fn.providers.anthropic_turns import build_turns
 from agentsm_fn.providers.codec import Codec, StreamDecoder, WireRequest
 from agentsm_fn.providers.events import (
-    Completed,
     RetryScheduled,
+    StreamCompleted,
     StreamEvent,
     TextDelta,
     ToolCallArguments,
@@ -32,17 +32,17 @@ from agentsm_fn.providers.secrets import Secret, redact
 from agentsm_fn.providers.transport import Transport
 
 __all__ = [
-    "POOL_LIMITS",
     "AnthropicCodec",
     "Codec",
-    "Completed",
     "EventSink",
     "HttpProvider",
     "OllamaCodec",
     "OpenAiCodec",
+    "POOL_LIMITS",
     "RetryPolicy",
     "RetryScheduled",
     "Secret",
+    "StreamCompleted",
     "StreamDecoder",
     "StreamEvent",
     "TextDelta",

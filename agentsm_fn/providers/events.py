@@ -1,7 +1,7 @@
 """Provider-neutral stream events: what a caller sees while a reply is produced.
 
 A stream is a sequence of events that always ends with exactly one
-:class:`Completed` carrying the final :data:`~agentsm_fn.llm.LlmOutcome` (the same
+:class:`StreamCompleted` carrying the final :data:`~agentsm_fn.llm.LlmOutcome` (the same
 value ``complete`` returns). Text and tool-call fragments arrive as they are
 decoded; :class:`RetryScheduled` reports the transport's state changes.
 
@@ -12,7 +12,7 @@ Event tree::
     ├── ToolCallStarted    the model began tool call ``index`` (id and name known)
     ├── ToolCallArguments  a fragment of tool call ``index``'s JSON arguments
     ├── RetryScheduled     an attempt failed; the next one starts after ``delay`` s
-    └── Completed          the final reply or failure (always last)
+    └── StreamCompleted          the final reply or failure (always last)
 """
 
 from __future__ import annotations
@@ -23,7 +23,14 @@ import attrs
 
 from agentsm_fn.llm.replies import LlmOutcome
 
-__all__ = ["Completed", "RetryScheduled", "StreamEvent", "TextDelta", "ToolCallArguments", "ToolCallStarted"]
+__all__ = [
+    "RetryScheduled",
+    "StreamCompleted",
+    "StreamEvent",
+    "TextDelta",
+    "ToolCallArguments",
+    "ToolCallStarted",
+]
 
 
 @attrs.frozen
@@ -80,17 +87,17 @@ class RetryScheduled:
 
 
 @attrs.frozen
-class Completed:
+class StreamCompleted:
     """The final outcome of the call; always the last event of a stream.
 
     Example:
         >>> from agentsm_fn.llm import LlmReply
-        >>> Completed(LlmReply(content="hi")).outcome.content
+        >>> StreamCompleted(LlmReply(content="hi")).outcome.content
         'hi'
     """
 
     outcome: LlmOutcome
 
 
-StreamEvent: TypeAlias = TextDelta | ToolCallStarted | ToolCallArguments | RetryScheduled | Completed
+StreamEvent: TypeAlias = TextDelta | ToolCallStarted | ToolCallArguments | RetryScheduled | StreamCompleted
 """Anything a stream yields."""

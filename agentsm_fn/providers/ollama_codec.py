@@ -26,14 +26,14 @@ from agentsm_fn.providers.codec import WireRequest, malformed
 from agentsm_fn.providers.ollama_stream import OllamaStreamDecoder, chunk_failure, decode_final
 from agentsm_fn.providers.openai_codec import cached_function_tools, error_text
 
-__all__ = ["OllamaCodec", "encode_message", "render_prompt"]
+__all__ = ["OllamaCodec", "encode_ollama_message", "render_prompt"]
 
 
-def encode_message(message: Message) -> dict[str, object]:
+def encode_ollama_message(message: Message) -> dict[str, object]:
     """One neutral message as an Ollama chat message (tool arguments as objects).
 
     Example:
-        >>> encode_message(ToolResultMessage("c1", "clock", "12:00"))
+        >>> encode_ollama_message(ToolResultMessage("c1", "clock", "12:00"))
         {'role': 'tool', 'content': '12:00', 'tool_name': 'clock'}
     """
     if isinstance(message, SystemMessage):
@@ -51,7 +51,7 @@ def encode_message(message: Message) -> dict[str, object]:
 
 
 # Frozen messages, serialised only: memoized by identity, never by equality (1 == 1.0 == True).
-_encoded = by_identity(encode_message)
+_encoded = by_identity(encode_ollama_message)
 
 
 def render_prompt(messages: tuple[Message, ...]) -> tuple[str, str]:

@@ -25,7 +25,7 @@ from agentsm_fn.providers.openai_stream import OpenAiStreamDecoder
 __all__ = [
     "OpenAiCodec",
     "cached_function_tools",
-    "encode_message",
+    "encode_openai_message",
     "error_text",
     "function_tools",
     "refusal_of",
@@ -49,12 +49,12 @@ def function_tools(tools: tuple[ToolSpec, ...]) -> list[dict[str, object]]:
     ]
 
 
-def encode_message(message: Message) -> dict[str, object]:
+def encode_openai_message(message: Message) -> dict[str, object]:
     """One neutral message as a Chat Completions message.
 
     Example:
         >>> from agentsm_fn.llm import AssistantMessage, ToolCall
-        >>> encode_message(AssistantMessage(tool_calls=(ToolCall("c1", "f", {"a": 1}),)))["tool_calls"]
+        >>> encode_openai_message(AssistantMessage(tool_calls=(ToolCall("c1", "f", {"a": 1}),)))["tool_calls"]
         [{'id': 'c1', 'type': 'function', 'function': {'name': 'f', 'arguments': '{"a":1}'}}]
     """
     if isinstance(message, SystemMessage):
@@ -78,7 +78,7 @@ def encode_message(message: Message) -> dict[str, object]:
 # form is computed once per object, found again by identity. Never by equality: frozen JSON
 # compares with ``==``, and 1 == 1.0 == True, so {"flag": 1} would be sent as {"flag": true}.
 # The cached dicts are only ever serialised, never mutated.
-_encoded = by_identity(encode_message)
+_encoded = by_identity(encode_openai_message)
 
 
 def _one_tool(spec: ToolSpec) -> dict[str, object]:

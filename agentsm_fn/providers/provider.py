@@ -17,7 +17,7 @@ import httpx
 
 from agentsm_fn.llm.call import LlmCall, LlmRequest
 from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind, LlmOutcome
-from agentsm_fn.providers.events import Completed, StreamEvent
+from agentsm_fn.providers.events import StreamCompleted, StreamEvent
 from agentsm_fn.providers.transport import Transport
 from agentsm_fn.shell.performers import Performers
 
@@ -128,11 +128,11 @@ class HttpProvider:
             return self.transport.send(self._sync_client(), request)
         outcome: LlmOutcome | None = None
         for event in self.stream(request):
-            if isinstance(event, Completed):
+            if isinstance(event, StreamCompleted):
                 outcome = event.outcome
             elif self.on_event is not None:
                 self.on_event(event)
-        assert outcome is not None  # every stream ends with Completed
+        assert outcome is not None  # every stream ends with StreamCompleted
         return outcome
 
     async def acomplete(self, request: LlmRequest) -> LlmOutcome:
@@ -143,19 +143,19 @@ class HttpProvider:
             return await self.transport.asend(self._aclient(), request)
         outcome: LlmOutcome | None = None
         async for event in self.astream(request):
-            if isinstance(event, Completed):
+            if isinstance(event, StreamCompleted):
                 outcome = event.outcome
             elif self.on_event is not None:
                 self.on_event(event)
-        assert outcome is not None  # every stream ends with Completed
+        assert outcome is not None  # every stream ends with StreamCompleted
         return outcome
 
     def stream(self, request: LlmRequest) -> Iterator[StreamEvent]:
-        """The reply as events, ending with :class:`Completed`."""
+        """The reply as events, ending with :class:`StreamCompleted`."""
         return self.transport.stream(self._sync_client(), request)
 
     def astream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
-        """The reply as async events, ending with :class:`Completed`."""
+        """The reply as async events, ending with :class:`StreamCompleted`."""
         return self.transport.astream(self._aclient(), request)
 
     def performers(self) -> Performers:

@@ -31,7 +31,7 @@ import httpx_sse
 from agentsm_fn.llm.call import LlmRequest
 from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind, LlmOutcome
 from agentsm_fn.providers.codec import Codec, StreamDecoder, WireRequest
-from agentsm_fn.providers.events import Completed, RetryScheduled, StreamEvent
+from agentsm_fn.providers.events import RetryScheduled, StreamCompleted, StreamEvent
 from agentsm_fn.providers.retry import RetryPolicy
 from agentsm_fn.providers.secrets import Secret, redact
 
@@ -176,7 +176,7 @@ class Transport:
     # ---- streams -------------------------------------------------------------------------------------
 
     def stream(self, client: httpx.Client, request: LlmRequest) -> Iterator[StreamEvent]:
-        """Events of a streamed reply; retries happen before the first byte only. Ends with Completed."""
+        """Events of a streamed reply; retries happen before the first byte only. Ends in StreamCompleted."""
         wire = self.codec.encode(request, stream=True)
         retries = 0
         while True:
@@ -192,7 +192,7 @@ class Transport:
                     if response.status_code < 400:
                         decoder = self.codec.stream_decoder(request)
                         outcome = yield from self._read(response, request, decoder)
-                        yield Completed(_attempts(outcome, retries + 1))
+                        yield StreamCompleted(_attempts(outcome, retries + 1))
                         return
                     failure, headers = (
                         self.status_failure(response.status_code, response.read()),
@@ -202,7 +202,7 @@ class Transport:
                 failure = self.exception_failure(exc)
             delay = self.next_delay(retries, failure, headers)
             if delay is None:
-                yield Completed(_attempts(failure, retries + 1))
+                yield StreamCompleted(_attempts(failure, retries + 1))
                 return
             yield RetryScheduled(attempt=retries + 1, delay=delay, reason=failure.describe())
             self.sleep(delay)
@@ -249,12 +249,12 @@ class Transport:
                         decoder = self.codec.stream_decoder(request)
                         outcome: LlmOutcome | None = None
                         async for item in self._aread(response, request, decoder):
-                            if isinstance(item, Completed):
+                            if isinstance(item, StreamCompleted):
                                 outcome = item.outcome
                             else:
                                 yield item
-                        assert outcome is not None  # _aread always ends with Completed
-                        yield Completed(_attempts(outcome, retries + 1))
+                        assert outcome is not None  # _aread always ends with StreamCompleted
+                        yield StreamCompleted(_attempts(outcome, retries + 1))
                         return
                     body = await response.aread()
                     failure, headers = self.status_failure(response.status_code, body), response.headers
@@ -262,7 +262,7 @@ class Transport:
                 failure = self.exception_failure(exc)
             delay = self.next_delay(retries, failure, headers)
             if delay is None:
-                yield Completed(_attempts(failure, retries + 1))
+                yield StreamCompleted(_attempts(failure, retries + 1))
                 return
             yield RetryScheduled(attempt=retries + 1, delay=delay, reason=failure.describe())
             await self.asleep(delay)
@@ -273,7 +273,7 @@ class Transport:
     ) -> AsyncIterator[StreamEvent]:
         try:
             if not _is_stream(response, self.codec.stream_format):
-                yield Completed(self.codec.decode(request, await response.aread()))
+                yield StreamCompleted(self.codec.decode(request, await response.aread()))
                 return
             async for event, data in self._aframes(response):
                 for item in decoder.feed(event, data):
@@ -281,9 +281,9 @@ class Transport:
                 if decoder.done:
                     break
         except (httpx.HTTPError, httpx_sse.SSEError) as exc:
-            yield Completed(self._mid_stream_failure(exc))
+            yield StreamCompleted(self._mid_stream_failure(exc))
             return
-        yield Completed(decoder.finish())
+        yield StreamCompleted(decoder.finish())
 
     async def _aframes(self, response: httpx.Response) -> AsyncIterator[tuple[str, str]]:
         if self.codec.stream_format == "ndjson":

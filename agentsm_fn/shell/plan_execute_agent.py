@@ -19,20 +19,20 @@ from returns.result import Result
 
 from agentsm_fn.agents.plan_execute import (
     PLAN_EXECUTE_MACHINE,
-    AgentError,
-    Completed,
     DeciderConfig,
     ExecutorConfig,
     FinalizerConfig,
+    PlanExecuteCompleted,
     PlanExecuteConfig,
+    PlanExecuteError,
     PlanExecuteMemory,
+    PlanExecutePolicy,
     PlannerConfig,
-    Policy,
     ReadClock,
     RunTools,
     State,
     ToolBatch,
-    interpret,
+    interpret_plan_execute,
 )
 from agentsm_fn.core.engine import begin
 from agentsm_fn.core.snapshot import Snapshot
@@ -110,8 +110,8 @@ def _optional_specs(value: Iterable[ToolSpec] | None) -> tuple[ToolSpec, ...] | 
 class AgentFSM:
     """The seed's ``AgentFSM``: build with a provider, tools, planner, policy, max_iterations; run.
 
-    ``run`` returns ``Success(Completed)`` (``result.done`` is True, ``fsm`` is the
-    run to inspect) or ``Failure`` of :data:`AgentError`: ``ExecutionError``,
+    ``run`` returns ``Success(PlanExecuteCompleted)`` (``result.done`` is True, ``fsm`` is the
+    run to inspect) or ``Failure`` of :data:`PlanExecuteError`: ``ExecutionError``,
     ``MaxIterationsExceeded`` or ``EngineFailed``, each with its ``fsm``.
     ``tools`` maps names to functions (the seed's registry) or ``agentsm_fn.tools.Tool``
     values, or is a ``ToolRegistry``; the specs the model sees are read from them
@@ -136,7 +136,7 @@ class AgentFSM:
     decider: DeciderConfig = attrs.field(factory=DeciderConfig)
     executor: ExecutorConfig = attrs.field(factory=ExecutorConfig)
     finalizer: FinalizerConfig = attrs.field(factory=FinalizerConfig)
-    policy: Policy = attrs.field(factory=Policy)
+    policy: PlanExecutePolicy = attrs.field(factory=PlanExecutePolicy)
     max_iterations: int = 20
     finish_tools: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
     model: str = ""
@@ -180,10 +180,12 @@ class AgentFSM:
         )
         return Shell(performers, self.clock)
 
-    def run(self, initial_input: str) -> Result[Completed, AgentError]:
+    def run(self, initial_input: str) -> Result[PlanExecuteCompleted, PlanExecuteError]:
         """Run the FSM on ``initial_input`` to FINALIZE or HALT (synchronous)."""
-        return interpret(run(PLAN_EXECUTE_MACHINE, self.start(initial_input), self.shell()))
+        return interpret_plan_execute(run(PLAN_EXECUTE_MACHINE, self.start(initial_input), self.shell()))
 
-    async def arun(self, initial_input: str) -> Result[Completed, AgentError]:
+    async def arun(self, initial_input: str) -> Result[PlanExecuteCompleted, PlanExecuteError]:
         """Run the FSM on ``initial_input`` to FINALIZE or HALT (asyncio)."""
-        return interpret(await arun(PLAN_EXECUTE_MACHINE, self.start(initial_input), self.shell()))
+        return interpret_plan_execute(
+            await arun(PLAN_EXECUTE_MACHINE, self.start(initial_input), self.shell())
+        )

@@ -23,7 +23,7 @@ from agentsm_fn.agents.react.errors import BuildError
 from agentsm_fn.agents.react.machine import REACT_MACHINE
 from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.outcomes import ApprovalDecision
-from agentsm_fn.agents.react.result import RunResult, Suspended, interpret
+from agentsm_fn.agents.react.result import RunResult, Suspended, interpret_react
 from agentsm_fn.agents.react.states import Event, State
 from agentsm_fn.core.engine import resume
 from agentsm_fn.core.machine import HandlerLike, Machine, MachineDefinitionError
@@ -67,26 +67,26 @@ class Agent:
         return react_shell(self.llm, self.registry, self.approver, self.async_approver, self.clock)
 
     def run(self) -> RunResult:
-        """Run to Done (``Completed``), a pause (``Suspended``), or a typed failure."""
-        return interpret(run(self.machine, self.memory, self.shell()))
+        """Run to Done (``ReactCompleted``), a pause (``Suspended``), or a typed failure."""
+        return interpret_react(run(self.machine, self.memory, self.shell()))
 
     async def arun(self) -> RunResult:
         """Run on asyncio: async provider, async tools and batches run concurrently."""
-        return interpret(await arun(self.machine, self.memory, self.shell()))
+        return interpret_react(await arun(self.machine, self.memory, self.shell()))
 
     def resume(self, suspended: Suspended, decision: ApprovalDecision) -> RunResult:
         """Continue a suspended run with the human's decision."""
         shell = self.shell()
         resumed = resume(self.machine, suspended.snapshot, decision, shell.clock())
-        return interpret(resumed.bind(lambda snap: run(self.machine, snap, shell)))
+        return interpret_react(resumed.bind(lambda snap: run(self.machine, snap, shell)))
 
     async def aresume(self, suspended: Suspended, decision: ApprovalDecision) -> RunResult:
         """Continue a suspended run with the human's decision, on asyncio."""
         shell = self.shell()
         resumed = resume(self.machine, suspended.snapshot, decision, shell.clock())
         if isinstance(resumed, Failure):
-            return interpret(resumed)
-        return interpret(await arun(self.machine, resumed.unwrap(), shell))
+            return interpret_react(resumed)
+        return interpret_react(await arun(self.machine, resumed.unwrap(), shell))
 
 
 def _config_problems(config: AgentConfig) -> list[str]:

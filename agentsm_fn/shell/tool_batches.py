@@ -23,7 +23,7 @@ from types import MappingProxyType
 
 from returns.result import Failure
 
-from agentsm_fn.agents.plan_execute import RunTools, ToolBatch, ToolResult
+from agentsm_fn.agents.plan_execute import PlanExecuteToolResult, RunTools, ToolBatch
 from agentsm_fn.agents.plan_execute.structured import schema_errors
 from agentsm_fn.llm.json import thaw
 from agentsm_fn.llm.messages import ToolCall, ToolSpec
@@ -34,13 +34,13 @@ from agentsm_fn.tools.registry import ToolFn
 __all__ = ["run_tool_calls", "run_tool_calls_async"]
 
 
-def _error(call: ToolCall, message: str) -> ToolResult:
-    return ToolResult(call_id=call.id, name=call.name, content=message, is_error=True)
+def _error(call: ToolCall, message: str) -> PlanExecuteToolResult:
+    return PlanExecuteToolResult(call_id=call.id, name=call.name, content=message, is_error=True)
 
 
 def _prepare(
     tools: Mapping[str, ToolFn], specs: Mapping[str, ToolSpec], call: ToolCall
-) -> ToolResult | tuple[ToolFn, dict[str, object]]:
+) -> PlanExecuteToolResult | tuple[ToolFn, dict[str, object]]:
     fn = tools.get(call.name)
     if fn is None:
         return _error(call, f"unknown tool {call.name!r}; available: {sorted(tools)}")
@@ -52,17 +52,17 @@ def _prepare(
     return fn, dict(arguments) if isinstance(arguments, dict) else {}
 
 
-def _result(call: ToolCall, value: object) -> ToolResult:
+def _result(call: ToolCall, value: object) -> PlanExecuteToolResult:
     if isinstance(value, Failure):
         return _error(call, f"{call.name} failed: {value.failure()}")
-    return ToolResult(call_id=call.id, name=call.name, content=tool_text(value))
+    return PlanExecuteToolResult(call_id=call.id, name=call.name, content=tool_text(value))
 
 
-def _raised(call: ToolCall, exc: BaseException) -> ToolResult:
+def _raised(call: ToolCall, exc: BaseException) -> PlanExecuteToolResult:
     return _error(call, f"{call.name} raised {type(exc).__name__}: {exc}"[:2000])
 
 
-def _outcome(call: ToolCall, outcome: CallOutcome) -> ToolResult:
+def _outcome(call: ToolCall, outcome: CallOutcome) -> PlanExecuteToolResult:
     if isinstance(outcome, Returned):
         return _result(call, outcome.value)
     if isinstance(outcome, Raised):
@@ -90,10 +90,10 @@ def run_tool_calls(
         >>> [(r.content, r.is_error) for r in batch.results]
         [('5', False), ("unknown tool 'nope'; available: ['add']", True)]
     """
-    results: list[ToolResult] = []
+    results: list[PlanExecuteToolResult] = []
     for call in effect.calls:
         prepared = _prepare(tools, specs, call)
-        if isinstance(prepared, ToolResult):
+        if isinstance(prepared, PlanExecuteToolResult):
             results.append(prepared)
             continue
         fn, arguments = prepared
@@ -127,15 +127,15 @@ async def run_tool_calls_async(
         '8'
     """
 
-    async def run_async(call: ToolCall, fn: ToolFn, arguments: dict[str, object]) -> ToolResult:
+    async def run_async(call: ToolCall, fn: ToolFn, arguments: dict[str, object]) -> PlanExecuteToolResult:
         return _outcome(call, await acall_tool(fn, arguments, timeouts.get(call.name), is_async=True))
 
-    slots: list[ToolResult | asyncio.Task[ToolResult]] = []
+    slots: list[PlanExecuteToolResult | asyncio.Task[PlanExecuteToolResult]] = []
     # The group cancels the async calls still running if this batch is cancelled.
     async with asyncio.TaskGroup() as group:
         for call in effect.calls:
             prepared = _prepare(tools, specs, call)
-            if isinstance(prepared, ToolResult):
+            if isinstance(prepared, PlanExecuteToolResult):
                 slots.append(prepared)
                 continue
             fn, arguments = prepared
@@ -151,4 +151,6 @@ async def run_tool_calls_async(
                 on_loop=True,
             )
             slots.append(_outcome(call, outcome))
-    return ToolBatch(tuple(slot if isinstance(slot, ToolResult) else slot.result() for slot in slots))
+    return ToolBatch(
+        tuple(slot if isinstance(slot, PlanExecuteToolResult) else slot.result() for slot in slots)
+    )

@@ -12,7 +12,7 @@ timeout is :class:`TimedOut`: a tool that raises ``TimeoutError`` itself has
 :class:`Raised` it.
 
 :class:`ToolRunner` performs the ReAct agent's RunTool and RunToolBatch effects with
-them: failures become failed :class:`ToolResult` values (``ERROR: {type}: {msg}`` for
+them: failures become failed :class:`ReactToolResult` values (``ERROR: {type}: {msg}`` for
 the LLM), and a batch runs concurrently with its results in call order whatever order
 the tools finish in. The plan-and-execute shell (``tool_batches``) uses the same
 two functions for its RunTools effect.
@@ -34,7 +34,7 @@ from pyrsistent import PMap
 from returns.result import Failure, Success
 
 from agentsm_fn.agents.react.effects import RunTool, RunToolBatch
-from agentsm_fn.agents.react.outcomes import ToolBatchResult, ToolResult
+from agentsm_fn.agents.react.outcomes import ReactToolResult, ToolBatchResult
 from agentsm_fn.llm.json import thaw
 from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
 from agentsm_fn.tools.registry import ToolFn, ToolRegistry, outcome_text
@@ -56,30 +56,32 @@ def _kwargs(effect: RunTool) -> dict[str, object]:
     return {name: value if type(value) in _SCALARS else thaw(value) for name, value in arguments.items()}
 
 
-def _result(effect: RunTool, value: object) -> ToolResult:
+def _result(effect: RunTool, value: object) -> ReactToolResult:
     call = effect.call
     if type(value) is str:  # the usual case; outcome_text would say Success(value)
-        return ToolResult(call_id=call.id, name=call.name, ok=True, output=value)
+        return ReactToolResult(call_id=call.id, name=call.name, ok=True, output=value)
     match outcome_text(value):
         case Success(output):
-            return ToolResult(call_id=call.id, name=call.name, ok=True, output=output)
+            return ReactToolResult(call_id=call.id, name=call.name, ok=True, output=output)
         case Failure(error):
-            return ToolResult.failure(call.id, call.name, error.error_type, error.message)
+            return ReactToolResult.failure(call.id, call.name, error.error_type, error.message)
     raise AssertionError("unreachable: outcome_text returns Success or Failure")  # pragma: no cover
 
 
-def _raised(effect: RunTool, exc: BaseException) -> ToolResult:
-    return ToolResult.failure(effect.call.id, effect.call.name, type(exc).__name__, str(exc))
+def _raised(effect: RunTool, exc: BaseException) -> ReactToolResult:
+    return ReactToolResult.failure(effect.call.id, effect.call.name, type(exc).__name__, str(exc))
 
 
-def _timed_out(effect: RunTool) -> ToolResult:
+def _timed_out(effect: RunTool) -> ReactToolResult:
     call = effect.call
-    return ToolResult.failure(call.id, call.name, "TimeoutError", f"no result within {effect.timeout}s")
+    return ReactToolResult.failure(call.id, call.name, "TimeoutError", f"no result within {effect.timeout}s")
 
 
-def _not_found(effect: RunTool) -> ToolResult:
+def _not_found(effect: RunTool) -> ReactToolResult:
     call = effect.call
-    return ToolResult.failure(call.id, call.name, "ToolNotFound", f"Tool '{call.name}' not found in registry")
+    return ReactToolResult.failure(
+        call.id, call.name, "ToolNotFound", f"Tool '{call.name}' not found in registry"
+    )
 
 
 def _in_daemon_thread(work: Callable[[], T]) -> concurrent.futures.Future[T]:
@@ -220,7 +222,7 @@ async def _on_loop(fn: ToolFn, kwargs: dict[str, object], await_result: bool) ->
         return Raised(exc)
 
 
-def _react_result(effect: RunTool, outcome: CallOutcome) -> ToolResult:
+def _react_result(effect: RunTool, outcome: CallOutcome) -> ReactToolResult:
     if type(outcome) is Returned:
         return _result(effect, outcome.value)
     if type(outcome) is Raised:
@@ -243,7 +245,7 @@ class ToolRunner:
 
     registry: ToolRegistry
 
-    def run_one(self, effect: RunTool) -> ToolResult:
+    def run_one(self, effect: RunTool) -> ReactToolResult:
         """Run one call synchronously; never raises."""
         tool = self.registry.get(effect.call.name)
         if tool is None:
@@ -263,7 +265,7 @@ class ToolRunner:
             futures = [pool.submit(contextvars.copy_context().run, self.run_one, run) for run in effect.runs]
             return ToolBatchResult(tuple(f.result() for f in futures))
 
-    async def arun_one(self, effect: RunTool) -> ToolResult:
+    async def arun_one(self, effect: RunTool) -> ReactToolResult:
         """Run one call on the event loop (sync tools in a thread); never raises."""
         tool = self.registry.get(effect.call.name)
         if tool is None:

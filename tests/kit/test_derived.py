@@ -14,8 +14,8 @@ from verification.kit import (
     CoverageGap,
     MemoryInvariant,
     Outcomes,
+    RunViolation,
     TransitionInvariant,
-    Violation,
     check_machine,
     derive_state_machine,
     kit_settings,
@@ -41,7 +41,7 @@ def test_a_correct_machine_passes_with_full_coverage() -> None:
 
 def test_a_broken_memory_invariant_shrinks_to_the_shortest_run() -> None:
     small: MemoryInvariant[Tally] = memory_invariant("total stays under 12", lambda m: m.total < 12)
-    with pytest.raises(Violation) as caught:
+    with pytest.raises(RunViolation) as caught:
         check_machine(COUNTER, counters(), invariants=[small], outcomes=ROLLS, budget=_budget, settings=FAST)
     assert caught.value.kind == "invariant"
     assert [p.event for p in caught.value.path] == ["START", "ROLLED", "ROLLED"]
@@ -53,7 +53,7 @@ def test_a_broken_transition_invariant_names_the_step() -> None:
     only_up: TransitionInvariant[S, Tally] = transition_invariant(
         "rolls grow by at most one", lambda t: t.after.rolls - t.before.rolls < 1
     )
-    with pytest.raises(Violation) as caught:
+    with pytest.raises(RunViolation) as caught:
         check_machine(
             COUNTER, counters(), invariants=[only_up], outcomes=ROLLS, budget=_budget, settings=FAST
         )
@@ -64,7 +64,7 @@ def test_a_predicate_that_raises_is_a_violation() -> None:
     def boom(m: Tally) -> bool:
         raise KeyError("oops")
 
-    with pytest.raises(Violation, match="KeyError"):
+    with pytest.raises(RunViolation, match="KeyError"):
         check_machine(COUNTER, counters(), invariants=[memory_invariant("boom", boom)], settings=FAST)
 
 
@@ -76,7 +76,7 @@ def test_a_budgeted_state_that_does_not_consume_its_budget_breaks_the_step_bound
     from verification.kit._demo import counting
 
     leaky = COUNTER.extend(handlers={S.COUNTING: effectful(counting, counted_forgetting_rolls)})
-    with pytest.raises(Violation) as caught:
+    with pytest.raises(RunViolation) as caught:
         check_machine(leaky, counters(), outcomes=ROLLS, budget=_budget, settings=FAST)
     assert caught.value.kind == "step-bound"
     assert len(caught.value.path) <= 4
@@ -88,7 +88,7 @@ def lying_idle(m: Tally) -> Result[tuple[Literal[E.START], Tally], Fault]:
 
 def test_an_event_the_handler_does_not_declare_is_caught() -> None:
     lying = COUNTER.extend(rows={(S.IDLE, E.ZERO): S.ABORTED}, handlers={S.IDLE: pure(lying_idle)})
-    with pytest.raises(Violation) as caught:
+    with pytest.raises(RunViolation) as caught:
         check_machine(lying, counters(), outcomes=ROLLS, settings=FAST)
     assert caught.value.kind == "undeclared-event"
     assert "IDLE emitted ZERO, declares only START" in str(caught.value)
@@ -96,7 +96,7 @@ def test_an_event_the_handler_does_not_declare_is_caught() -> None:
 
 def test_an_event_without_a_row_is_caught() -> None:
     missing = COUNTER.extend(remove_rows=[(S.COUNTING, E.ZERO)])
-    with pytest.raises(Violation) as caught:
+    with pytest.raises(RunViolation) as caught:
         check_machine(missing, counters(), outcomes=ROLLS, budget=_budget, settings=FAST)
     assert caught.value.kind == "no-row"
     assert caught.value.path[-1].target == "<no row>"
@@ -115,7 +115,7 @@ def test_an_engine_failure_is_a_violation_unless_accepted() -> None:
         return fail("die broke") if roll == 5 else counted(m, roll)
 
     broken = COUNTER.extend(handlers={S.COUNTING: effectful(counting, breaks_on_five)})
-    with pytest.raises(Violation) as caught:
+    with pytest.raises(RunViolation) as caught:
         check_machine(broken, counters(), outcomes=ROLLS, budget=_budget, settings=FAST)
     assert caught.value.kind == "run-failed"
     assert "die broke" in str(caught.value)
@@ -140,7 +140,7 @@ def test_an_effect_loop_without_a_transition_is_caught() -> None:
         return perform(Roll(), m)
 
     looping = COUNTER.extend(handlers={S.COUNTING: effectful(ask, ask_again)})
-    with pytest.raises(Violation, match="effects without a transition"):
+    with pytest.raises(RunViolation, match="effects without a transition"):
         check_machine(looping, counters(), outcomes=ROLLS, settings=FAST, max_effects=5)
 
 

@@ -13,7 +13,7 @@ import pytest
 from returns.result import Result
 
 from agentsm_fn import Fault, emit, pure
-from verification.kit import Violation, check_machine, kit_settings
+from verification.kit import RunViolation, check_machine, kit_settings
 
 triage = importlib.import_module("examples.property_testing.triage")
 example = importlib.import_module("examples.property_testing.test_triage")
@@ -33,7 +33,7 @@ def test_a_handler_that_does_not_spend_its_budget_breaks_the_step_bound() -> Non
     buggy = triage.TRIAGE.extend(
         handlers={triage.S.WORKING: pure(working_forever, events={triage.E.SOLVED, triage.E.REOPENED})}
     )
-    with pytest.raises(Violation) as caught:
+    with pytest.raises(RunViolation) as caught:
         check_machine(
             buggy,
             triage.tickets(),
@@ -52,7 +52,7 @@ def test_routing_an_urgent_ticket_to_work_is_caught_with_the_ticket_that_shows_i
     buggy = triage.TRIAGE.extend(
         handlers={triage.S.ROUTING: pure(routing_urgent_to_work, events=set(triage.E))}
     )
-    with pytest.raises(Violation, match="urgent tickets are never worked on") as caught:
+    with pytest.raises(RunViolation, match="urgent tickets are never worked on") as caught:
         check_machine(
             buggy, triage.tickets(), invariants=example.RULES, settings=FAST, require_all_transitions=False
         )

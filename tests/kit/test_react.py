@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory, Event, State
 from agentsm_fn.core import Machine
 from agentsm_fn.llm import LlmCall, LlmReply, ToolCall
-from verification.kit import CoverageReport, Outcomes, Violation, check_machine, kit_settings
+from verification.kit import CoverageReport, Outcomes, RunViolation, check_machine, kit_settings
 from verification.kit.react_invariants import BUDGET_RESPECTED, REACT_INVARIANTS, ReactInvariant, react_budget
 from verification.kit.react_strategies import (
     react_entries,
@@ -57,7 +57,7 @@ def test_the_react_agent_keeps_every_invariant_at_full_transition_coverage() -> 
 
 
 def test_a_seeded_bug_in_observing_is_caught_with_a_short_counterexample() -> None:
-    with pytest.raises(Violation) as caught:
+    with pytest.raises(RunViolation) as caught:
         check_react(FORGETFUL_REACT, steps=12, require_all_transitions=False)
     violation = caught.value
     assert violation.kind == "invariant"
@@ -70,7 +70,7 @@ def test_a_seeded_bug_in_observing_is_caught_with_a_short_counterexample() -> No
 def test_the_budget_rule_catches_reflecting_calling_the_llm_after_the_budget_is_spent() -> None:
     # The kit found this defect in the agent (since fixed): Reflecting compressed the history
     # with an LLM call without checking the token budget, overshooting it by two calls.
-    with pytest.raises(Violation) as caught:
+    with pytest.raises(RunViolation) as caught:
         check_react(
             OVERSPENDING_REACT,
             invariants=[BUDGET_RESPECTED],
@@ -110,7 +110,7 @@ def test_the_safety_invariants_catch_a_planning_state_that_ignores_its_policy(
         [LlmReply(tool_calls=(ToolCall("call_1", name, {"q": "x"}),)) for name in ("shell", "delete_file")]
     )
     outcomes = react_outcomes().on(LlmCall, lambda call: st.one_of(react_llm_outcomes(call), risky))
-    with pytest.raises(Violation, match=rule) as caught:
+    with pytest.raises(RunViolation, match=rule) as caught:
         check_react(
             machine,
             steps=10,

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import strategies as st
 
 from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory, Event, State
-from verification.kit import Violation
+from verification.kit import RunViolation
 from verification.kit._demo import COUNTER, Roll, Tally
 from verification.kit._graph import reachable_rows
 from verification.kit.outcomes import Outcomes
@@ -53,7 +53,7 @@ def test_each_scripted_react_case_takes_its_rows_and_keeps_every_invariant(
 
 def test_a_seeded_bug_fails_the_scripted_case_that_passes_through_observing() -> None:
     first = next(c for c in REACT_SUITE.cases if any(r[0] is State.Observing for r in c.rows))
-    with pytest.raises(Violation, match="current_tool_call is cleared by Observing"):
+    with pytest.raises(RunViolation, match="current_tool_call is cleared by Observing"):
         run_case(FORGETFUL_REACT, first, REACT_INVARIANTS)
 
 

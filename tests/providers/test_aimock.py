@@ -16,13 +16,7 @@ import pytest
 
 from agentsm_fn import Shell, Snapshot, StepClock, arun, run
 from agentsm_fn.llm import LlmFailure, LlmFailureKind, LlmReply, LlmRequest, UserMessage
-from agentsm_fn.providers import (
-    Completed,
-    HttpProvider,
-    StreamEvent,
-    TextDelta,
-    ToolCallStarted,
-)
+from agentsm_fn.providers import HttpProvider, StreamCompleted, StreamEvent, TextDelta, ToolCallStarted
 from tests.providers.agent import MACHINE, E, Mem, S, memory, tool_performers
 from tests.providers.conftest import Aimock, Sleeps
 from tests.providers.peer import KEY, PROVIDERS, WIRE, make, requests_sent, validate_journal
@@ -157,7 +151,7 @@ def test_streaming_events_arrive_in_order_and_end_with_completed(kind: str, aimo
         tools = list(provider.stream(LlmRequest(model="", messages=(UserMessage("weather in Paris"),))))
     assert isinstance(text, LlmReply) and text.content == "I am the catch-all."
     assert "".join(e.text for e in seen if isinstance(e, TextDelta)) == text.content
-    assert isinstance(tools[-1], Completed) and isinstance(tools[-1].outcome, LlmReply)
+    assert isinstance(tools[-1], StreamCompleted) and isinstance(tools[-1].outcome, LlmReply)
     started = [e for e in tools if isinstance(e, ToolCallStarted)]
     assert [e.name for e in started] == ["get_weather"]
 

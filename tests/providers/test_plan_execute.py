@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from returns.result import Success
 
-from agentsm_fn.agents.plan_execute import DEFAULT_PLAN_SCHEMA, Completed, PlannerConfig
+from agentsm_fn.agents.plan_execute import DEFAULT_PLAN_SCHEMA, PlanExecuteCompleted, PlannerConfig
 from agentsm_fn.llm.json import thaw
 from agentsm_fn.shell.plan_execute_agent import AgentFSM
 from tests.providers.conftest import Aimock, Sleeps
@@ -45,7 +45,7 @@ def test_plan_execute_plans_with_structured_output_then_executes_tools(aimock: A
     outcome = agent.run(TASK)
     assert isinstance(outcome, Success)
     done = outcome.unwrap()
-    assert isinstance(done, Completed) and done.result.done
+    assert isinstance(done, PlanExecuteCompleted) and done.result.done
     assert done.result.answer == "Use Prawn: a mature, fast, pure-Ruby PDF library."
     plan = done.fsm.memory.plan
     assert plan is not None and plan.goal == "Recommend the best PDF library for Ruby"

@@ -8,7 +8,7 @@ import pytest
 from returns.result import Success
 
 from agentsm_fn.agents.react import State
-from agentsm_fn.agents.react.result import Completed
+from agentsm_fn.agents.react.result import ReactCompleted
 from agentsm_fn.providers import HttpProvider, TextDelta
 from agentsm_fn.shell.react_agent import AgentBuilder
 from tests.providers.conftest import Aimock, Sleeps
@@ -34,7 +34,7 @@ def test_react_agent_single_tool_call(kind: str, stream: bool, aimock: Aimock) -
     result = agent_for("What is the weather in Paris?", provider).build().unwrap().run()
     assert isinstance(result, Success)
     done = result.unwrap()
-    assert isinstance(done, Completed) and done.state is State.Done
+    assert isinstance(done, ReactCompleted) and done.state is State.Done
     assert done.answer == "It is sunny in Paris."
     sent = validate_journal(aimock)
     assert len(sent) == 2 and "sunny" in json.dumps(sent[1][1])
@@ -48,7 +48,7 @@ async def test_react_agent_parallel_tool_calls_async(kind: str, aimock: Aimock) 
         provider = make(kind, aimock, Sleeps(), async_client=client)
         result = await agent_for("Please compare Paris and Rome", provider).build().unwrap().arun()
     done = result.unwrap()
-    assert isinstance(done, Completed) and done.answer == "Paris is sunny and Rome is rainy."
+    assert isinstance(done, ReactCompleted) and done.answer == "Paris is sunny and Rome is rainy."
     sent = validate_journal(aimock)
     second = json.dumps(sent[-1][1])
     assert "sunny" in second and "rainy" in second
@@ -60,5 +60,5 @@ def test_react_agent_survives_a_529_through_the_provider_retries(kind: str, aimo
     aimock.error_next(529, {"message": "Overloaded", "type": "overloaded_error"})
     result = agent_for("What is the weather in Paris?", make(kind, aimock, sleeps)).build().unwrap().run()
     done = result.unwrap()
-    assert isinstance(done, Completed) and done.answer == "It is sunny in Paris."
+    assert isinstance(done, ReactCompleted) and done.answer == "It is sunny in Paris."
     assert sleeps.delays == [0.5]

@@ -12,8 +12,8 @@ import pytest
 
 from agentsm_fn.llm import LlmFailure, LlmFailureKind, LlmReply, LlmRequest, UserMessage
 from agentsm_fn.providers import (
-    Completed,
     HttpProvider,
+    StreamCompleted,
     StreamEvent,
     TextDelta,
     ToolCallArguments,
@@ -49,8 +49,8 @@ def _events(kind: str, name: str, request: LlmRequest = REQUEST) -> list[StreamE
 
 def _outcome(events: list[StreamEvent]) -> LlmReply | LlmFailure:
     last = events[-1]
-    assert isinstance(last, Completed)
-    assert sum(isinstance(e, Completed) for e in events) == 1
+    assert isinstance(last, StreamCompleted)
+    assert sum(isinstance(e, StreamCompleted) for e in events) == 1
     return last.outcome
 
 

@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from agentsm_fn.llm import LlmFailure, LlmFailureKind, LlmReply, LlmRequest, UserMessage
 from agentsm_fn.providers import (
-    Completed,
     HttpProvider,
     RetryPolicy,
     RetryScheduled,
+    StreamCompleted,
     anthropic_provider,
     ollama_provider,
     openai_provider,
@@ -181,7 +181,7 @@ def test_stream_reports_retries_as_events_then_completes() -> None:
         _provider(Script(_error(503, {"retry-after-ms": "10"}), _sse(*STREAM_OK)), sleeps).stream(REQUEST)
     )
     assert events[0] == RetryScheduled(attempt=1, delay=0.01, reason="http_status (503): status 503")
-    assert isinstance(events[-1], Completed) and isinstance(events[-1].outcome, LlmReply)
+    assert isinstance(events[-1], StreamCompleted) and isinstance(events[-1].outcome, LlmReply)
     assert sleeps.delays == [0.01]
 
 
@@ -189,9 +189,13 @@ async def test_async_stream_retries_and_gives_up_after_the_bound() -> None:
     sleeps = Sleeps()
     provider = _provider(Script(_error(500), _error(500)), sleeps, stream=True, max_retries=1)
     events = [e async for e in provider.astream(REQUEST)]
-    assert [type(e) for e in events] == [RetryScheduled, Completed]
+    assert [type(e) for e in events] == [RetryScheduled, StreamCompleted]
     last = events[-1]
-    assert isinstance(last, Completed) and isinstance(last.outcome, LlmFailure) and last.outcome.attempts == 2
+    assert (
+        isinstance(last, StreamCompleted)
+        and isinstance(last.outcome, LlmFailure)
+        and last.outcome.attempts == 2
+    )
 
 
 def test_an_error_after_the_200_is_not_retried() -> None:
@@ -230,5 +234,5 @@ def test_configured_timeouts_reach_every_request() -> None:
 def test_a_server_that_ignores_stream_and_answers_json_is_decoded_whole() -> None:
     sleeps, script = Sleeps(), Script(json_response(OK))
     events = list(_provider(script, sleeps).stream(REQUEST))
-    assert len(events) == 1 and isinstance(events[0], Completed)
+    assert len(events) == 1 and isinstance(events[0], StreamCompleted)
     assert isinstance(events[0].outcome, LlmReply) and events[0].outcome.content == "ok"

@@ -99,7 +99,7 @@ def test_secret_hides_in_repr_str_format_and_containers_and_survives_pickling() 
 def test_the_react_agent_never_reveals_the_key(
     factory: object, aimock: Aimock, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from agentsm_fn.agents.react.result import Completed
+    from agentsm_fn.agents.react.result import ReactCompleted
     from agentsm_fn.shell.react_agent import AgentBuilder
 
     assert callable(factory)
@@ -115,7 +115,7 @@ def test_the_react_agent_never_reveals_the_key(
     built = agent.build().unwrap()
     with provider:
         done = built.run().unwrap()
-    assert isinstance(done, Completed)
+    assert isinstance(done, ReactCompleted)
     snapshot = done.snapshot
     captured = capsys.readouterr()
     text = "\n".join(

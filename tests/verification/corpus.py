@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from returns.result import Result
 
 from agentsm_fn import Fault, Handler, Machine, Pure, effectful, fail, pure
-from verification import NeverReachable, PassesThrough, Policy
+from verification import NeverReachable, PassesThrough, PathPolicy
 
 AnyMachine = Machine[enum.Enum, enum.Enum, int]
 
@@ -163,7 +163,7 @@ def _policy_machine(shortcut: bool) -> AnyMachine:
 APPROVAL = PassesThrough("PLAN", "ACT", "APPROVE")
 
 
-def defects() -> dict[str, tuple[AnyMachine, tuple[Policy, ...]]]:
+def defects() -> dict[str, tuple[AnyMachine, tuple[PathPolicy, ...]]]:
     """One planted defect per property: name -> (expected code, machine, policies)."""
     return {
         "SM001 initial undeclared": (defect_sm001(), ()),
@@ -229,7 +229,7 @@ def defects() -> dict[str, tuple[AnyMachine, tuple[Policy, ...]]]:
     }
 
 
-def cleans() -> dict[str, tuple[AnyMachine, tuple[Policy, ...]]]:
+def cleans() -> dict[str, tuple[AnyMachine, tuple[PathPolicy, ...]]]:
     """Machines the verifier must accept."""
     return {
         "baseline": (clean(), ()),

@@ -117,13 +117,15 @@ def test_undeclared_states_get_safe_mermaid_identifiers() -> None:
 
 
 def test_sarif_uses_file_uris_for_paths_outside_the_project() -> None:
-    from verification import Location, Violation
+    from verification import Location, PropertyViolation
     from verification.report_sarif import sarif_document
 
     report = verify(build(name="loop", budgeted=()))
     outside = attrs.evolve(
         report,
-        violations=(Violation(code="SM009", message="m", location=Location("/elsewhere/agent.py", 3)),),
+        violations=(
+            PropertyViolation(code="SM009", message="m", location=Location("/elsewhere/agent.py", 3)),
+        ),
     )
     run = sarif_document([outside])["runs"]
     assert isinstance(run, list) and isinstance(run[0], dict)

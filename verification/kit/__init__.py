@@ -21,8 +21,8 @@ and :mod:`verification.kit.react_invariants` (and the plan-and-execute ones).
 from verification.kit.coverage import CoverageGap, CoverageRecorder, CoverageReport, RowName, row_label
 from verification.kit.derived import (
     PathStep,
+    RunViolation,
     Start,
-    Violation,
     ViolationKind,
     check_machine,
     derive_state_machine,
@@ -72,11 +72,11 @@ __all__ = [
     "Outcomes",
     "PathStep",
     "RowName",
+    "RunViolation",
     "ScriptedCase",
     "Start",
     "Transition",
     "TransitionInvariant",
-    "Violation",
     "ViolationKind",
     "append_only",
     "check_machine",

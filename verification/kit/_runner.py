@@ -4,7 +4,7 @@
 drawn by Hypothesis) and the deterministic covering-path suite (outcomes from a
 script). After every transition it checks, in this order: the event is declared by
 the source handler; it has a row; every memory and transition invariant; the trace
-is append-only; the step bound. A broken rule raises :class:`Violation`, an
+is append-only; the step bound. A broken rule raises :class:`RunViolation`, an
 ``AssertionError`` whose message is the run so far, one ``STATE --EVENT--> STATE``
 line per transition with the outcomes fed to take it.
 """
@@ -32,7 +32,7 @@ from verification.kit.coverage import CoverageRecorder
 from verification.kit.invariants import MemoryInvariant, Transition, TransitionInvariant
 from verification.verify import step_bound
 
-__all__ = ["CheckedRun", "PathStep", "RunRules", "Violation", "ViolationKind"]
+__all__ = ["CheckedRun", "PathStep", "RunRules", "RunViolation", "ViolationKind"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
@@ -42,7 +42,7 @@ T = TypeVar("T")
 ViolationKind = Literal[
     "invariant", "undeclared-event", "no-row", "step-bound", "run-failed", "terminal", "trace"
 ]
-"""What a :class:`Violation` is about."""
+"""What a :class:`RunViolation` is about."""
 
 
 @attrs.frozen(kw_only=True)
@@ -67,7 +67,7 @@ class PathStep:
         return f"{self.index}. {self.source} --{self.event}--> {self.target}{fed}"
 
 
-class Violation(AssertionError):
+class RunViolation(AssertionError):
     """A generated run broke a rule; ``path`` is the run up to and including the bad step."""
 
     def __init__(self, kind: ViolationKind, message: str, start: str, path: tuple[PathStep, ...]) -> None:
@@ -174,9 +174,9 @@ class CheckedRun(Generic[StateT, EventT, MemoryT]):
             if not ok:
                 raise self.fail("invariant", f"start memory breaks {inv.name!r}{why}")
 
-    def fail(self, kind: ViolationKind, message: str) -> Violation:
-        """A :class:`Violation` carrying this run's path."""
-        return Violation(kind, message, self.start, tuple(self.path))
+    def fail(self, kind: ViolationKind, message: str) -> RunViolation:
+        """A :class:`RunViolation` carrying this run's path."""
+        return RunViolation(kind, message, self.start, tuple(self.path))
 
     def take(self, choose: Callable[[Effect[object]], object]) -> tuple[StateT, EventT, StateT] | None:
         """Take one transition (``choose`` supplies outcomes); the row, or None if the run ended."""

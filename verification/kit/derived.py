@@ -14,7 +14,7 @@ requests. After every transition it checks, in this order:
 
 When a run reaches a terminal state the next rule checks that stepping it
 changes nothing and starts a fresh run, so terminals never stall Hypothesis.
-A failure raises :class:`Violation` (an ``AssertionError``) whose message is the
+A failure raises :class:`RunViolation` (an ``AssertionError``) whose message is the
 shrunk run as a numbered list of ``STATE --EVENT--> STATE`` lines with the
 outcomes fed on the way. :func:`check_machine` is the one-call runnable test.
 """
@@ -41,13 +41,13 @@ from agentsm_fn.core.effects import Effect
 from agentsm_fn.core.failures import RunFailed
 from agentsm_fn.core.machine import Machine
 from verification.kit._render import render
-from verification.kit._runner import CheckedRun, PathStep, RunRules, Violation, ViolationKind
+from verification.kit._runner import CheckedRun, PathStep, RunRules, RunViolation, ViolationKind
 from verification.kit.coverage import CoverageRecorder, CoverageReport, row_label
 from verification.kit.invariants import MemoryInvariant, TransitionInvariant
 from verification.kit.outcomes import Outcomes, default_outcomes
 from verification.kit.profiles import kit_settings
 
-__all__ = ["PathStep", "Start", "Violation", "ViolationKind", "check_machine", "derive_state_machine"]
+__all__ = ["PathStep", "RunViolation", "Start", "ViolationKind", "check_machine", "derive_state_machine"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
@@ -164,7 +164,7 @@ def check_machine(
 ) -> CoverageReport:
     """Property-test ``machine`` now; return what the runs covered.
 
-    Raises :class:`Violation` with a shrunk counterexample when a rule breaks, and
+    Raises :class:`RunViolation` with a shrunk counterexample when a rule breaks, and
     :class:`~verification.kit.coverage.CoverageGap` when ``require_all_transitions``
     and some reachable row was never taken. ``settings`` defaults to
     :func:`~verification.kit.profiles.kit_settings` (``$HYPOTHESIS_PROFILE`` or ``ci``).

@@ -27,13 +27,13 @@ from agentsm_fn.agents.react import (
     Approved,
     AskHuman,
     Modified,
+    ReactToolResult,
     Rejected,
     RunTool,
     RunToolBatch,
     State,
     TokenBudget,
     ToolBatchResult,
-    ToolResult,
 )
 from agentsm_fn.llm import LlmCall, LlmFailure, LlmFailureKind, LlmReply, ToolCall, Usage, freeze_object
 from agentsm_fn.tools.spec import ToolDef
@@ -187,12 +187,12 @@ _RESULT_SHAPE = st.one_of(
 )
 
 
-def _result(call: ToolCall, shape: tuple[bool, str, str]) -> ToolResult:
+def _result(call: ToolCall, shape: tuple[bool, str, str]) -> ReactToolResult:
     ok, output, error_type = shape
-    return ToolResult(call_id=call.id, name=call.name, ok=ok, output=output, error_type=error_type)
+    return ReactToolResult(call_id=call.id, name=call.name, ok=ok, output=output, error_type=error_type)
 
 
-def tool_results(call: ToolCall) -> st.SearchStrategy[ToolResult]:
+def tool_results(call: ToolCall) -> st.SearchStrategy[ReactToolResult]:
     """Results of one call: success, a tool error, a timeout.
 
     Example:
@@ -203,7 +203,7 @@ def tool_results(call: ToolCall) -> st.SearchStrategy[ToolResult]:
 
 
 @functools.cache
-def _tool_results(call: ToolCall) -> st.SearchStrategy[ToolResult]:
+def _tool_results(call: ToolCall) -> st.SearchStrategy[ReactToolResult]:
     return _RESULT_SHAPE.map(lambda shape: _result(call, shape))
 
 
@@ -222,9 +222,9 @@ def _batch_results(calls: tuple[ToolCall, ...]) -> st.SearchStrategy[ToolBatchRe
     shapes = st.lists(_RESULT_SHAPE, min_size=len(calls), max_size=len(calls))
     exact = shapes.map(lambda found: tuple(_result(c, s) for c, s in zip(calls, found, strict=True)))
     lossy = exact.map(lambda rs: rs[:-1]) | exact.map(
-        lambda rs: (*rs, ToolResult.failure("x", "x", "Extra", ""))
+        lambda rs: (*rs, ReactToolResult.failure("x", "x", "Extra", ""))
     )
-    all_ok = st.just(tuple(ToolResult(call_id=c.id, name=c.name, ok=True, output="4") for c in calls))
+    all_ok = st.just(tuple(ReactToolResult(call_id=c.id, name=c.name, ok=True, output="4") for c in calls))
     return st.one_of(all_ok, exact, exact, lossy).map(ToolBatchResult)
 
 
@@ -270,14 +270,14 @@ def react_outcomes() -> Outcomes:
 def _tool_examples(run: RunTool) -> tuple[object, ...]:
     c = run.call
     return (
-        ToolResult(call_id=c.id, name=c.name, ok=True, output="4"),
-        ToolResult.failure(c.id, c.name, "Timeout", "timed out after 5s"),
+        ReactToolResult(call_id=c.id, name=c.name, ok=True, output="4"),
+        ReactToolResult.failure(c.id, c.name, "Timeout", "timed out after 5s"),
     )
 
 
 def _batch_examples(batch: RunToolBatch) -> tuple[object, ...]:
-    ok = tuple(ToolResult(call_id=r.call.id, name=r.call.name, ok=True, output="4") for r in batch.runs)
-    failed = tuple(ToolResult.failure(r.call.id, r.call.name, "ValueError", "bad") for r in batch.runs)
+    ok = tuple(ReactToolResult(call_id=r.call.id, name=r.call.name, ok=True, output="4") for r in batch.runs)
+    failed = tuple(ReactToolResult.failure(r.call.id, r.call.name, "ValueError", "bad") for r in batch.runs)
     return ToolBatchResult(ok), ToolBatchResult(failed)
 
 

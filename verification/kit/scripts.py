@@ -204,7 +204,7 @@ def run_case(
 ) -> None:
     """Replay ``case`` with every check of the derived state machine; raise on any difference.
 
-    Raises :class:`~verification.kit.Violation` when a rule breaks and ``AssertionError``
+    Raises :class:`~verification.kit.RunViolation` when a rule breaks and ``AssertionError``
     when the run leaves the scripted path.
 
     Example:

@@ -3,7 +3,7 @@
 INTAKE -> PLAN -> DECIDE -> EXECUTE <-> OBSERVE -> LOOP_CHECK, ending in FINALIZE or
 HALT. :data:`PLAN_EXECUTE_MACHINE` is the machine; :class:`PlanExecuteMemory` its
 memory; run it with the shell (``agentsm_fn.shell.plan_execute_agent.AgentFSM``
-is the ready-made facade) and read the outcome with :func:`interpret`.
+is the ready-made facade) and read the outcome with :func:`interpret_plan_execute`.
 """
 
 from agentsm_fn.agents.plan_execute.config import (
@@ -13,45 +13,42 @@ from agentsm_fn.agents.plan_execute.config import (
     DEFAULT_PLAN_PROMPT,
     DEFAULT_PLAN_SCHEMA,
     DEFAULT_SUMMARY_PROMPT,
-    ConfigError,
     DecideMode,
     DeciderConfig,
     ExecutorConfig,
     FinalizerConfig,
     PlanExecuteConfig,
+    PlanExecuteConfigError,
     PlannerConfig,
 )
-from agentsm_fn.agents.plan_execute.effects import ReadClock, RunTools, ToolBatch, ToolResult
+from agentsm_fn.agents.plan_execute.effects import PlanExecuteToolResult, ReadClock, RunTools, ToolBatch
 from agentsm_fn.agents.plan_execute.graph import TABLE, Event, State
 from agentsm_fn.agents.plan_execute.machine import PLAN_EXECUTE_MACHINE
 from agentsm_fn.agents.plan_execute.memory import DEFAULT_MAX_ITERATIONS, Awaiting, PlanExecuteMemory
 from agentsm_fn.agents.plan_execute.outcome import (
-    AgentError,
-    Completed,
     EngineFailed,
     ExecutionError,
     Fsm,
     MaxIterationsExceeded,
-    interpret,
+    PlanExecuteCompleted,
+    PlanExecuteError,
+    interpret_plan_execute,
 )
-from agentsm_fn.agents.plan_execute.policy import Policy, Violation
+from agentsm_fn.agents.plan_execute.policy import PlanExecutePolicy, PolicyViolation
 from agentsm_fn.agents.plan_execute.values import (
     AuditEntry,
     FinalResult,
+    FsmTransition,
     HaltCause,
     HaltError,
     Observation,
     Plan,
     PlanDecision,
-    Transition,
 )
 
 __all__ = [
-    "AgentError",
     "AuditEntry",
     "Awaiting",
-    "Completed",
-    "ConfigError",
     "DECISION_SCHEMA",
     "DEFAULT_DECIDE_PROMPT",
     "DEFAULT_EXECUTOR_PROMPT",
@@ -68,6 +65,7 @@ __all__ = [
     "FinalResult",
     "FinalizerConfig",
     "Fsm",
+    "FsmTransition",
     "HaltCause",
     "HaltError",
     "MaxIterationsExceeded",
@@ -75,17 +73,19 @@ __all__ = [
     "PLAN_EXECUTE_MACHINE",
     "Plan",
     "PlanDecision",
+    "PlanExecuteCompleted",
     "PlanExecuteConfig",
+    "PlanExecuteConfigError",
+    "PlanExecuteError",
     "PlanExecuteMemory",
+    "PlanExecutePolicy",
+    "PlanExecuteToolResult",
     "PlannerConfig",
-    "Policy",
+    "PolicyViolation",
     "ReadClock",
     "RunTools",
     "State",
     "TABLE",
     "ToolBatch",
-    "ToolResult",
-    "Transition",
-    "Violation",
-    "interpret",
+    "interpret_plan_execute",
 ]

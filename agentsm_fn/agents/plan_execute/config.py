@@ -2,7 +2,7 @@
 
 The planner must have a JSON Schema and a prompt template (the seed's guard
 "planner must have schema and prompt_builder"); both are checked when the config
-is built, and every problem is reported in one :class:`ConfigError`.
+is built, and every problem is reported in one :class:`PlanExecuteConfigError`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import attrs
 import jsonschema
 from jsonschema.exceptions import SchemaError
 
-from agentsm_fn.agents.plan_execute.policy import Policy
+from agentsm_fn.agents.plan_execute.policy import PlanExecutePolicy
 from agentsm_fn.llm.json import JsonObject, freeze_object, thaw
 from agentsm_fn.llm.messages import ToolSpec
 
@@ -26,12 +26,12 @@ __all__ = [
     "DEFAULT_PLAN_PROMPT",
     "DEFAULT_PLAN_SCHEMA",
     "DEFAULT_SUMMARY_PROMPT",
-    "ConfigError",
     "DecideMode",
     "DeciderConfig",
     "ExecutorConfig",
     "FinalizerConfig",
     "PlanExecuteConfig",
+    "PlanExecuteConfigError",
     "PlannerConfig",
     "template_fields",
 ]
@@ -87,7 +87,7 @@ DEFAULT_SUMMARY_PROMPT = "Summarize the result of the work above for the user in
 """The instruction FINALIZE's optional summary call ends with."""
 
 
-class ConfigError(ValueError):
+class PlanExecuteConfigError(ValueError):
     """A configuration that cannot work; lists every problem (a programmer error at construction)."""
 
     def __init__(self, problems: Iterable[str]) -> None:
@@ -144,7 +144,7 @@ class PlannerConfig:
         'goal'
         >>> try:
         ...     PlannerConfig(prompt_template="Plan {goal}")
-        ... except ConfigError as exc:
+        ... except PlanExecuteConfigError as exc:
         ...     print(*exc.problems, sep="\n")
         planner prompt_template: unknown placeholders ['goal']; use only ['input', 'state']
         planner prompt_template: must contain the {input} placeholder
@@ -162,7 +162,7 @@ class PlannerConfig:
             "planner prompt_template", self.prompt_template, frozenset({"input", "state"}), "input"
         )
         if problems:
-            raise ConfigError(problems)
+            raise PlanExecuteConfigError(problems)
 
 
 class DecideMode(enum.Enum):
@@ -195,7 +195,7 @@ class DeciderConfig:
             "decider prompt_template", self.prompt_template, frozenset({"input", "plan"}), ""
         )
         if problems:
-            raise ConfigError(problems)
+            raise PlanExecuteConfigError(problems)
 
 
 @attrs.frozen(kw_only=True)
@@ -217,7 +217,7 @@ class ExecutorConfig:
             "executor system_prompt", self.system_prompt, frozenset({"goal", "steps"}), ""
         )
         if problems:
-            raise ConfigError(problems)
+            raise PlanExecuteConfigError(problems)
 
 
 @attrs.frozen(kw_only=True)
@@ -258,7 +258,7 @@ class PlanExecuteConfig:
     decider: DeciderConfig = attrs.field(factory=DeciderConfig)
     executor: ExecutorConfig = attrs.field(factory=ExecutorConfig)
     finalizer: FinalizerConfig = attrs.field(factory=FinalizerConfig)
-    policy: Policy = attrs.field(factory=Policy)
+    policy: PlanExecutePolicy = attrs.field(factory=PlanExecutePolicy)
     tools: tuple[ToolSpec, ...] = attrs.field(default=(), converter=_specs)
     finish_tools: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
     model: str = ""
@@ -271,7 +271,7 @@ class PlanExecuteConfig:
             f"finish tool {n!r} is not a declared tool" for n in sorted(self.finish_tools - set(names))
         ]
         if problems:
-            raise ConfigError(problems)
+            raise PlanExecuteConfigError(problems)
 
     def model_for(self, stage_model: str) -> str:
         """The stage's model, or the default one."""

@@ -14,15 +14,15 @@ import attrs
 from agentsm_fn.core.effects import Effect
 from agentsm_fn.llm.messages import ToolCall
 
-__all__ = ["ReadClock", "RunTools", "ToolBatch", "ToolResult"]
+__all__ = ["PlanExecuteToolResult", "ReadClock", "RunTools", "ToolBatch"]
 
 
 @attrs.frozen(kw_only=True)
-class ToolResult:
+class PlanExecuteToolResult:
     """What running one tool call produced: its text (JSON for structured values) or an error.
 
     Example:
-        >>> ToolResult(call_id="c1", name="search", content='{"results": 3}').is_error
+        >>> PlanExecuteToolResult(call_id="c1", name="search", content='{"results": 3}').is_error
         False
     """
 
@@ -37,11 +37,11 @@ class ToolBatch:
     """The outcome of :class:`RunTools`: one result per call, in the calls' order.
 
     Example:
-        >>> ToolBatch((ToolResult(call_id="c1", name="t", content="ok"),)).results[0].content
+        >>> ToolBatch((PlanExecuteToolResult(call_id="c1", name="t", content="ok"),)).results[0].content
         'ok'
     """
 
-    results: tuple[ToolResult, ...]
+    results: tuple[PlanExecuteToolResult, ...]
 
 
 @attrs.frozen

@@ -18,12 +18,12 @@ import attrs
 from pyrsistent import PVector
 from returns.result import Result
 
-from agentsm_fn.agents.plan_execute.effects import ReadClock, RunTools, ToolBatch, ToolResult
+from agentsm_fn.agents.plan_execute.effects import PlanExecuteToolResult, ReadClock, RunTools, ToolBatch
 from agentsm_fn.agents.plan_execute.graph import Event, State
 from agentsm_fn.agents.plan_execute.memory import Awaiting, PlanExecuteMemory
 from agentsm_fn.agents.plan_execute.moves import advance, audit, finish, halt, summarized
 from agentsm_fn.agents.plan_execute.policy import (
-    Violation,
+    PolicyViolation,
     check_budget,
     check_time,
     check_tool_calls,
@@ -134,14 +134,17 @@ def execute_receive(mem: Mem, outcome: LlmOutcome) -> ExecuteOut:
 
 
 def _observed(
-    mem: Mem, calls: tuple[ToolCall, ...], results: tuple[ToolResult, ...], violation: Violation | None
+    mem: Mem,
+    calls: tuple[ToolCall, ...],
+    results: tuple[PlanExecuteToolResult, ...],
+    violation: PolicyViolation | None,
 ) -> Result[tuple[Literal[Event.OBSERVED], Mem], Fault]:
     by_id = {result.call_id: result for result in results}
     messages: PVector[Message] = mem.messages
     observations = mem.observations
     logged = mem
     for call in calls:
-        result = by_id.get(call.id) or ToolResult(
+        result = by_id.get(call.id) or PlanExecuteToolResult(
             call_id=call.id, name=call.name, content="the shell returned no result", is_error=True
         )
         messages = messages.append(
@@ -160,7 +163,7 @@ def _observed(
         logged = audit(logged, State.OBSERVE, "tool", f"{call.name} ({call.id}): {status}")
         if violation is None and result.is_error and mem.config.policy.halt_on_tool_error:
             message = f"tool {call.name!r} failed: {result.content[:300]}"
-            violation = Violation("halt_on_tool_error", message, HaltCause.TOOL_FAILURE)
+            violation = PolicyViolation("halt_on_tool_error", message, HaltCause.TOOL_FAILURE)
     ran = 0 if violation is not None and violation.cause is HaltCause.POLICY_VIOLATION else len(calls)
     stored = attrs.evolve(
         logged,
@@ -178,9 +181,9 @@ def observe_enter(mem: Mem) -> ObserveOut:
     """OBSERVE: check the pending calls against the policy, then ask the shell to run them.
 
     Example:
-        >>> from agentsm_fn.agents.plan_execute.policy import Policy
+        >>> from agentsm_fn.agents.plan_execute.policy import PlanExecutePolicy
         >>> from agentsm_fn.agents.plan_execute.config import PlanExecuteConfig
-        >>> cfg = PlanExecuteConfig(policy=Policy(forbidden_tools={"rm"}))
+        >>> cfg = PlanExecuteConfig(policy=PlanExecutePolicy(forbidden_tools={"rm"}))
         >>> mem = PlanExecuteMemory(input="x", config=cfg, pending_tool_calls=(ToolCall("c1", "rm"),))
         >>> ev, after = observe_enter(mem).unwrap()
         >>> ev.name, after.violation.rule, after.observations[0].is_error
@@ -190,7 +193,7 @@ def observe_enter(mem: Mem) -> ObserveOut:
     violation = check_tool_calls(mem.config.policy, calls, mem.tool_calls_made)
     if violation is not None:
         blocked = tuple(
-            ToolResult(
+            PlanExecuteToolResult(
                 call_id=c.id, name=c.name, content=f"blocked by policy: {violation.message}", is_error=True
             )
             for c in calls
@@ -207,7 +210,7 @@ def observe_receive(mem: Mem, batch: ToolBatch) -> ObserveOut:
 
     Example:
         >>> mem = PlanExecuteMemory(input="x", iteration=1, pending_tool_calls=(ToolCall("c1", "t"),))
-        >>> batch = ToolBatch((ToolResult(call_id="c1", name="t", content="42"),))
+        >>> batch = ToolBatch((PlanExecuteToolResult(call_id="c1", name="t", content="42"),))
         >>> ev, after = observe_receive(mem, batch).unwrap()
         >>> ev.name, after.observations[0].content, after.messages[-1].tool_call_id, after.tool_calls_made
         ('OBSERVED', '42', 'c1', 1)
@@ -228,7 +231,7 @@ def _finish_tool_result(mem: Mem) -> Observation | None:
     return None
 
 
-def _violated(mem: Mem, violation: Violation) -> LoopOut:
+def _violated(mem: Mem, violation: PolicyViolation) -> LoopOut:
     error = HaltError(
         cause=violation.cause, state=State.LOOP_CHECK, message=violation.message, rule=violation.rule
     )
@@ -245,7 +248,7 @@ def _evaluate(mem: Mem, now: float | None) -> LoopOut:
         return finish(Event.STOP, State.LOOP_CHECK, mem, finished.content, f"finish_tool:{finished.tool}")
     if mem.iteration >= mem.max_iterations:
         message = f"max_iterations ({mem.max_iterations}) reached and the model still calls tools"
-        return _violated(mem, Violation("max_iterations", message, HaltCause.MAX_ITERATIONS))
+        return _violated(mem, PolicyViolation("max_iterations", message, HaltCause.MAX_ITERATIONS))
     left = mem.max_iterations - mem.iteration
     return advance(Event.CONTINUE, State.LOOP_CHECK, mem, f"Continue ({left} iterations left)")
 
@@ -269,8 +272,8 @@ def loop_check_receive(mem: Mem, outcome: float | LlmOutcome) -> LoopOut:
 
     Example:
         >>> from agentsm_fn.agents.plan_execute.config import PlanExecuteConfig
-        >>> from agentsm_fn.agents.plan_execute.policy import Policy
-        >>> cfg = PlanExecuteConfig(policy=Policy(time_limit_seconds=10))
+        >>> from agentsm_fn.agents.plan_execute.policy import PlanExecutePolicy
+        >>> cfg = PlanExecuteConfig(policy=PlanExecutePolicy(time_limit_seconds=10))
         >>> mem = PlanExecuteMemory(input="x", config=cfg, started_at=0.0, iteration=1)
         >>> loop_check_receive(mem, 11.0).unwrap()[1].error.cause.name
         'TIMEOUT'

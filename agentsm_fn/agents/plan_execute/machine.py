@@ -31,7 +31,7 @@ from agentsm_fn.agents.plan_execute.memory import PlanExecuteMemory
 from agentsm_fn.core.handlers import effectful
 from agentsm_fn.core.machine import Machine, define_machine
 
-__all__ = ["PLAN_EXECUTE_MACHINE", "narrate", "transitions_cap"]
+__all__ = ["PLAN_EXECUTE_MACHINE", "narrate_plan_execute", "transitions_cap"]
 
 
 def transitions_cap(mem: PlanExecuteMemory) -> int:
@@ -44,11 +44,11 @@ def transitions_cap(mem: PlanExecuteMemory) -> int:
     return 3 + 3 * mem.max_iterations + 1
 
 
-def narrate(state: State, event: Event, mem: PlanExecuteMemory) -> str:
+def narrate_plan_execute(state: State, event: Event, mem: PlanExecuteMemory) -> str:
     """The trace's data column: the reason recorded in the FSM history.
 
     Example:
-        >>> narrate(State.INTAKE, Event.NORMALIZED, PlanExecuteMemory(input="x"))
+        >>> narrate_plan_execute(State.INTAKE, Event.NORMALIZED, PlanExecuteMemory(input="x"))
         ''
     """
     if mem.history and mem.history[-1].source is state and mem.history[-1].event is event:
@@ -73,7 +73,7 @@ PLAN_EXECUTE_MACHINE: Final[Machine[State, Event, PlanExecuteMemory]] = define_m
     },
     budgeted={State.EXECUTE},
     safety_cap=transitions_cap,
-    narrate=narrate,
+    narrate=narrate_plan_execute,
 )
 """The plan-and-execute agent: states, events, table, handlers, budget. Run it with the shell.
 

@@ -15,15 +15,15 @@ import attrs
 from pyrsistent import PVector, pvector
 
 from agentsm_fn.agents.plan_execute.config import PlanExecuteConfig
-from agentsm_fn.agents.plan_execute.policy import Violation
+from agentsm_fn.agents.plan_execute.policy import PolicyViolation
 from agentsm_fn.agents.plan_execute.values import (
     AuditEntry,
     FinalResult,
+    FsmTransition,
     HaltError,
     Observation,
     Plan,
     PlanDecision,
-    Transition,
 )
 from agentsm_fn.llm.messages import Message, ToolCall
 from agentsm_fn.llm.replies import Usage
@@ -86,12 +86,12 @@ class PlanExecuteMemory:
     iteration: int = 0
     """EXECUTE visits so far (LLM chat calls of the loop)."""
     tool_calls_made: int = 0
-    violation: Violation | None = None
+    violation: PolicyViolation | None = None
     """A problem OBSERVE found (policy or tool failure); LOOP_CHECK halts on it."""
     final_result: FinalResult | None = None
     error: HaltError | None = None
     audit_log: PVector[AuditEntry] = attrs.field(factory=pvector)
-    history: PVector[Transition] = attrs.field(factory=pvector)
+    history: PVector[FsmTransition] = attrs.field(factory=pvector)
     usage: Usage = attrs.field(factory=Usage)
     awaiting: Awaiting = Awaiting.NOTHING
 

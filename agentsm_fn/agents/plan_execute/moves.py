@@ -20,7 +20,7 @@ from returns.result import Result
 from agentsm_fn.agents.plan_execute.graph import TABLE, Event, State
 from agentsm_fn.agents.plan_execute.memory import Awaiting, PlanExecuteMemory
 from agentsm_fn.agents.plan_execute.prompts import summary_request
-from agentsm_fn.agents.plan_execute.values import AuditEntry, FinalResult, HaltError, Transition
+from agentsm_fn.agents.plan_execute.values import AuditEntry, FinalResult, FsmTransition, HaltError
 from agentsm_fn.core.effects import Perform
 from agentsm_fn.core.faults import Fault
 from agentsm_fn.core.handlers import emit, perform
@@ -53,7 +53,7 @@ def advance(event: EventT, source: State, mem: Mem, reason: str) -> Result[tuple
         >>> mem.history[0].as_dict()
         {'from': 0, 'to': 1, 'reason': 'ok', 'iteration': 0}
     """
-    entry = Transition(
+    entry = FsmTransition(
         source=source, target=TABLE[(source, event)], event=event, reason=reason, iteration=mem.iteration
     )
     return emit(event, attrs.evolve(mem, history=mem.history.append(entry), awaiting=Awaiting.NOTHING))

@@ -2,7 +2,7 @@
 
 The errors of a plan-and-execute run::
 
-    AgentError
+    PlanExecuteError
     ├── ExecutionError          the FSM reached HALT (invalid plan, invalid decision,
     │                           provider or tool failure, policy violation, timeout)
     ├── MaxIterationsExceeded   the FSM reached HALT because max_iterations ran out
@@ -26,9 +26,9 @@ from agentsm_fn.agents.plan_execute.memory import PlanExecuteMemory
 from agentsm_fn.agents.plan_execute.values import (
     AuditEntry,
     FinalResult,
+    FsmTransition,
     HaltCause,
     HaltError,
-    Transition,
 )
 from agentsm_fn.core.failures import RunFailed
 from agentsm_fn.core.journal import Journal
@@ -37,13 +37,13 @@ from agentsm_fn.core.trace import Trace
 from agentsm_fn.llm.replies import Usage
 
 __all__ = [
-    "AgentError",
-    "Completed",
     "EngineFailed",
     "ExecutionError",
     "Fsm",
     "MaxIterationsExceeded",
-    "interpret",
+    "PlanExecuteCompleted",
+    "PlanExecuteError",
+    "interpret_plan_execute",
 ]
 
 PlanSnapshot: TypeAlias = Snapshot[State, PlanExecuteMemory]
@@ -82,8 +82,8 @@ class Fsm:
         return self.snapshot.memory
 
     @property
-    def history(self) -> tuple[Transition, ...]:
-        """Every transition, ``{from, to, reason, iteration}`` (see ``Transition.as_dict``)."""
+    def history(self) -> tuple[FsmTransition, ...]:
+        """Every transition, ``{from, to, reason, iteration}`` (see ``FsmTransition.as_dict``)."""
         return tuple(self.snapshot.memory.history)
 
     @property
@@ -108,13 +108,13 @@ class Fsm:
 
 
 @attrs.frozen
-class Completed:
+class PlanExecuteCompleted:
     """A run that reached FINALIZE.
 
     Example:
         >>> mem = PlanExecuteMemory(input="x", final_result=FinalResult(content="hi", iterations=1,
         ...                         stopped_by="no_tool_calls"))
-        >>> done = Completed(mem.final_result, Fsm(Snapshot(state=State.FINALIZE, memory=mem)))
+        >>> done = PlanExecuteCompleted(mem.final_result, Fsm(Snapshot(state=State.FINALIZE, memory=mem)))
         >>> done.result.done, done.fsm.state_name
         (True, 'FINALIZE')
     """
@@ -183,18 +183,18 @@ class EngineFailed:
         return f"the run stopped in {self.fsm.state_name}: {self.message}"
 
 
-AgentError: TypeAlias = ExecutionError | MaxIterationsExceeded | EngineFailed
+PlanExecuteError: TypeAlias = ExecutionError | MaxIterationsExceeded | EngineFailed
 """Every way a plan-and-execute run can fail."""
 
 
-def _from_snapshot(snapshot: PlanSnapshot) -> Result[Completed, AgentError]:
+def _from_snapshot(snapshot: PlanSnapshot) -> Result[PlanExecuteCompleted, PlanExecuteError]:
     fsm = Fsm(snapshot)
     mem = snapshot.memory
     if snapshot.status is Status.AWAITING:
         pending = snapshot.pending.summary() if snapshot.pending is not None else "an effect"
         return Failure(EngineFailed(f"suspended while awaiting {pending}", fsm))
     if snapshot.state is State.FINALIZE and mem.final_result is not None:
-        return Success(Completed(mem.final_result, fsm))
+        return Success(PlanExecuteCompleted(mem.final_result, fsm))
     if snapshot.state is State.HALT and mem.error is not None:
         if mem.error.cause is HaltCause.MAX_ITERATIONS:
             return Failure(MaxIterationsExceeded(mem.max_iterations, fsm))
@@ -202,9 +202,9 @@ def _from_snapshot(snapshot: PlanSnapshot) -> Result[Completed, AgentError]:
     return Failure(EngineFailed(f"the run is {snapshot.status.value} in {snapshot.state.name}", fsm))
 
 
-def interpret(
+def interpret_plan_execute(
     result: Result[PlanSnapshot, RunFailed[State, PlanExecuteMemory]],
-) -> Result[Completed, AgentError]:
+) -> Result[PlanExecuteCompleted, PlanExecuteError]:
     """Turn the engine's result into the agent's: the final result, or a typed error.
 
     Example:
@@ -212,7 +212,7 @@ def interpret(
         >>> err = HaltError(cause=HaltCause.MAX_ITERATIONS, state=State.LOOP_CHECK, message="3 used")
         >>> mem = PlanExecuteMemory(input="x", max_iterations=3, error=err)
         >>> snap = Snapshot(state=State.HALT, memory=mem, status=Status.FINISHED)
-        >>> type(interpret(Success(snap)).failure()).__name__
+        >>> type(interpret_plan_execute(Success(snap)).failure()).__name__
         'MaxIterationsExceeded'
     """
     match result:

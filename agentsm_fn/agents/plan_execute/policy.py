@@ -7,7 +7,7 @@
 * LOOP_CHECK (continuation safety): :func:`check_budget` (``max_total_tokens``) and
   :func:`check_time` (``time_limit_seconds``).
 
-Each check returns a :class:`Violation` naming the rule, or None.
+Each check returns a :class:`PolicyViolation` naming the rule, or None.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from agentsm_fn.llm.messages import ToolCall
 from agentsm_fn.llm.replies import Usage
 
 __all__ = [
-    "Policy",
-    "Violation",
+    "PlanExecutePolicy",
+    "PolicyViolation",
     "check_budget",
     "check_decision",
     "check_plan",
@@ -43,11 +43,11 @@ _non_negative = attrs.validators.optional(attrs.validators.ge(0))
 
 
 @attrs.frozen(kw_only=True)
-class Policy:
+class PlanExecutePolicy:
     """Safety rules as data. Every limit is off (None) by default.
 
     Example:
-        >>> p = Policy(forbidden_tools={"shell"}, max_tool_calls=10)
+        >>> p = PlanExecutePolicy(forbidden_tools={"shell"}, max_tool_calls=10)
         >>> p.permits("shell"), p.permits("search")
         (False, True)
     """
@@ -76,11 +76,11 @@ class Policy:
 
 
 @attrs.frozen
-class Violation:
+class PolicyViolation:
     """A broken rule: its name, a message, and the halt cause it maps to.
 
     Example:
-        >>> Violation("max_tool_calls", "11 > 10").cause
+        >>> PolicyViolation("max_tool_calls", "11 > 10").cause
         <HaltCause.POLICY_VIOLATION: 'policy_violation'>
     """
 
@@ -89,87 +89,93 @@ class Violation:
     cause: HaltCause = HaltCause.POLICY_VIOLATION
 
 
-def check_plan(policy: Policy, plan: Plan, tools: Sequence[str]) -> Violation | None:
+def check_plan(policy: PlanExecutePolicy, plan: Plan, tools: Sequence[str]) -> PolicyViolation | None:
     """Plan validity under the policy.
 
     Example:
-        >>> check_plan(Policy(max_plan_steps=1), Plan(goal="g", initial_steps=("a", "b")), ())
-        Violation(rule='max_plan_steps', message='the plan has 2 steps; the policy allows 1', ...)
+        >>> check_plan(PlanExecutePolicy(max_plan_steps=1), Plan(goal="g", initial_steps=("a", "b")), ())
+        PolicyViolation(rule='max_plan_steps', message='the plan has 2 steps; the policy allows 1', ...)
     """
     limit = policy.max_plan_steps
     if limit is not None and len(plan.initial_steps) > limit:
         message = f"the plan has {len(plan.initial_steps)} steps; the policy allows {limit}"
-        return Violation("max_plan_steps", message)
+        return PolicyViolation("max_plan_steps", message)
     if policy.require_known_capabilities:
         unknown = sorted(set(plan.required_capabilities) - set(tools))
         if unknown:
             message = f"the plan requires capabilities with no tool: {', '.join(unknown)}"
-            return Violation("require_known_capabilities", message)
+            return PolicyViolation("require_known_capabilities", message)
     return None
 
 
-def check_decision(policy: Policy, plan: Plan, decision: PlanDecision) -> Violation | None:
+def check_decision(policy: PlanExecutePolicy, plan: Plan, decision: PlanDecision) -> PolicyViolation | None:
     """Decision safety: continuing must not need a forbidden capability.
 
     Example:
         >>> plan = Plan(goal="g", required_capabilities=("shell",), initial_steps=("x",))
-        >>> check_decision(Policy(forbidden_tools={"shell"}), plan, PlanDecision(proceed=True, reason="r"))
-        Violation(rule='forbidden_tools', message='continuing needs forbidden tools: shell', ...)
+        >>> policy = PlanExecutePolicy(forbidden_tools={"shell"})
+        >>> check_decision(policy, plan, PlanDecision(proceed=True, reason="r"))
+        PolicyViolation(rule='forbidden_tools', message='continuing needs forbidden tools: shell', ...)
     """
     if not decision.proceed:
         return None
     if not decision.reason.strip():
-        return Violation("decision_reason", "a decision to continue must give a reason")
+        return PolicyViolation("decision_reason", "a decision to continue must give a reason")
     forbidden = sorted(c for c in plan.required_capabilities if c in policy.forbidden_tools)
     if forbidden:
-        return Violation("forbidden_tools", f"continuing needs forbidden tools: {', '.join(forbidden)}")
+        return PolicyViolation("forbidden_tools", f"continuing needs forbidden tools: {', '.join(forbidden)}")
     return None
 
 
-def check_tool_calls(policy: Policy, calls: Sequence[ToolCall], made: int) -> Violation | None:
+def check_tool_calls(
+    policy: PlanExecutePolicy, calls: Sequence[ToolCall], made: int
+) -> PolicyViolation | None:
     """Whether a batch of tool calls may run, given ``made`` calls so far.
 
     Example:
         >>> calls = (ToolCall("1", "search"), ToolCall("2", "search"))
-        >>> check_tool_calls(Policy(max_tool_calls=3), calls, made=2).rule
+        >>> check_tool_calls(PlanExecutePolicy(max_tool_calls=3), calls, made=2).rule
         'max_tool_calls'
     """
     for call in calls:
         if call.name in policy.forbidden_tools:
-            return Violation("forbidden_tools", f"the model called the forbidden tool {call.name!r}")
+            return PolicyViolation("forbidden_tools", f"the model called the forbidden tool {call.name!r}")
         if policy.allowed_tools is not None and call.name not in policy.allowed_tools:
-            return Violation("allowed_tools", f"the model called {call.name!r}, which is not allowed")
+            return PolicyViolation("allowed_tools", f"the model called {call.name!r}, which is not allowed")
     per_turn = policy.max_tool_calls_per_turn
     if per_turn is not None and len(calls) > per_turn:
-        return Violation(
+        return PolicyViolation(
             "max_tool_calls_per_turn", f"{len(calls)} tool calls in one turn; the policy allows {per_turn}"
         )
     total = policy.max_tool_calls
     if total is not None and made + len(calls) > total:
-        return Violation(
+        return PolicyViolation(
             "max_tool_calls", f"{made + len(calls)} tool calls in the run; the policy allows {total}"
         )
     return None
 
 
-def check_budget(policy: Policy, usage: Usage) -> Violation | None:
+def check_budget(policy: PlanExecutePolicy, usage: Usage) -> PolicyViolation | None:
     """The token budget.
 
     Example:
-        >>> check_budget(Policy(max_total_tokens=100), Usage(input_tokens=90, output_tokens=20)).rule
+        >>> policy = PlanExecutePolicy(max_total_tokens=100)
+        >>> check_budget(policy, Usage(input_tokens=90, output_tokens=20)).rule
         'max_total_tokens'
     """
     limit = policy.max_total_tokens
     if limit is not None and usage.total_tokens > limit:
-        return Violation("max_total_tokens", f"{usage.total_tokens} tokens used; the budget is {limit}")
+        return PolicyViolation("max_total_tokens", f"{usage.total_tokens} tokens used; the budget is {limit}")
     return None
 
 
-def check_time(policy: Policy, started_at: float | None, now: float | None) -> Violation | None:
+def check_time(
+    policy: PlanExecutePolicy, started_at: float | None, now: float | None
+) -> PolicyViolation | None:
     """The wall-clock limit (None when no limit or no readings).
 
     Example:
-        >>> check_time(Policy(time_limit_seconds=5), started_at=100.0, now=106.0).cause
+        >>> check_time(PlanExecutePolicy(time_limit_seconds=5), started_at=100.0, now=106.0).cause
         <HaltCause.TIMEOUT: 'timeout'>
     """
     limit = policy.time_limit_seconds
@@ -178,5 +184,5 @@ def check_time(policy: Policy, started_at: float | None, now: float | None) -> V
     elapsed = now - started_at
     if elapsed > limit:
         message = f"{elapsed:.3f}s elapsed; the time limit is {limit}s"
-        return Violation("time_limit_seconds", message, HaltCause.TIMEOUT)
+        return PolicyViolation("time_limit_seconds", message, HaltCause.TIMEOUT)
     return None

@@ -26,12 +26,12 @@ from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind
 __all__ = [
     "AuditEntry",
     "FinalResult",
+    "FsmTransition",
     "HaltCause",
     "HaltError",
     "Observation",
     "Plan",
     "PlanDecision",
-    "Transition",
     "cause_of",
 ]
 
@@ -181,11 +181,11 @@ class AuditEntry:
 
 
 @attrs.frozen(kw_only=True)
-class Transition:
+class FsmTransition:
     """One entry of the FSM history (the seed's ``{from:, to:, reason:, iteration:}``).
 
     Example:
-        >>> t = Transition(source=State.INTAKE, target=State.PLAN, event=Event.NORMALIZED,
+        >>> t = FsmTransition(source=State.INTAKE, target=State.PLAN, event=Event.NORMALIZED,
         ...                reason="Input normalized", iteration=0)
         >>> t.as_dict()
         {'from': 0, 'to': 1, 'reason': 'Input normalized', 'iteration': 0}

@@ -9,34 +9,39 @@ from agentsm_fn.agents.react.codec import CodecError
 from agentsm_fn.agents.react.config import AgentConfig, TokenBudget, select_model
 from agentsm_fn.agents.react.effects import AskHuman, RunTool, RunToolBatch
 from agentsm_fn.agents.react.errors import (
-    AgentError,
     AgentFailed,
     BuildError,
-    InvalidTransition,
+    InvalidTransitionError,
     LlmError,
     MemoryError,
     NoHandlerForState,
-    SafetyCapExceeded,
-    ToolError,
+    ReactError,
+    SafetyCapExceededError,
+    ToolEffectError,
 )
-from agentsm_fn.agents.react.machine import CYCLE_LENGTH, DEFAULT_HANDLERS, REACT_MACHINE, narrate, safety_cap
+from agentsm_fn.agents.react.machine import (
+    CYCLE_LENGTH,
+    DEFAULT_HANDLERS,
+    REACT_MACHINE,
+    narrate_react,
+    safety_cap,
+)
 from agentsm_fn.agents.react.memory import SUMMARY_TOOL, AgentMemory, HistoryEntry, HumanApprovalRequest
 from agentsm_fn.agents.react.outcomes import (
     ApprovalDecision,
     Approved,
     Modified,
+    ReactToolResult,
     Rejected,
     ToolBatchResult,
-    ToolResult,
 )
 from agentsm_fn.agents.react.prompt import COMPRESSION_PROMPT, build_messages, compression_prompt
-from agentsm_fn.agents.react.result import AgentOutcome, Completed, RunResult, Suspended
+from agentsm_fn.agents.react.result import AgentOutcome, ReactCompleted, RunResult, Suspended
 from agentsm_fn.agents.react.states import Event, State
 from agentsm_fn.agents.react.table import TRANSITIONS, is_valid_transition
 
 __all__ = [
     "AgentConfig",
-    "AgentError",
     "AgentFailed",
     "AgentMemory",
     "AgentOutcome",
@@ -47,34 +52,35 @@ __all__ = [
     "COMPRESSION_PROMPT",
     "CYCLE_LENGTH",
     "CodecError",
-    "Completed",
     "DEFAULT_HANDLERS",
     "Event",
     "HistoryEntry",
     "HumanApprovalRequest",
-    "InvalidTransition",
+    "InvalidTransitionError",
     "LlmError",
     "MemoryError",
     "Modified",
     "NoHandlerForState",
     "REACT_MACHINE",
+    "ReactCompleted",
+    "ReactError",
+    "ReactToolResult",
     "Rejected",
     "RunResult",
     "RunTool",
     "RunToolBatch",
     "SUMMARY_TOOL",
-    "SafetyCapExceeded",
+    "SafetyCapExceededError",
     "State",
     "Suspended",
     "TRANSITIONS",
     "TokenBudget",
     "ToolBatchResult",
-    "ToolError",
-    "ToolResult",
+    "ToolEffectError",
     "build_messages",
     "compression_prompt",
     "is_valid_transition",
-    "narrate",
+    "narrate_react",
     "safety_cap",
     "select_model",
 ]

@@ -18,7 +18,7 @@ from returns.result import Result
 
 from agentsm_fn.agents.react.effects import RunTool, RunToolBatch
 from agentsm_fn.agents.react.memory import AgentMemory
-from agentsm_fn.agents.react.outcomes import ToolBatchResult, ToolResult
+from agentsm_fn.agents.react.outcomes import ReactToolResult, ToolBatchResult
 from agentsm_fn.agents.react.policy import precheck
 from agentsm_fn.agents.react.states import Event
 from agentsm_fn.core.effects import Perform
@@ -36,7 +36,7 @@ def _run(memory: AgentMemory, call: ToolCall) -> RunTool:
     return RunTool(call, timeout=None if definition is None else definition.timeout)
 
 
-def _observe(memory: AgentMemory, result: ToolResult) -> Result[tuple[Acted, AgentMemory], Fault]:
+def _observe(memory: AgentMemory, result: ReactToolResult) -> Result[tuple[Acted, AgentMemory], Fault]:
     observed = memory.evolve(last_observation=result.observation)
     return emit(Event.ToolSuccess if result.ok else Event.ToolFailure, observed)
 
@@ -44,7 +44,8 @@ def _observe(memory: AgentMemory, result: ToolResult) -> Result[tuple[Acted, Age
 def act(
     memory: AgentMemory,
 ) -> Result[
-    tuple[Literal[Event.FatalError, Event.ToolFailure], AgentMemory] | Perform[ToolResult, AgentMemory], Fault
+    tuple[Literal[Event.FatalError, Event.ToolFailure], AgentMemory] | Perform[ReactToolResult, AgentMemory],
+    Fault,
 ]:
     """Validate the current tool call, then request running it.
 
@@ -63,12 +64,12 @@ def act(
 
 
 def receive_act(
-    memory: AgentMemory, outcome: ToolResult
-) -> Result[tuple[Acted, AgentMemory] | Perform[ToolResult, AgentMemory], Fault]:
+    memory: AgentMemory, outcome: ReactToolResult
+) -> Result[tuple[Acted, AgentMemory] | Perform[ReactToolResult, AgentMemory], Fault]:
     """Record the tool's result as ``last_observation``.
 
     Example:
-        >>> r = ToolResult(call_id="c", name="t", ok=True, output="4")
+        >>> r = ReactToolResult(call_id="c", name="t", ok=True, output="4")
         >>> event, m = receive_act(AgentMemory.new("t"), r).unwrap()
         >>> event.name, m.last_observation
         ('ToolSuccess', 'SUCCESS: 4')
@@ -76,11 +77,11 @@ def receive_act(
     return _observe(memory, outcome)
 
 
-def _prechecked(memory: AgentMemory) -> tuple[ToolResult | None, ...]:
+def _prechecked(memory: AgentMemory) -> tuple[ReactToolResult | None, ...]:
     return tuple(precheck(memory, call) for call in memory.pending_tool_calls)
 
 
-def _merge(memory: AgentMemory, ran: tuple[ToolResult, ...]) -> Result[tuple[Acted, AgentMemory], Fault]:
+def _merge(memory: AgentMemory, ran: tuple[ReactToolResult, ...]) -> Result[tuple[Acted, AgentMemory], Fault]:
     """Fill the precheck gaps with the batch's results, keeping call order."""
     pending = iter(ran)
     results = tuple(
@@ -91,8 +92,8 @@ def _merge(memory: AgentMemory, ran: tuple[ToolResult, ...]) -> Result[tuple[Act
     return emit(event, memory.evolve(parallel_results=results))
 
 
-def _missing(call: ToolCall) -> ToolResult:
-    return ToolResult.failure(call.id, call.name, "MissingResult", "the tool runner returned no result")
+def _missing(call: ToolCall) -> ReactToolResult:
+    return ReactToolResult.failure(call.id, call.name, "MissingResult", "the tool runner returned no result")
 
 
 def act_in_parallel(

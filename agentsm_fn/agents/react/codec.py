@@ -9,6 +9,9 @@ value (tuples stay tuples, persistent vectors stay vectors, enums stay enums)::
     enum member                    {"$enum": "State", "name": "Planning"}
     attrs value                    {"$attrs": "AgentMemory", "fields": {...}}
 
+A tag is the class's name; a class that was renamed keeps decoding under its old
+tag (``ToolResult`` is now ``ReactToolResult``), so runs stored before still load.
+
 Only registered classes decode (no arbitrary imports): the core's snapshot,
 trace and journal, the LLM values, the ReAct values, and tool definitions.
 :func:`register` adds more (e.g. a custom effect).
@@ -31,7 +34,7 @@ from agentsm_fn.core import journal, snapshot, trace
 from agentsm_fn.llm import call, messages, replies
 from agentsm_fn.tools import spec
 
-__all__ = ["CodecError", "decode", "dumps", "encode", "loads", "register"]
+__all__ = ["CodecError", "decode", "dumps_snapshot", "encode", "loads_snapshot", "register"]
 
 _CLASSES: dict[str, type] = {}
 
@@ -75,7 +78,7 @@ register(
     memory.AgentMemory,
     memory.HistoryEntry,
     memory.HumanApprovalRequest,
-    outcomes.ToolResult,
+    outcomes.ReactToolResult,
     outcomes.ToolBatchResult,
     outcomes.Approved,
     outcomes.Rejected,
@@ -130,8 +133,12 @@ def _check(cls: type) -> None:
         raise CodecError(f"codec: {cls.__name__} is not registered (call codec.register)")
 
 
+_RENAMED: Mapping[str, str] = MappingProxyType({"ToolResult": "ReactToolResult"})
+"""Tags stored before a class was renamed, and the class's name now (old runs keep loading)."""
+
+
 def _class(name: object) -> type:
-    cls = _CLASSES.get(name) if isinstance(name, str) else None
+    cls = _CLASSES.get(name, _CLASSES.get(_RENAMED.get(name, ""))) if isinstance(name, str) else None
     if cls is None:
         raise CodecError(f"codec: unknown type {name!r}")
     return cls
@@ -206,21 +213,22 @@ def _pair(item: object) -> tuple[object, object]:
     return decode(item[0]), decode(item[1])
 
 
-def dumps(value: object) -> str:
+def dumps_snapshot(value: object) -> str:
     """Encode ``value`` as JSON text.
 
     Example:
-        >>> loads(dumps(memory.AgentMemory.new("t"))).unwrap() == memory.AgentMemory.new("t")
+        >>> fresh = memory.AgentMemory.new("t")
+        >>> loads_snapshot(dumps_snapshot(fresh)).unwrap() == fresh
         True
     """
     return json.dumps(encode(value), ensure_ascii=False, sort_keys=True)
 
 
-def loads(text: str) -> Result[object, CodecError]:
-    """Decode JSON text from :func:`dumps`; malformed text is a ``Failure``, never an exception.
+def loads_snapshot(text: str) -> Result[object, CodecError]:
+    """Decode JSON text from :func:`dumps_snapshot`; malformed text is a ``Failure``, never an exception.
 
     Example:
-        >>> loads("{").failure().args[0].startswith("codec: not JSON")
+        >>> loads_snapshot("{").failure().args[0].startswith("codec: not JSON")
         True
     """
     try:

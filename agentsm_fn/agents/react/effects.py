@@ -17,9 +17,9 @@ from agentsm_fn.agents.react.outcomes import (
     ApprovalDecision,
     Approved,
     Modified,
+    ReactToolResult,
     Rejected,
     ToolBatchResult,
-    ToolResult,
 )
 from agentsm_fn.core.effects import Effect
 from agentsm_fn.llm.messages import ToolCall
@@ -28,7 +28,7 @@ __all__ = ["AskHuman", "RunTool", "RunToolBatch"]
 
 
 @attrs.frozen
-class RunTool(Effect[ToolResult]):
+class RunTool(Effect[ReactToolResult]):
     """Effect: run the tool ``call.name`` with ``call.arguments``, within ``timeout`` seconds.
 
     Example:
@@ -36,7 +36,7 @@ class RunTool(Effect[ToolResult]):
         'RunTool search (timeout 2.0s)'
     """
 
-    outcome_types: ClassVar[tuple[type, ...]] = (ToolResult,)
+    outcome_types: ClassVar[tuple[type, ...]] = (ReactToolResult,)
 
     call: ToolCall
     timeout: float | None = None

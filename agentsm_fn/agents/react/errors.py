@@ -1,14 +1,14 @@
-"""Why an agent run (or build) gave no answer: typed failure values, the seed's ``AgentError``.
+"""Why an agent run (or build) gave no answer: typed failure values, ``ReactError`` (the seed's AgentError).
 
 ::
 
-    AgentError
+    ReactError
     ├── AgentFailed          the run reached the Error state (memory.error says why)
-    ├── InvalidTransition    a handler emitted an event with no row for its state
+    ├── InvalidTransitionError    a handler emitted an event with no row for its state
     ├── NoHandlerForState    a non-terminal state has no handler
-    ├── SafetyCapExceeded    more transitions than the safety cap
+    ├── SafetyCapExceededError    more transitions than the safety cap
     ├── LlmError             the shell could not perform an LLM call (no provider, it raised)
-    ├── ToolError            the shell could not perform a tool effect (no runner, it raised)
+    ├── ToolEffectError            the shell could not perform a tool effect (no runner, it raised)
     ├── MemoryError          a handler found memory corrupt, raised, or the snapshot was misused
     └── BuildError           the builder is missing something (e.g. no LLM)
 
@@ -29,16 +29,16 @@ from agentsm_fn.core import failures as core
 from agentsm_fn.core.snapshot import Snapshot
 
 __all__ = [
-    "AgentError",
     "AgentFailed",
     "AgentSnapshot",
     "BuildError",
-    "InvalidTransition",
+    "InvalidTransitionError",
     "LlmError",
     "MemoryError",
     "NoHandlerForState",
-    "SafetyCapExceeded",
-    "ToolError",
+    "ReactError",
+    "SafetyCapExceededError",
+    "ToolEffectError",
     "from_error_state",
     "from_run_failure",
 ]
@@ -64,11 +64,11 @@ class AgentFailed:
 
 
 @attrs.frozen
-class InvalidTransition:
+class InvalidTransitionError:
     """``(from_state, event)`` is not in the transition table.
 
     Example:
-        >>> InvalidTransition(State.Done, Event.Start).describe()
+        >>> InvalidTransitionError(State.Done, Event.Start).describe()
         'Invalid transition: Done + Start not in transition table'
     """
 
@@ -99,11 +99,11 @@ class NoHandlerForState:
 
 
 @attrs.frozen
-class SafetyCapExceeded:
+class SafetyCapExceededError:
     """The run took ``iterations`` transitions, the cap, without finishing.
 
     Example:
-        >>> SafetyCapExceeded(77).describe()
+        >>> SafetyCapExceededError(77).describe()
         'Safety cap exceeded after 77 iterations'
     """
 
@@ -133,11 +133,11 @@ class LlmError:
 
 
 @attrs.frozen
-class ToolError:
+class ToolEffectError:
     """A tool effect could not be performed (tool failures themselves are observations).
 
     Example:
-        >>> ToolError("runner raised").describe()
+        >>> ToolEffectError("runner raised").describe()
         'Tool execution error: runner raised'
     """
 
@@ -182,13 +182,13 @@ class BuildError:
         return f"Build error: {self.message}"
 
 
-AgentError: TypeAlias = (
+ReactError: TypeAlias = (
     AgentFailed
-    | InvalidTransition
+    | InvalidTransitionError
     | NoHandlerForState
-    | SafetyCapExceeded
+    | SafetyCapExceededError
     | LlmError
-    | ToolError
+    | ToolEffectError
     | MemoryError
     | BuildError
 )
@@ -199,7 +199,7 @@ def _is_llm_effect(effect: str) -> bool:
     return effect.startswith("LlmCall")
 
 
-def from_run_failure(failure: core.RunFailed[State, AgentMemory]) -> AgentError:
+def from_run_failure(failure: core.RunFailed[State, AgentMemory]) -> ReactError:
     """Translate the engine's failure into the seed's error vocabulary (the one place it happens).
 
     Example:
@@ -213,15 +213,15 @@ def from_run_failure(failure: core.RunFailed[State, AgentMemory]) -> AgentError:
         case core.InvalidTransition(state=state, event=event) if isinstance(state, State) and isinstance(
             event, Event
         ):
-            return InvalidTransition(state, event, snap)
+            return InvalidTransitionError(state, event, snap)
         case core.MissingHandler(state=state):
             return NoHandlerForState(state.name, snap)
         case core.SafetyCapExceeded(steps=steps):
-            return SafetyCapExceeded(steps, snap)
+            return SafetyCapExceededError(steps, snap)
         case core.EffectFailed(effect=effect) | core.OutcomeRejected(effect=effect):
             if _is_llm_effect(effect):
                 return LlmError(reason.describe(), snap)
-            return ToolError(reason.describe(), snap)
+            return ToolEffectError(reason.describe(), snap)
         case _:
             return MemoryError(reason.describe(), snap)
 

@@ -24,7 +24,7 @@ from agentsm_fn.core.handlers import effectful, pure
 from agentsm_fn.core.machine import HandlerLike, Machine, define_machine
 from agentsm_fn.llm.json import dumps
 
-__all__ = ["CYCLE_LENGTH", "DEFAULT_HANDLERS", "REACT_MACHINE", "narrate", "safety_cap"]
+__all__ = ["CYCLE_LENGTH", "DEFAULT_HANDLERS", "REACT_MACHINE", "narrate_react", "safety_cap"]
 
 CYCLE_LENGTH = 5
 """Transitions in the longest cycle through Planning."""
@@ -46,11 +46,11 @@ def _short(text: str | None, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def narrate(state: State, event: Event, memory: AgentMemory) -> str:
+def narrate_react(state: State, event: Event, memory: AgentMemory) -> str:
     """The data string of a trace entry, from the state left, the event, and the new memory.
 
     Example:
-        >>> narrate(State.Idle, Event.Start, AgentMemory.new("2+2"))
+        >>> narrate_react(State.Idle, Event.Start, AgentMemory.new("2+2"))
         "task='2+2' task_type='default' max_steps=15"
     """
     m = memory
@@ -104,6 +104,6 @@ REACT_MACHINE: Machine[State, Event, AgentMemory] = define_machine(
     handlers=DEFAULT_HANDLERS,
     budgeted={State.Planning},
     safety_cap=safety_cap,
-    narrate=narrate,
+    narrate=narrate_react,
 )
 """The ReAct agent machine (read by the verifier and the property kit)."""

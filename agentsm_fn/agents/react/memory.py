@@ -23,7 +23,7 @@ import attrs
 from pyrsistent import PVector, pvector
 
 from agentsm_fn.agents.react.config import AgentConfig, TokenBudget
-from agentsm_fn.agents.react.outcomes import ApprovalDecision, ToolResult
+from agentsm_fn.agents.react.outcomes import ApprovalDecision, ReactToolResult
 from agentsm_fn.llm.messages import ToolCall
 from agentsm_fn.llm.replies import Usage
 from agentsm_fn.tools.spec import ToolDef
@@ -84,7 +84,7 @@ def _calls(value: Iterable[ToolCall]) -> tuple[ToolCall, ...]:
     return tuple(value)
 
 
-def _results(value: Iterable[ToolResult]) -> tuple[ToolResult, ...]:
+def _results(value: Iterable[ReactToolResult]) -> tuple[ReactToolResult, ...]:
     return tuple(value)
 
 
@@ -112,7 +112,7 @@ class MemoryChanges(TypedDict, total=False):
     total_usage: Usage
     current_tool_call: ToolCall | None
     pending_tool_calls: tuple[ToolCall, ...]
-    parallel_results: tuple[ToolResult, ...]
+    parallel_results: tuple[ReactToolResult, ...]
     last_observation: str | None
     pending_approval: HumanApprovalRequest | None
     history: PVector[HistoryEntry]
@@ -149,7 +149,7 @@ class AgentMemory:
     # Tool call lifecycle
     current_tool_call: ToolCall | None = None
     pending_tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=_calls)
-    parallel_results: tuple[ToolResult, ...] = attrs.field(default=(), converter=_results)
+    parallel_results: tuple[ReactToolResult, ...] = attrs.field(default=(), converter=_results)
     last_observation: str | None = None
     pending_approval: HumanApprovalRequest | None = None
     # Results

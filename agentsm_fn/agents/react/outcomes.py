@@ -2,8 +2,8 @@
 
 Tool outcomes::
 
-    ToolResult          one call: ok + output, or error type + message
-    ToolBatchResult     a parallel batch: one ToolResult per call, in call order
+    ReactToolResult          one call: ok + output, or error type + message
+    ToolBatchResult     a parallel batch: one ReactToolResult per call, in call order
 
 Approval decisions (``ApprovalDecision``)::
 
@@ -22,18 +22,19 @@ from pyrsistent import pmap
 
 from agentsm_fn.llm.json import JsonObject, freeze_object
 
-__all__ = ["ApprovalDecision", "Approved", "Modified", "Rejected", "ToolBatchResult", "ToolResult"]
+__all__ = ["ApprovalDecision", "Approved", "Modified", "ReactToolResult", "Rejected", "ToolBatchResult"]
 
 
 @attrs.frozen(kw_only=True)
-class ToolResult:
+class ReactToolResult:
     """The outcome of one tool call; never an exception.
 
     Example:
-        >>> ToolResult(call_id="c1", name="calc", ok=True, output="4").observation
+        >>> ReactToolResult(call_id="c1", name="calc", ok=True, output="4").observation
         'SUCCESS: 4'
-        >>> ToolResult(call_id="c1", name="calc", ok=False, output="bad", error_type="ValueError").observation
-        'ERROR: ValueError: bad'
+        >>> failed = ReactToolResult(call_id="c1", name="calc", ok=False, output="bad", error_type="E")
+        >>> failed.observation
+        'ERROR: E: bad'
     """
 
     call_id: str
@@ -48,17 +49,17 @@ class ToolResult:
         return f"SUCCESS: {self.output}" if self.ok else f"ERROR: {self.error_type}: {self.output}"
 
     @classmethod
-    def failure(cls, call_id: str, name: str, error_type: str, message: str) -> ToolResult:
+    def failure(cls, call_id: str, name: str, error_type: str, message: str) -> ReactToolResult:
         """A failed call.
 
         Example:
-            >>> ToolResult.failure("c1", "x", "ToolNotFound", "no such tool").ok
+            >>> ReactToolResult.failure("c1", "x", "ToolNotFound", "no such tool").ok
             False
         """
         return cls(call_id=call_id, name=name, ok=False, output=message, error_type=error_type)
 
 
-def _results(value: Iterable[ToolResult]) -> tuple[ToolResult, ...]:
+def _results(value: Iterable[ReactToolResult]) -> tuple[ReactToolResult, ...]:
     return tuple(value)
 
 
@@ -67,11 +68,11 @@ class ToolBatchResult:
     """The outcomes of a parallel batch, one per call, in the order the calls were made.
 
     Example:
-        >>> len(ToolBatchResult((ToolResult(call_id="a", name="t", ok=True, output=""),)).results)
+        >>> len(ToolBatchResult((ReactToolResult(call_id="a", name="t", ok=True, output=""),)).results)
         1
     """
 
-    results: tuple[ToolResult, ...] = attrs.field(converter=_results)
+    results: tuple[ReactToolResult, ...] = attrs.field(converter=_results)
 
 
 @attrs.frozen

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentsm_fn.agents.react.memory import AgentMemory
-from agentsm_fn.agents.react.outcomes import ToolResult
+from agentsm_fn.agents.react.outcomes import ReactToolResult
 from agentsm_fn.llm.messages import ToolCall
 
 __all__ = ["approval_reason", "precheck", "should_reflect"]
@@ -28,7 +28,7 @@ def approval_reason(memory: AgentMemory, call: ToolCall) -> str | None:
     return None
 
 
-def precheck(memory: AgentMemory, call: ToolCall) -> ToolResult | None:
+def precheck(memory: AgentMemory, call: ToolCall) -> ReactToolResult | None:
     """The failure a call meets before it runs (unknown tool, invalid arguments), or None.
 
     Example:
@@ -37,12 +37,12 @@ def precheck(memory: AgentMemory, call: ToolCall) -> ToolResult | None:
     """
     definition = memory.tool(call.name)
     if definition is None:
-        return ToolResult.failure(
+        return ReactToolResult.failure(
             call.id, call.name, "ToolNotFound", f"Tool '{call.name}' not found in registry"
         )
     problems = definition.argument_problems(call.arguments)
     if problems is not None:
-        return ToolResult.failure(
+        return ReactToolResult.failure(
             call.id, call.name, "InvalidArguments", f"arguments do not match the schema: {problems}"
         )
     return None

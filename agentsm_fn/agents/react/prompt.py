@@ -32,8 +32,8 @@ __all__ = [
     "compression_prompt",
     "compression_request",
     "history_json",
+    "offered_tool_specs",
     "planning_request",
-    "tool_specs",
 ]
 
 COMPRESSION_PROMPT = (
@@ -112,14 +112,14 @@ def build_messages(memory: AgentMemory) -> tuple[Message, ...]:
     return tuple(messages)
 
 
-def tool_specs(memory: AgentMemory) -> tuple[ToolSpec, ...]:
+def offered_tool_specs(memory: AgentMemory) -> tuple[ToolSpec, ...]:
     """The tools offered to the model: every known tool except blacklisted ones.
 
     Example:
         >>> from agentsm_fn.tools.spec import ToolDef
         >>> m = AgentMemory.new("t").with_tools([ToolDef(name="a", description=""),
         ...                                      ToolDef(name="b", description="")]).blacklist_tool("b")
-        >>> [s.name for s in tool_specs(m)]
+        >>> [s.name for s in offered_tool_specs(m)]
         ['a']
     """
     return tuple(t.spec for t in memory.tools if t.name not in memory.blacklisted_tools)
@@ -135,7 +135,7 @@ def planning_request(memory: AgentMemory) -> LlmRequest:
     return LlmRequest(
         model=select_model(memory.config, memory.task_type),
         messages=build_messages(memory),
-        tools=tool_specs(memory),
+        tools=offered_tool_specs(memory),
         want_confidence=memory.config.request_confidence,
     )
 

@@ -1,6 +1,6 @@
 """What an agent run gives back: a completed run, or one suspended for a human.
 
-A run is ``Result[Completed | Suspended, AgentError]``. ``Completed`` holds the
+A run is ``Result[ReactCompleted | Suspended, ReactError]``. ``ReactCompleted`` holds the
 final snapshot (state Done), its answer, memory and trace. ``Suspended`` holds the
 awaiting snapshot; it is a value: ``to_json()`` it, store it, and later
 ``Suspended.from_json(text)`` and resume it with the human's decision (in this
@@ -17,9 +17,9 @@ from returns.result import Failure, Result, Success
 from agentsm_fn.agents.react import codec
 from agentsm_fn.agents.react.effects import AskHuman
 from agentsm_fn.agents.react.errors import (
-    AgentError,
     AgentSnapshot,
     MemoryError,
+    ReactError,
     from_error_state,
     from_run_failure,
 )
@@ -29,7 +29,7 @@ from agentsm_fn.core.failures import RunFailed
 from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.core.trace import Trace
 
-__all__ = ["AgentOutcome", "Completed", "RunResult", "Suspended", "interpret"]
+__all__ = ["AgentOutcome", "ReactCompleted", "RunResult", "Suspended", "interpret_react"]
 
 
 def _snapshot_repr(snap: AgentSnapshot) -> str:
@@ -37,13 +37,13 @@ def _snapshot_repr(snap: AgentSnapshot) -> str:
 
 
 @attrs.frozen
-class Completed:
+class ReactCompleted:
     """A run that reached Done.
 
     Example:
         >>> import attrs
         >>> m = attrs.evolve(AgentMemory.new("t"), final_answer="42")
-        >>> Completed(Snapshot(state=State.Done, memory=m, status=Status.FINISHED)).answer
+        >>> ReactCompleted(Snapshot(state=State.Done, memory=m, status=Status.FINISHED)).answer
         '42'
     """
 
@@ -109,7 +109,7 @@ class Suspended:
 
     def to_json(self) -> str:
         """The whole paused run (memory, trace, journal, pending request) as JSON text."""
-        return codec.dumps(self.snapshot)
+        return codec.dumps_snapshot(self.snapshot)
 
     @classmethod
     def from_json(cls, text: str) -> Result[Suspended, MemoryError]:
@@ -119,7 +119,7 @@ class Suspended:
             >>> Suspended.from_json('{"a": 1}').failure().describe()
             "Memory error: not a stored agent run: unknown tag 'a'"
         """
-        match codec.loads(text):
+        match codec.loads_snapshot(text):
             case Success(Snapshot(status=Status.AWAITING, state=State(), memory=AgentMemory()) as snap):
                 return Success(cls(snap))
             case Success(Snapshot(status=Status() as status, state=State() as state, memory=AgentMemory())):
@@ -135,26 +135,26 @@ def _not_stored(reason: str) -> MemoryError:
     return MemoryError(f"not a stored agent run: {reason}")
 
 
-AgentOutcome: TypeAlias = Completed | Suspended
+AgentOutcome: TypeAlias = ReactCompleted | Suspended
 """How a run that did not fail ended."""
 
-RunResult: TypeAlias = Result[AgentOutcome, AgentError]
+RunResult: TypeAlias = Result[AgentOutcome, ReactError]
 """What ``Agent.run`` returns."""
 
 
-def interpret(result: Result[Snapshot[State, AgentMemory], RunFailed[State, AgentMemory]]) -> RunResult:
+def interpret_react(result: Result[Snapshot[State, AgentMemory], RunFailed[State, AgentMemory]]) -> RunResult:
     """Turn the engine's run result into the agent's: Done, Error, suspended, or a failure.
 
     Example:
         >>> snap = Snapshot(state=State.Error, memory=AgentMemory.new("t"), status=Status.FINISHED)
-        >>> interpret(Success(snap)).failure().describe()
+        >>> interpret_react(Success(snap)).failure().describe()
         'Agent failed: Unknown error'
     """
     match result:
         case Success(snap) if snap.status is Status.AWAITING:
             return Success(Suspended(snap))
         case Success(snap) if snap.state is State.Done:
-            return Success(Completed(snap))
+            return Success(ReactCompleted(snap))
         case Success(snap) if snap.state is State.Error:
             return Failure(from_error_state(snap))
         case Success(snap):

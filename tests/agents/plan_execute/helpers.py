@@ -9,12 +9,7 @@ from typing import Any
 import attrs
 from returns.result import Result
 
-from agentsm_fn.agents.plan_execute import (
-    Event,
-    PlanExecuteConfig,
-    PlanExecuteMemory,
-    Policy,
-)
+from agentsm_fn.agents.plan_execute import Event, PlanExecuteConfig, PlanExecuteMemory, PlanExecutePolicy
 from agentsm_fn.core import Fault, Perform
 from agentsm_fn.llm import (
     LlmFailure,
@@ -124,7 +119,7 @@ def memory(**changes: Any) -> PlanExecuteMemory:
     base = PlanExecuteConfig(tools=(SEARCH_SPEC, READ_SPEC))
     if isinstance(config, PlanExecuteConfig):
         base = config
-    if isinstance(policy, Policy):
+    if isinstance(policy, PlanExecutePolicy):
         base = attrs.evolve(base, policy=policy)
     return attrs.evolve(PlanExecuteMemory(input="Find the best PDF library for Ruby", config=base), **changes)
 

@@ -8,8 +8,6 @@ import pytest
 from returns.result import Failure, Success
 
 from agentsm_fn.agents.plan_execute import (
-    Completed,
-    ConfigError,
     DecideMode,
     DeciderConfig,
     EngineFailed,
@@ -17,8 +15,10 @@ from agentsm_fn.agents.plan_execute import (
     FinalizerConfig,
     HaltCause,
     MaxIterationsExceeded,
+    PlanExecuteCompleted,
+    PlanExecuteConfigError,
+    PlanExecutePolicy,
     PlannerConfig,
-    Policy,
 )
 from agentsm_fn.llm import LlmOutcome, LlmReply, LlmRequest, ToolResultMessage, Usage, thaw
 from agentsm_fn.shell import StepClock
@@ -38,10 +38,10 @@ from .helpers import (
 )
 
 
-def completed(agent: AgentFSM, text: str = "Find the best PDF library for Ruby") -> Completed:
+def completed(agent: AgentFSM, text: str = "Find the best PDF library for Ruby") -> PlanExecuteCompleted:
     result = agent.run(text)
     assert isinstance(result, Success), result
-    done: Completed = result.unwrap()
+    done: PlanExecuteCompleted = result.unwrap()
     return done
 
 
@@ -127,7 +127,7 @@ def test_a_tool_that_raises_halts_with_a_tool_failure() -> None:
 
 def test_a_tool_error_goes_back_to_the_model_when_the_policy_allows() -> None:
     provider = scripted(plan_reply(), tool_reply(call("nope", "c1")), answer("Recovered."))
-    done = completed(build_agent(provider, policy=Policy(halt_on_tool_error=False)))
+    done = completed(build_agent(provider, policy=PlanExecutePolicy(halt_on_tool_error=False)))
     assert done.result.answer == "Recovered."
     last = provider.requests[2].messages[-1]
     assert isinstance(last, ToolResultMessage) and last.is_error and "unknown tool 'nope'" in last.content
@@ -144,7 +144,7 @@ def test_arguments_that_break_the_tool_schema_never_reach_the_tool() -> None:
 def test_a_forbidden_tool_is_never_run() -> None:
     log: list[str] = []
     provider = scripted(plan_reply(capabilities=()), tool_reply(call("read", "c1")), answer())
-    agent = build_agent(provider, tools=seed_tools(log), policy=Policy(forbidden_tools={"read"}))
+    agent = build_agent(provider, tools=seed_tools(log), policy=PlanExecutePolicy(forbidden_tools={"read"}))
     error = agent.run("x").failure()
     assert log == []
     assert isinstance(error, ExecutionError) and error.cause is HaltCause.POLICY_VIOLATION
@@ -153,7 +153,9 @@ def test_a_forbidden_tool_is_never_run() -> None:
 
 def test_the_time_limit_uses_the_shell_clock() -> None:
     provider = scripted(plan_reply(), *[tool_reply(call("search", f"c{i}")) for i in range(5)])
-    agent = build_agent(provider, policy=Policy(time_limit_seconds=15), clock=StepClock(start=0.0, step=10.0))
+    agent = build_agent(
+        provider, policy=PlanExecutePolicy(time_limit_seconds=15), clock=StepClock(start=0.0, step=10.0)
+    )
     error = agent.run("x").failure()
     assert isinstance(error, ExecutionError) and error.cause is HaltCause.TIMEOUT
 
@@ -223,10 +225,10 @@ def test_a_sync_run_with_an_async_only_provider_fails_as_a_value() -> None:
 
 
 def test_bad_configuration_is_reported_at_construction_with_every_problem() -> None:
-    with pytest.raises(ConfigError) as caught:
+    with pytest.raises(PlanExecuteConfigError) as caught:
         PlannerConfig(schema={"type": 12}, prompt_template="no placeholders {oops")
     assert len(caught.value.problems) == 2
-    with pytest.raises(ConfigError, match="finish tool 'done' is not a declared tool"):
+    with pytest.raises(PlanExecuteConfigError, match="finish tool 'done' is not a declared tool"):
         build_agent(scripted(), finish_tools={"done"})
     with pytest.raises(ValueError, match="max_iterations"):
         build_agent(scripted(), max_iterations=-1)

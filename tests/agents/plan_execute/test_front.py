@@ -15,8 +15,8 @@ from agentsm_fn.agents.plan_execute import (
     HaltCause,
     Plan,
     PlanExecuteConfig,
+    PlanExecutePolicy,
     PlannerConfig,
-    Policy,
     ReadClock,
     State,
 )
@@ -64,7 +64,7 @@ def test_intake_keeps_a_prior_conversation_and_appends_the_input() -> None:
 
 
 def test_intake_reads_the_clock_once_when_the_policy_has_a_time_limit() -> None:
-    request = requested(intake_enter(memory(policy=Policy(time_limit_seconds=30))))
+    request = requested(intake_enter(memory(policy=PlanExecutePolicy(time_limit_seconds=30))))
     assert request.effect == ReadClock()
     assert request.memory.awaiting is Awaiting.CLOCK
     event, mem = moved(intake_receive(request.memory, 500.0))
@@ -72,7 +72,7 @@ def test_intake_reads_the_clock_once_when_the_policy_has_a_time_limit() -> None:
 
 
 def test_intake_does_not_read_the_clock_when_the_start_time_is_known() -> None:
-    event, mem = moved(intake_enter(memory(policy=Policy(time_limit_seconds=30), started_at=1.0)))
+    event, mem = moved(intake_enter(memory(policy=PlanExecutePolicy(time_limit_seconds=30), started_at=1.0)))
     assert (event, mem.started_at) == (Event.NORMALIZED, 1.0)
 
 
@@ -171,15 +171,15 @@ def test_empty_input_halts_without_calling_the_planner() -> None:
 @pytest.mark.parametrize(
     ("policy", "reply", "rule"),
     [
-        (Policy(max_plan_steps=1), plan_reply(), "max_plan_steps"),
+        (PlanExecutePolicy(max_plan_steps=1), plan_reply(), "max_plan_steps"),
         (
-            Policy(require_known_capabilities=True),
+            PlanExecutePolicy(require_known_capabilities=True),
             plan_reply(capabilities=("fly",)),
             "require_known_capabilities",
         ),
     ],
 )
-def test_policy_rejects_a_plan(policy: Policy, reply: LlmReply, rule: str) -> None:
+def test_policy_rejects_a_plan(policy: PlanExecutePolicy, reply: LlmReply, rule: str) -> None:
     _, mem = moved(intake_enter(memory(policy=policy)))
     event, halted = moved(plan_receive(mem, reply))
     assert event is Event.INVALID_PLAN
@@ -187,7 +187,7 @@ def test_policy_rejects_a_plan(policy: Policy, reply: LlmReply, rule: str) -> No
 
 
 def test_known_capabilities_pass_when_required() -> None:
-    _, mem = moved(intake_enter(memory(policy=Policy(require_known_capabilities=True))))
+    _, mem = moved(intake_enter(memory(policy=PlanExecutePolicy(require_known_capabilities=True))))
     event, _ = moved(plan_receive(mem, plan_reply(capabilities=("search", "read"))))
     assert event is Event.VALID_PLAN
 
@@ -218,7 +218,7 @@ def test_decide_without_a_plan_is_invalid() -> None:
 
 
 def test_policy_rejects_continuing_with_a_forbidden_capability() -> None:
-    event, mem = moved(decide_enter(memory(plan=PLAN, policy=Policy(forbidden_tools={"search"}))))
+    event, mem = moved(decide_enter(memory(plan=PLAN, policy=PlanExecutePolicy(forbidden_tools={"search"}))))
     assert event is Event.INVALID
     assert mem.error is not None
     assert (mem.error.cause, mem.error.rule) == (HaltCause.POLICY_VIOLATION, "forbidden_tools")

@@ -14,12 +14,12 @@ from agentsm_fn.agents.plan_execute import (
     HaltCause,
     Plan,
     PlanExecuteConfig,
-    Policy,
+    PlanExecutePolicy,
+    PlanExecuteToolResult,
     ReadClock,
     RunTools,
     State,
     ToolBatch,
-    ToolResult,
 )
 from agentsm_fn.agents.plan_execute.loop import (
     execute_enter,
@@ -86,10 +86,10 @@ def test_execute_uses_the_executor_settings() -> None:
 
 
 def test_execute_never_offers_forbidden_or_unlisted_tools() -> None:
-    only_read = executing(policy=Policy(forbidden_tools={"search"}))
+    only_read = executing(policy=PlanExecutePolicy(forbidden_tools={"search"}))
     llm = requested(execute_enter(only_read)).effect
     assert isinstance(llm, LlmCall) and [t.name for t in llm.request.tools] == ["read"]
-    allow = executing(policy=Policy(allowed_tools={"search"}))
+    allow = executing(policy=PlanExecutePolicy(allowed_tools={"search"}))
     llm = requested(execute_enter(allow)).effect
     assert isinstance(llm, LlmCall) and [t.name for t in llm.request.tools] == ["search"]
 
@@ -191,8 +191,8 @@ def test_observe_stores_results_and_appends_tool_messages_then_goes_to_loop_chec
     mem = observing(call("search", "c1"), call("read", "c2"))
     batch = ToolBatch(
         (
-            ToolResult(call_id="c1", name="search", content="3 hits"),
-            ToolResult(call_id="c2", name="read", content="page"),
+            PlanExecuteToolResult(call_id="c1", name="search", content="3 hits"),
+            PlanExecuteToolResult(call_id="c2", name="read", content="page"),
         )
     )
     event, seen = moved(observe_receive(mem, batch))
@@ -214,7 +214,7 @@ def test_observe_stores_results_and_appends_tool_messages_then_goes_to_loop_chec
 def test_observe_matches_results_by_call_id_and_flags_missing_ones() -> None:
     mem = observing(call("search", "c1"), call("read", "c2"))
     event, seen = moved(
-        observe_receive(mem, ToolBatch((ToolResult(call_id="c2", name="read", content="p"),)))
+        observe_receive(mem, ToolBatch((PlanExecuteToolResult(call_id="c2", name="read", content="p"),)))
     )
     assert event is Event.OBSERVED
     assert [(o.call_id, o.is_error) for o in seen.observations] == [("c1", True), ("c2", False)]
@@ -224,7 +224,7 @@ def test_observe_matches_results_by_call_id_and_flags_missing_ones() -> None:
 def test_a_tool_failure_is_recorded_for_loop_check() -> None:
     mem = observing(call("search", "c1"))
     batch = ToolBatch(
-        (ToolResult(call_id="c1", name="search", content="search raised OSError", is_error=True),)
+        (PlanExecuteToolResult(call_id="c1", name="search", content="search raised OSError", is_error=True),)
     )
     event, seen = moved(observe_receive(mem, batch))
     assert event is Event.OBSERVED
@@ -234,8 +234,8 @@ def test_a_tool_failure_is_recorded_for_loop_check() -> None:
 
 
 def test_a_tool_failure_goes_back_to_the_model_when_the_policy_says_so() -> None:
-    mem = observing(call("search", "c1"), policy=Policy(halt_on_tool_error=False))
-    batch = ToolBatch((ToolResult(call_id="c1", name="search", content="boom", is_error=True),))
+    mem = observing(call("search", "c1"), policy=PlanExecutePolicy(halt_on_tool_error=False))
+    batch = ToolBatch((PlanExecuteToolResult(call_id="c1", name="search", content="boom", is_error=True),))
     _, seen = moved(observe_receive(mem, batch))
     assert seen.violation is None
     event, _ = moved(loop_check_enter(seen))
@@ -245,13 +245,15 @@ def test_a_tool_failure_goes_back_to_the_model_when_the_policy_says_so() -> None
 @pytest.mark.parametrize(
     ("policy", "rule"),
     [
-        (Policy(forbidden_tools={"read"}), "forbidden_tools"),
-        (Policy(allowed_tools={"search"}), "allowed_tools"),
-        (Policy(max_tool_calls_per_turn=1), "max_tool_calls_per_turn"),
-        (Policy(max_tool_calls=1), "max_tool_calls"),
+        (PlanExecutePolicy(forbidden_tools={"read"}), "forbidden_tools"),
+        (PlanExecutePolicy(allowed_tools={"search"}), "allowed_tools"),
+        (PlanExecutePolicy(max_tool_calls_per_turn=1), "max_tool_calls_per_turn"),
+        (PlanExecutePolicy(max_tool_calls=1), "max_tool_calls"),
     ],
 )
-def test_observe_blocks_calls_the_policy_forbids_without_running_any(policy: Policy, rule: str) -> None:
+def test_observe_blocks_calls_the_policy_forbids_without_running_any(
+    policy: PlanExecutePolicy, rule: str
+) -> None:
     mem = observing(call("search", "c1"), call("read", "c2"), policy=policy)
     event, seen = moved(observe_enter(mem))  # a transition, not a RunTools request: nothing runs
     assert event is Event.OBSERVED
@@ -264,9 +266,9 @@ def test_observe_blocks_calls_the_policy_forbids_without_running_any(policy: Pol
 
 
 def test_max_tool_calls_counts_the_whole_run() -> None:
-    mem = observing(call("search", "c1"), policy=Policy(max_tool_calls=3), tool_calls_made=2)
+    mem = observing(call("search", "c1"), policy=PlanExecutePolicy(max_tool_calls=3), tool_calls_made=2)
     assert isinstance(requested(observe_enter(mem)).effect, RunTools)
-    mem = observing(call("search", "c1"), policy=Policy(max_tool_calls=3), tool_calls_made=3)
+    mem = observing(call("search", "c1"), policy=PlanExecutePolicy(max_tool_calls=3), tool_calls_made=3)
     _, seen = moved(observe_enter(mem))
     assert seen.violation is not None and seen.violation.rule == "max_tool_calls"
 
@@ -277,7 +279,7 @@ def test_max_tool_calls_counts_the_whole_run() -> None:
 def checked(**changes: object) -> PlanExecuteMemory:
     """A memory that has observed one round of tool results."""
     mem = observing(call("search", "c1"), **changes)
-    batch = ToolBatch((ToolResult(call_id="c1", name="search", content="3 hits"),))
+    batch = ToolBatch((PlanExecuteToolResult(call_id="c1", name="search", content="3 hits"),))
     return moved(observe_receive(mem, batch))[1]
 
 
@@ -292,7 +294,7 @@ def test_loop_check_stops_when_a_finish_tool_answered() -> None:
     spec = attrs.evolve(SEARCH_SPEC, name="final_answer")
     config = PlanExecuteConfig(tools=(SEARCH_SPEC, READ_SPEC, spec), finish_tools={"final_answer"})
     mem = observing(call("final_answer", "c9", text="Prawn"), config=config)
-    batch = ToolBatch((ToolResult(call_id="c9", name="final_answer", content="Prawn"),))
+    batch = ToolBatch((PlanExecuteToolResult(call_id="c9", name="final_answer", content="Prawn"),))
     _, seen = moved(observe_receive(mem, batch))
     event, done = moved(loop_check_enter(seen))
     assert event is Event.STOP
@@ -319,7 +321,7 @@ def test_loop_check_halts_when_max_iterations_are_used() -> None:
 
 def test_loop_check_halts_on_a_tool_failure() -> None:
     mem = observing(call("search", "c1"))
-    batch = ToolBatch((ToolResult(call_id="c1", name="search", content="boom", is_error=True),))
+    batch = ToolBatch((PlanExecuteToolResult(call_id="c1", name="search", content="boom", is_error=True),))
     _, seen = moved(observe_receive(mem, batch))
     event, halted = moved(loop_check_enter(seen))
     assert event is Event.VIOLATION
@@ -328,14 +330,14 @@ def test_loop_check_halts_on_a_tool_failure() -> None:
 
 
 def test_loop_check_halts_over_the_token_budget() -> None:
-    mem = attrs.evolve(checked(policy=Policy(max_total_tokens=100)), usage=Usage(input_tokens=101))
+    mem = attrs.evolve(checked(policy=PlanExecutePolicy(max_total_tokens=100)), usage=Usage(input_tokens=101))
     event, halted = moved(loop_check_enter(mem))
     assert event is Event.VIOLATION
     assert halted.error is not None and halted.error.rule == "max_total_tokens"
 
 
 def test_loop_check_reads_the_clock_and_halts_after_the_time_limit() -> None:
-    mem = checked(policy=Policy(time_limit_seconds=60), started_at=1000.0)
+    mem = checked(policy=PlanExecutePolicy(time_limit_seconds=60), started_at=1000.0)
     request = requested(loop_check_enter(mem))
     assert request.effect == ReadClock()
     event, _ = moved(loop_check_receive(request.memory, 1059.0))
@@ -351,7 +353,7 @@ def test_loop_check_finish_with_summary_goes_through_one_llm_call() -> None:
         tools=(spec,), finish_tools={"final_answer"}, finalizer=FinalizerConfig(summarize=True)
     )
     mem = observing(call("final_answer", "c9", text="Prawn"), config=config)
-    batch = ToolBatch((ToolResult(call_id="c9", name="final_answer", content="Prawn"),))
+    batch = ToolBatch((PlanExecuteToolResult(call_id="c9", name="final_answer", content="Prawn"),))
     _, seen = moved(observe_receive(mem, batch))
     request = requested(loop_check_enter(seen))
     assert isinstance(request.effect, LlmCall) and request.effect.purpose == "finalize"

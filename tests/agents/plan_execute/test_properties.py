@@ -21,12 +21,12 @@ from agentsm_fn.agents.plan_execute import (
     Plan,
     PlanExecuteConfig,
     PlanExecuteMemory,
-    Policy,
+    PlanExecutePolicy,
+    PlanExecuteToolResult,
     ReadClock,
     RunTools,
     State,
     ToolBatch,
-    ToolResult,
 )
 from agentsm_fn.llm import (
     LlmCall,
@@ -60,7 +60,7 @@ TOOLS = ("search", "read", "final_answer")
 USAGE = Usage(input_tokens=10, output_tokens=5)
 
 strict_policies = st.builds(
-    Policy,
+    PlanExecutePolicy,
     forbidden_tools=st.sets(st.sampled_from(TOOLS), max_size=1),
     max_tool_calls=st.none() | st.integers(0, 4),
     max_tool_calls_per_turn=st.none() | st.integers(0, 2),
@@ -71,9 +71,9 @@ strict_policies = st.builds(
     halt_on_tool_error=st.booleans(),
 )
 policies = st.one_of(
-    st.just(Policy()),
-    st.just(Policy(halt_on_tool_error=False)),
-    st.just(Policy(time_limit_seconds=1e9)),
+    st.just(PlanExecutePolicy()),
+    st.just(PlanExecutePolicy(halt_on_tool_error=False)),
+    st.just(PlanExecutePolicy(time_limit_seconds=1e9)),
     strict_policies,
 )
 configs = st.builds(
@@ -163,7 +163,9 @@ def tool_batches(effect: RunTools) -> st.SearchStrategy[object]:
     def batch(errors: list[bool]) -> ToolBatch:
         return ToolBatch(
             tuple(
-                ToolResult(call_id=c.id, name=c.name, content="oops" if bad else "ok", is_error=bad)
+                PlanExecuteToolResult(
+                    call_id=c.id, name=c.name, content="oops" if bad else "ok", is_error=bad
+                )
                 for c, bad in zip(effect.calls, errors, strict=True)
             )
         )
@@ -174,9 +176,13 @@ def tool_batches(effect: RunTools) -> st.SearchStrategy[object]:
 
 
 def tool_examples(effect: RunTools) -> tuple[object, ...]:
-    ok = ToolBatch(tuple(ToolResult(call_id=c.id, name=c.name, content="ok") for c in effect.calls))
+    ok = ToolBatch(
+        tuple(PlanExecuteToolResult(call_id=c.id, name=c.name, content="ok") for c in effect.calls)
+    )
     bad = ToolBatch(
-        tuple(ToolResult(call_id=c.id, name=c.name, content="x", is_error=True) for c in effect.calls)
+        tuple(
+            PlanExecuteToolResult(call_id=c.id, name=c.name, content="x", is_error=True) for c in effect.calls
+        )
     )
     return ok, bad
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from returns.result import Success
 
-from agentsm_fn.agents.plan_execute import PLAN_EXECUTE_MACHINE, FinalizerConfig, Policy
+from agentsm_fn.agents.plan_execute import PLAN_EXECUTE_MACHINE, FinalizerConfig, PlanExecutePolicy
 from agentsm_fn.core.engine import replay
 from agentsm_fn.llm import LlmOutcome
 
@@ -24,7 +24,7 @@ def test_replay_from_the_start_snapshot_reproduces_the_final_snapshot() -> None:
         answer("sum"),
     )
     agent = build_agent(
-        provider, policy=Policy(time_limit_seconds=3600), finalizer=FinalizerConfig(summarize=True)
+        provider, policy=PlanExecutePolicy(time_limit_seconds=3600), finalizer=FinalizerConfig(summarize=True)
     )
     done = agent.run("Find the best PDF library for Ruby").unwrap()
     calls_before = len(provider.requests)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from returns.result import Failure, Success
 
 from agentsm_fn.agents.plan_execute import (
-    Completed,
     ExecutionError,
     HaltCause,
     MaxIterationsExceeded,
+    PlanExecuteCompleted,
     State,
 )
 
@@ -28,7 +28,7 @@ def test_transitions_through_all_states_correctly() -> None:
 
     assert isinstance(result, Success)
     done = result.unwrap()
-    assert isinstance(done, Completed)
+    assert isinstance(done, PlanExecuteCompleted)
     assert done.fsm.terminal is True
     assert done.fsm.state_name == "FINALIZE"
     assert done.result.done is True

@@ -6,7 +6,7 @@ import asyncio
 import threading
 from collections.abc import Awaitable
 
-from agentsm_fn.agents.plan_execute import ExecutionError, HaltCause, Policy, RunTools
+from agentsm_fn.agents.plan_execute import ExecutionError, HaltCause, PlanExecutePolicy, RunTools
 from agentsm_fn.llm import ToolCall, ToolResultMessage
 from agentsm_fn.shell.tool_batches import run_tool_calls, run_tool_calls_async
 from agentsm_fn.shell.tool_functions import tool_timeouts
@@ -39,7 +39,7 @@ def test_a_hanging_sync_tool_times_out_in_a_sync_run_and_the_model_can_be_told()
     )
     provider = scripted(plan_reply(), tool_reply(call("search", "c1")), answer("Gave up on search."))
     try:
-        agent = build_agent(provider, tools=registry, policy=Policy(halt_on_tool_error=False))
+        agent = build_agent(provider, tools=registry, policy=PlanExecutePolicy(halt_on_tool_error=False))
         done = agent.run("x").unwrap()
     finally:
         release.set()

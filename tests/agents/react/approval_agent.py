@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from agentsm_fn.agents.react import Approved, Completed, Modified, Rejected, Suspended
+from agentsm_fn.agents.react import Approved, Modified, ReactCompleted, Rejected, Suspended
 from agentsm_fn.agents.react.outcomes import ApprovalDecision
 from agentsm_fn.llm import LlmReply, ToolCall
 from agentsm_fn.shell import StepClock
@@ -57,7 +57,7 @@ def main(path: str, decision: str) -> int:
         suspended = Suspended.from_json(f.read()).unwrap()
     result = make_agent(final_reply()).resume(suspended, decision_named(decision))
     done = result.unwrap()
-    assert isinstance(done, Completed)
+    assert isinstance(done, ReactCompleted)
     print(done.answer)
     print(done.memory.history[-1].observation)
     print("deleted:", ",".join(DELETED))

@@ -11,9 +11,9 @@ from agentsm_fn.agents.react import (
     HistoryEntry,
     HumanApprovalRequest,
     Modified,
+    ReactToolResult,
     Rejected,
     TokenBudget,
-    ToolResult,
 )
 from agentsm_fn.llm import ToolCall, Usage
 from agentsm_fn.tools import ToolDef
@@ -33,7 +33,7 @@ arguments = st.dictionaries(st.text(max_size=6), json_values, max_size=3)
 tool_calls = st.builds(ToolCall, id=st.text(max_size=6), name=names, arguments=arguments)
 usages = st.builds(Usage, input_tokens=st.integers(0, 10**6), output_tokens=st.integers(0, 10**6))
 results = st.builds(
-    ToolResult,
+    ReactToolResult,
     call_id=st.text(max_size=4),
     name=names,
     ok=st.booleans(),

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from agentsm_fn.agents.react import Event, RunTool, RunToolBatch, ToolBatchResult, ToolResult
+from agentsm_fn.agents.react import Event, ReactToolResult, RunTool, RunToolBatch, ToolBatchResult
 from agentsm_fn.agents.react.acting import act, act_in_parallel, receive_act, receive_parallel
 from tests.agents.react.helpers import call, emitted, make_memory, requested
 
 
-def _ok(call_id: str, name: str, output: str = "done") -> ToolResult:
-    return ToolResult(call_id=call_id, name=name, ok=True, output=output)
+def _ok(call_id: str, name: str, output: str = "done") -> ReactToolResult:
+    return ReactToolResult(call_id=call_id, name=name, ok=True, output=output)
 
 
 def test_acting_without_a_tool_call_is_fatal() -> None:
@@ -50,7 +50,7 @@ def test_acting_success_prefixes_success() -> None:
 
 
 def test_acting_error_has_type_and_message() -> None:
-    failed = ToolResult.failure("c1", "search", "TimeoutError", "no result within 5.0s")
+    failed = ReactToolResult.failure("c1", "search", "TimeoutError", "no result within 5.0s")
     event, after = emitted(receive_act(make_memory(current_tool_call=call()), failed))
     assert event is Event.ToolFailure
     assert after.last_observation == "ERROR: TimeoutError: no result within 5.0s"

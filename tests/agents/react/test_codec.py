@@ -8,19 +8,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pyrsistent import pmap, pvector
 
-from agentsm_fn.agents.react import CodecError, State
-from agentsm_fn.agents.react.codec import decode, dumps, encode, loads, register
+from agentsm_fn.agents.react import CodecError, ReactToolResult, State
+from agentsm_fn.agents.react.codec import decode, dumps_snapshot, encode, loads_snapshot, register
 from tests.agents.react.strategies import decisions, results, tool_calls
 
 
 @given(st.one_of(tool_calls, results, decisions))
 def test_values_round_trip_exactly(value: object) -> None:
-    assert loads(dumps(value)).unwrap() == value
+    assert loads_snapshot(dumps_snapshot(value)).unwrap() == value
 
 
 def test_containers_keep_their_kind() -> None:
     value = (pvector([1, 2.5]), frozenset({"a"}), pmap({"k": None}), {"d": True}, State.Done)
-    back = loads(dumps(value)).unwrap()
+    back = loads_snapshot(dumps_snapshot(value)).unwrap()
     assert back == value
     assert isinstance(back, tuple)
     assert [type(v).__name__ for v in back] == ["PVector", "frozenset", "PMap", "dict", "State"]
@@ -62,8 +62,22 @@ def test_register_refuses_two_classes_with_one_name() -> None:
     ],
 )
 def test_malformed_text_is_a_failure_value(text: str) -> None:
-    assert isinstance(loads(text).failure(), CodecError)
+    assert isinstance(loads_snapshot(text).failure(), CodecError)
 
 
 def test_decode_of_plain_scalars() -> None:
     assert [decode(v) for v in (None, True, 3, 2.5, "s")] == [None, True, 3, 2.5, "s"]
+
+
+def test_a_run_stored_before_tool_result_was_renamed_still_loads() -> None:
+    # Written by the codec when the class was called ToolResult (its tag is the class name).
+    stored = (
+        '{"$tuple": [{"$attrs": "ToolResult", "fields": {"call_id": "c1", "name": "calc", "ok": true,'
+        ' "output": "4", "error_type": ""}}]}'
+    )
+    assert loads_snapshot(stored).unwrap() == (
+        ReactToolResult(call_id="c1", name="calc", ok=True, output="4"),
+    )
+    assert '"$attrs": "ReactToolResult"' in dumps_snapshot(
+        ReactToolResult(call_id="c", name="n", ok=True, output="")
+    )

@@ -16,16 +16,16 @@ from agentsm_fn.agents.react import (
     AgentMemory,
     Approved,
     AskHuman,
-    Completed,
     Event,
     HumanApprovalRequest,
     MemoryError,
     Modified,
+    ReactCompleted,
     Rejected,
     State,
     Suspended,
 )
-from agentsm_fn.agents.react.codec import dumps, loads
+from agentsm_fn.agents.react.codec import dumps_snapshot, loads_snapshot
 from agentsm_fn.agents.react.outcomes import ApprovalDecision
 from tests.agents.react import approval_agent
 from tests.agents.react.approval_agent import final_reply, first_reply, make_agent
@@ -69,7 +69,7 @@ def test_resume_after_a_json_round_trip(
     restored = Suspended.from_json(text).unwrap()
     assert restored == Suspended.from_json(text).unwrap()
     done = make_agent(final_reply()).resume(restored, decision).unwrap()
-    assert isinstance(done, Completed)
+    assert isinstance(done, ReactCompleted)
     assert done.state is State.Done
     assert done.memory.history[-1].observation == observation
     assert deleted == approval_agent.DELETED
@@ -105,7 +105,7 @@ def test_callback_approver_decides_without_suspending() -> None:
 
     agent = attrs.evolve(make_agent(first_reply(), final_reply()), approver=approver)
     done = agent.run().unwrap()
-    assert isinstance(done, Completed)
+    assert isinstance(done, ReactCompleted)
     assert [r.tool_call.name for r in seen] == ["delete_file"]
     assert done.memory.history[-1].success is False
 
@@ -116,7 +116,7 @@ def test_raising_approver_rejects_the_call() -> None:
 
     agent = attrs.evolve(make_agent(first_reply(), final_reply()), approver=approver)
     done = agent.run().unwrap()
-    assert isinstance(done, Completed)
+    assert isinstance(done, ReactCompleted)
     assert "the approval callback raised RuntimeError: ui crashed" in done.memory.history[-1].observation
 
 
@@ -127,12 +127,12 @@ async def test_async_approver_and_async_resume() -> None:
     approval_agent.DELETED.clear()
     agent = attrs.evolve(make_agent(first_reply(), final_reply()), async_approver=approver)
     done = (await agent.arun()).unwrap()
-    assert isinstance(done, Completed)
+    assert isinstance(done, ReactCompleted)
     assert approval_agent.DELETED == ["/tmp/report.txt"]
     suspended = (await make_agent(first_reply()).arun()).unwrap()
     assert isinstance(suspended, Suspended)
     resumed = (await make_agent(final_reply()).aresume(suspended, Rejected())).unwrap()
-    assert isinstance(resumed, Completed)
+    assert isinstance(resumed, ReactCompleted)
     assert resumed.memory.history[-1].observation.endswith("no reason given")
 
 
@@ -144,7 +144,7 @@ def test_resume_with_a_wrong_outcome_is_a_typed_failure() -> None:
 
 def test_from_json_rejects_garbage_and_other_values() -> None:
     assert isinstance(Suspended.from_json("{").failure(), MemoryError)
-    assert isinstance(Suspended.from_json(dumps(AgentMemory.new("t"))).failure(), MemoryError)
+    assert isinstance(Suspended.from_json(dumps_snapshot(AgentMemory.new("t"))).failure(), MemoryError)
     assert isinstance(Suspended.from_json('{"$attrs": "os.system", "fields": {}}').failure(), MemoryError)
     assert isinstance(Suspended.from_json('{"$what": 1}').failure(), MemoryError)
 
@@ -173,7 +173,7 @@ def _why_not(text: str) -> str:
         ('{"$attrs": "Snapshot", "fields": {}}', "Snapshot is missing field 'state'"),
         ('{"$attrs": "Usage", "fields": {"bogus": 1}}', "Usage has no field 'bogus'"),
         ('{"$frozenset": [{"$dict": []}]}', "malformed value"),
-        (dumps(AgentMemory.new("t")), "it is a stored AgentMemory, not a paused run"),
+        (dumps_snapshot(AgentMemory.new("t")), "it is a stored AgentMemory, not a paused run"),
     ],
 )
 def test_from_json_says_plainly_the_text_is_not_a_stored_run_and_why(text: str, why: str) -> None:
@@ -182,8 +182,8 @@ def test_from_json_says_plainly_the_text_is_not_a_stored_run_and_why(text: str, 
 
 def test_from_json_says_a_finished_run_is_not_paused() -> None:
     done = make_agent(final_reply()).resume(_suspend(), Approved()).unwrap()
-    assert isinstance(done, Completed)
-    assert _why_not(dumps(done.snapshot)) == "the run is FINISHED in Done, not paused"
+    assert isinstance(done, ReactCompleted)
+    assert _why_not(dumps_snapshot(done.snapshot)) == "the run is FINISHED in Done, not paused"
 
 
 _NAMES = st.sampled_from(
@@ -260,13 +260,13 @@ def test_ask_human_effect_round_trips() -> None:
     suspended = _suspend()
     pending = suspended.snapshot.pending
     assert isinstance(pending, AskHuman)
-    assert loads(dumps(pending)).unwrap() == pending
+    assert loads_snapshot(dumps_snapshot(pending)).unwrap() == pending
 
 
 @settings(max_examples=60, deadline=None)
 @given(memories())
 def test_any_memory_round_trips_through_json(memory: AgentMemory) -> None:
-    assert loads(dumps(memory)).unwrap() == memory
+    assert loads_snapshot(dumps_snapshot(memory)).unwrap() == memory
 
 
 def test_decision_event_names() -> None:

@@ -10,9 +10,9 @@ from agentsm_fn.agents.react import (
     AgentFailed,
     AgentMemory,
     BuildError,
-    Completed,
     Event,
-    InvalidTransition,
+    InvalidTransitionError,
+    ReactCompleted,
     State,
 )
 from agentsm_fn.agents.react.effects import RunTool
@@ -77,7 +77,7 @@ def test_planning_tool_blacklist() -> None:
     builder, llm = _builder(tool_reply(call("search", "")), answer("Paris is the capital of France."))
     result = builder.blacklist_tool("search").build().unwrap().run()
     done = result.unwrap()
-    assert isinstance(done, Completed)
+    assert isinstance(done, ReactCompleted)
     assert [e.event for e in done.trace.for_state("Planning") if not e.event.startswith("request")] == [
         "ToolBlacklisted",
         "LlmFinalAnswer",
@@ -123,7 +123,7 @@ def test_full_run_with_mock_llm() -> None:
     result = builder.build().unwrap().run()
     assert isinstance(result, Success)
     done = result.unwrap()
-    assert isinstance(done, Completed)
+    assert isinstance(done, ReactCompleted)
     assert done.answer == "Paris has about 2.1 million people; doubled, 4.2 million."
     assert [e.tool.name for e in done.memory.history] == ["search", "calculator"]
 
@@ -141,7 +141,7 @@ def test_invalid_transition_returns_error() -> None:
     builder, _ = _builder()
     result = builder.build_with_handlers({State.Idle: wrong}).unwrap().run()
     error = result.failure()
-    assert isinstance(error, InvalidTransition)
+    assert isinstance(error, InvalidTransitionError)
     assert (error.from_state, error.event) == (State.Idle, Event.ReflectDone)
     assert error.describe() == "Invalid transition: Idle + ReflectDone not in transition table"
     # A snapshot already in Done takes no step at all: terminal states have no rows.

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from pyrsistent import pvector
 
 from agentsm_fn.agents.react.memory import AgentMemory, HistoryEntry, MemoryChanges
-from agentsm_fn.agents.react.outcomes import ToolResult
+from agentsm_fn.agents.react.outcomes import ReactToolResult
 from agentsm_fn.agents.react.prompt import build_messages
 from agentsm_fn.llm import ToolCall, ToolResultMessage
 
@@ -26,7 +26,7 @@ changes = st.fixed_dictionaries(
         "current_tool_call": st.none() | st.just(CALL),
         "pending_tool_calls": st.lists(st.just(CALL), max_size=2),
         "parallel_results": st.lists(
-            st.just(ToolResult(call_id="c1", name="lookup", ok=True, output="x")), max_size=2
+            st.just(ReactToolResult(call_id="c1", name="lookup", ok=True, output="x")), max_size=2
         ),
         "history": st.lists(
             st.just(HistoryEntry(step=1, tool=CALL, observation="SUCCESS: x", success=True)), max_size=2

@@ -18,11 +18,11 @@ from agentsm_fn.agents.react import (
     AgentConfig,
     AgentMemory,
     AskHuman,
+    ReactToolResult,
     RunTool,
     RunToolBatch,
     State,
     ToolBatchResult,
-    ToolResult,
 )
 from agentsm_fn.core import Snapshot, Status, begin, resume, step
 from agentsm_fn.llm import LlmCall, LlmFailure, LlmFailureKind, LlmReply, ToolCall, Usage
@@ -61,11 +61,13 @@ def _outcome(data: st.DataObject, effect: object) -> object:
         )
     if isinstance(effect, RunTool):
         ok = data.draw(st.booleans())
-        return ToolResult(call_id=effect.call.id, name=effect.call.name, ok=ok, output="out", error_type="E")
+        return ReactToolResult(
+            call_id=effect.call.id, name=effect.call.name, ok=ok, output="out", error_type="E"
+        )
     if isinstance(effect, RunToolBatch):
         return ToolBatchResult(
             tuple(
-                ToolResult(call_id=r.call.id, name=r.call.name, ok=data.draw(st.booleans()), output="o")
+                ReactToolResult(call_id=r.call.id, name=r.call.name, ok=data.draw(st.booleans()), output="o")
                 for r in effect.runs
             )
         )

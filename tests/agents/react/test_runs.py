@@ -11,12 +11,12 @@ from agentsm_fn.agents.react import (
     AgentConfig,
     AgentFailed,
     AgentMemory,
-    Completed,
     Event,
     LlmError,
     MemoryError,
     NoHandlerForState,
-    SafetyCapExceeded,
+    ReactCompleted,
+    SafetyCapExceededError,
     State,
     TokenBudget,
 )
@@ -42,14 +42,14 @@ def _builder(llm: ScriptedLlm) -> AgentBuilder:
     )
 
 
-def _events(done: Completed) -> list[str]:
+def _events(done: ReactCompleted) -> list[str]:
     return [e.event for e in done.trace if e.target]
 
 
 def test_low_confidence_goes_through_reflecting_and_back() -> None:
     llm = ScriptedLlm([tool_reply(call("search", query="x"), confidence=0.1), answer(ANSWER)])
     done = _builder(llm).build().unwrap().run().unwrap()
-    assert isinstance(done, Completed)
+    assert isinstance(done, ReactCompleted)
     assert _events(done) == ["Start", "LowConfidence", "ReflectDone", "LlmFinalAnswer"]
     assert done.memory.retry_count == 0
     assert llm.call_count == 2  # empty history: nothing to compress, no reflect call
@@ -60,7 +60,7 @@ def test_reflection_compresses_history_every_n_steps() -> None:
     llm = ScriptedLlm([*script, answer("Summary: searched 0 and 1."), answer(ANSWER)])
     agent = _builder(llm).config(AgentConfig(reflect_every_n_steps=2)).build().unwrap()
     done = agent.run().unwrap()
-    assert isinstance(done, Completed)
+    assert isinstance(done, ReactCompleted)
     assert "NeedsReflection" in _events(done)
     (summary,) = done.memory.history
     assert summary.tool.name == SUMMARY_TOOL and summary.observation == "Summary: searched 0 and 1."
@@ -74,7 +74,7 @@ def test_parallel_calls_run_and_commit_in_call_order() -> None:
         [tool_reply(call("search", "a", query="x"), call("weather", "b", query="Paris")), answer(ANSWER)]
     )
     done = _builder(llm).build().unwrap().run().unwrap()
-    assert isinstance(done, Completed)
+    assert isinstance(done, ReactCompleted)
     assert _events(done)[:3] == ["Start", "LlmParallelToolCalls", "ToolSuccess"]
     assert [(e.tool.id, e.observation) for e in done.memory.history] == [
         ("a", "SUCCESS: found x"),
@@ -89,7 +89,7 @@ async def test_async_run_with_async_provider() -> None:
         [tool_reply(call("search", "a", query="x"), call("weather", "b", query="y")), answer(ANSWER)]
     )
     done = (await _builder(llm).build().unwrap().arun()).unwrap()
-    assert isinstance(done, Completed)
+    assert isinstance(done, ReactCompleted)
     assert done.answer == ANSWER
     assert len(done.memory.history) == 2
 
@@ -101,7 +101,7 @@ def test_tool_failure_is_an_observation_and_the_run_goes_on() -> None:
     llm = ScriptedLlm([tool_reply(call("search", query="x")), answer(ANSWER)])
     agent = _builder(llm).tool("search", "Search", OBJ, broken).build().unwrap()
     done = agent.run().unwrap()
-    assert isinstance(done, Completed)
+    assert isinstance(done, ReactCompleted)
     assert done.memory.history[0].observation == "ERROR: ConnectionError: search backend down"
 
 
@@ -118,7 +118,7 @@ def test_budget_exceeded_stops_the_run() -> None:
 def test_answer_too_short_retries_planning() -> None:
     llm = ScriptedLlm([answer("Paris."), answer(ANSWER)])
     done = _builder(llm).build().unwrap().run().unwrap()
-    assert isinstance(done, Completed)
+    assert isinstance(done, ReactCompleted)
     assert _events(done) == ["Start", "AnswerTooShort", "LlmFinalAnswer"]
     assert done.memory.step == 2
 
@@ -146,7 +146,7 @@ def test_a_handler_that_never_advances_hits_the_safety_cap() -> None:
 
     agent = _builder(ScriptedLlm([])).max_steps(2).build_with_handlers({State.Planning: stuck}).unwrap()
     error = agent.run().failure()
-    assert isinstance(error, SafetyCapExceeded)
+    assert isinstance(error, SafetyCapExceededError)
     assert error.iterations == 12
 
 
@@ -208,7 +208,7 @@ def test_public_types_have_useful_reprs() -> None:
         == "Agent(task='Tell me about Paris', llm=ScriptedLlm, tools=['search', 'weather'], approval=suspend)"
     )
     done = agent.run().unwrap()
-    assert repr(done) == "Completed(snapshot=<Done after 2 transitions>)"
+    assert repr(done) == "ReactCompleted(snapshot=<Done after 2 transitions>)"
     assert repr(llm) == "ScriptedLlm(scripted=1, calls=1)"
     assert "AgentMemory(task='Tell me about Paris'" in repr(done.memory)
     assert "max_steps=15" in repr(AgentConfig())

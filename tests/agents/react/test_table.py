@@ -14,7 +14,7 @@ from agentsm_fn.agents.react import (
     Event,
     State,
     is_valid_transition,
-    narrate,
+    narrate_react,
     safety_cap,
 )
 
@@ -84,12 +84,15 @@ def test_safety_cap_leaves_room_for_max_steps() -> None:
 
 def test_idle_narration_is_the_seeds_log_line() -> None:
     memory = AgentMemory.new("find Paris").with_task_type("research")
-    assert narrate(State.Idle, Event.Start, memory) == "task='find Paris' task_type='research' max_steps=15"
+    assert (
+        narrate_react(State.Idle, Event.Start, memory)
+        == "task='find Paris' task_type='research' max_steps=15"
+    )
 
 
 def test_a_refusal_row_names_the_refused_tools() -> None:
     memory = AgentMemory.new("t").evolve(step=3, refused_tools=("weather", "rm"))
-    assert narrate(State.Planning, Event.ToolBlacklisted, memory) == "step=3 blacklisted=weather,rm"
+    assert narrate_react(State.Planning, Event.ToolBlacklisted, memory) == "step=3 blacklisted=weather,rm"
 
 
 def test_state_names_match_the_seed() -> None:

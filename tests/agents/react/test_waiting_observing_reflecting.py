@@ -16,8 +16,8 @@ from agentsm_fn.agents.react import (
     HistoryEntry,
     HumanApprovalRequest,
     Modified,
+    ReactToolResult,
     Rejected,
-    ToolResult,
 )
 from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.observing import idle, observe
@@ -122,8 +122,8 @@ def test_observing_never_reflects_when_period_is_zero() -> None:
 def test_observing_commits_parallel_results_in_call_order() -> None:
     calls = (call("search", "a"), call("calculator", "b", expression="1"))
     results = (
-        ToolResult(call_id="a", name="search", ok=True, output="A"),
-        ToolResult.failure("b", "calculator", "ZeroDivisionError", "division by zero"),
+        ReactToolResult(call_id="a", name="search", ok=True, output="A"),
+        ReactToolResult.failure("b", "calculator", "ZeroDivisionError", "division by zero"),
     )
     memory = make_memory(step=2, pending_tool_calls=calls, parallel_results=results)
     _, after = emitted(observe(memory))
@@ -150,7 +150,7 @@ def test_observing_with_nothing_to_commit_is_a_fault() -> None:
 
 
 def test_observing_with_mismatched_parallel_fields_is_a_fault() -> None:
-    results = (ToolResult(call_id="a", name="search", ok=True, output="A"),)
+    results = (ReactToolResult(call_id="a", name="search", ok=True, output="A"),)
     result = observe(make_memory(step=1, parallel_results=results))
     assert "differ in length" in result.failure().message
 

@@ -9,7 +9,7 @@ from typing import Any
 import attrs
 import httpx
 
-from agentsm_fn.agents.react import AgentMemory, Completed, HistoryEntry
+from agentsm_fn.agents.react import AgentMemory, HistoryEntry, ReactCompleted
 from agentsm_fn.agents.react.prompt import planning_request
 from agentsm_fn.llm import ToolCall
 from agentsm_fn.providers import AnthropicCodec, OllamaCodec, OpenAiCodec, openai_provider
@@ -109,7 +109,7 @@ def test_a_run_through_the_real_openai_provider() -> None:
             .unwrap()
         )
         done = agent.run().unwrap()
-    assert isinstance(done, Completed)
+    assert isinstance(done, ReactCompleted)
     assert done.answer == "Paris has about 2.1 million inhabitants."
     assert done.memory.total_usage.total_tokens == 30
     assert [m["role"] for m in seen[1]["messages"]] == ["user", "assistant", "tool"]
