@@ -5,8 +5,8 @@ Handlers, the frozen transition table, the machine value, the engine's pure fold
 """
 
 from agentsm_fn.core.compose import Embedded, Nested, choose, embed, lift, then
-from agentsm_fn.core.effects import Effect, Perform
 from agentsm_fn.core.driver import SUSPEND, Suspend, drive
+from agentsm_fn.core.effects import Effect, Perform
 from agentsm_fn.core.engine import begin, replay, resume, step
 from agentsm_fn.core.failures import (
     BadDecision,

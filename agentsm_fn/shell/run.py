@@ -20,8 +20,8 @@ from typing import Final, NamedTuple, TypeVar
 import attrs
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.core.driver import DEFER, SUSPEND, drive, drive_from
+from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.core.engine import resume
 from agentsm_fn.core.failures import EffectFailed, RunFailed
 from agentsm_fn.core.machine import Machine
