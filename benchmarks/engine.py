@@ -19,6 +19,11 @@ Two engine variants run against the same baseline in the same process:
   per call, journals each outcome with a second clock reading and calls a separate
   ``receive`` function: the price of effects as data, shown for transparency.
 
+Tracing (the ``otel`` extra) is measured on the effects variant, against the same run
+without an observer: with an ``OtelObserver`` while OpenTelemetry has no SDK configured
+("installed but disabled", target: at most 3% slower), and with the SDK on (a batch span
+processor whose exporter drops the spans, and an in-memory metric reader), for its cost.
+
 Run: ``python benchmarks/engine.py`` (``--quick`` for a short smoke run). Prints one
 row per K and the targets: ratio <= 1.5 at every K, engine cost per transition at
 the largest K within 1.2x of K = 3, and a K = 0 run within 5 baseline transitions.
@@ -312,6 +317,70 @@ def measure(
     return out, zero_in_baseline_transitions
 
 
+def tracing_variants() -> dict[str, Callable[[int], int]] | None:
+    """The effects run with tracing installed but disabled, and on; None without the otel extra."""
+    try:
+        from opentelemetry.sdk.metrics import MeterProvider  # noqa: PLC0415 - optional extra
+        from opentelemetry.sdk.metrics.export import InMemoryMetricReader  # noqa: PLC0415
+        from opentelemetry.sdk.trace import TracerProvider  # noqa: PLC0415
+        from opentelemetry.sdk.trace.export import (  # noqa: PLC0415
+            BatchSpanProcessor,
+            SpanExporter,
+            SpanExportResult,
+        )
+
+        from agentsm_fn.otel import OtelObserver  # noqa: PLC0415
+    except ImportError:
+        return None
+
+    class Dropping(SpanExporter):
+        """Exports nothing: what is measured is the library's and the SDK's in-process work."""
+
+        def export(self, spans: object) -> SpanExportResult:
+            return SpanExportResult.SUCCESS
+
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(BatchSpanProcessor(Dropping(), max_queue_size=1 << 16))
+    meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
+    disabled = attrs.evolve(SHELL, observer=OtelObserver())  # the global providers: no SDK in this process
+    enabled = attrs.evolve(
+        SHELL, observer=OtelObserver(tracer_provider=tracer_provider, meter_provider=meter_provider)
+    )
+
+    def with_shell(shell: Shell) -> Callable[[int], int]:
+        def run_traced(k: int) -> int:
+            LLM.reset(k)
+            done = run(MACHINE, Mem(), shell).unwrap()
+            assert done.state is S.DONE and len(done.memory.history) == k
+            return done.steps
+
+        return run_traced
+
+    return {"installed but disabled": with_shell(disabled), "on": with_shell(enabled)}
+
+
+def measure_tracing(ks: list[int], budget: float) -> None:
+    variants = tracing_variants()
+    if variants is None:
+        print("\ntracing: the otel extra is not installed; skipped")
+        return
+    print("\ntracing: the effects run with an OtelObserver against the same run without one")
+    print(f"{'K':>7} {'tracing':>24} {'untraced us/tr':>15} {'traced us/tr':>13} {'ratio':>7}")
+    worst_disabled, on_ratio, on_extra = 0.0, 0.0, 0.0
+    for label, fn in variants.items():
+        for k in ks:
+            traced_seconds, plain_seconds, transitions = best_times(fn, engine_run, k, budget)
+            ratio = traced_seconds / plain_seconds
+            traced_us, plain_us = traced_seconds / transitions * 1e6, plain_seconds / transitions * 1e6
+            print(f"{k:>7} {label:>24} {plain_us:>15.2f} {traced_us:>13.2f} {ratio:>7.3f}")
+            if label == "on":
+                on_ratio, on_extra = max(on_ratio, ratio), max(on_extra, traced_us - plain_us)
+            else:
+                worst_disabled = max(worst_disabled, ratio)
+    print(f"tracing installed but disabled: worst ratio {worst_disabled:.3f} (target <= 1.03)")
+    print(f"tracing on: up to {on_ratio:.1f}x, +{on_extra:.1f} us per transition (spans, events and metrics)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small K values and short timings (smoke run)")
@@ -333,6 +402,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"worst ratio engine/baseline: {worst:.2f} (target <= 1.5)")
         print(f"engine cost per transition, K={ks[-1]} vs K=3: {growth:.2f}x (target <= 1.2)")
         print(f"K=0 run costs {zero:.1f} baseline transitions (target <= 5)")
+    measure_tracing(ks, budget)
     return 0
 
 

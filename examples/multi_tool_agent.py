@@ -10,6 +10,7 @@ rounds, what ``max_steps`` limits) apart from state-machine transitions (the tra
 step column) and effect requests.
 
     python examples/multi_tool_agent.py
+    python examples/multi_tool_agent.py --watch    # each transition and effect live, with durations
 """
 
 from __future__ import annotations
@@ -163,6 +164,14 @@ def show(done: ReactCompleted, llm: AnyLlmProvider) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     llm = choose_llm("--offline" in args, scripted)
+    observer = None
+    if "--watch" in args:
+        try:
+            from agentsm_fn.live import LiveView  # noqa: PLC0415 - rich is an optional extra
+        except ImportError:
+            print("--watch needs the live extra: pip install 'agentsm-fn[live]'", file=sys.stderr)
+            return 2
+        observer = LiveView()
     config = AgentConfig(
         max_steps=8,
         max_retries=2,
@@ -184,6 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         .model_for("calculation", llm.small_model)
         .tools(search, calculator, weather)
         .blacklist_tool("weather")  # e.g. the weather API is down for maintenance
+        .observe(observer)
         .build()
         .unwrap()
     )

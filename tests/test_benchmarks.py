@@ -53,3 +53,12 @@ def test_the_quick_run_prints_every_target(
     assert (
         out.count("target <= 1.5") == 2 and out.count("target <= 1.2") == 2 and out.count("target <= 5") == 2
     )
+    assert "tracing installed but disabled: worst ratio" in out and "(target <= 1.03)" in out
+    assert "tracing on: up to" in out
+
+
+@pytest.mark.parametrize("k", [0, 3])
+def test_the_traced_variants_take_the_same_transitions(bench: ModuleType, k: int) -> None:
+    variants = bench.tracing_variants()
+    assert variants is not None  # the otel extra is part of dev
+    assert [fn(k) for fn in variants.values()] == [bench.engine_run(k)] * 2

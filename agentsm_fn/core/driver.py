@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Generator
-from typing import Final, TypeVar, cast
+from typing import Final, TypeAlias, TypeVar, cast
 
 from returns.result import Failure, Result, Success
 
@@ -37,7 +37,7 @@ from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import _EMPTY_JOURNAL, _EMPTY_TRACE, _SETTERS, Snapshot, Status, _snapshot
 from agentsm_fn.core.trace import Trace, _trace
 
-__all__ = ["DEFER", "SUSPEND", "Defer", "Suspend", "drive", "drive_from"]
+__all__ = ["DEFER", "SUSPEND", "Defer", "OnRow", "Suspend", "drive", "drive_from"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
@@ -74,6 +74,7 @@ def drive(
     snapshot: Snapshot[StateT, MemoryT],
     clock: Callable[[], float],
     perform: Callable[[Effect[object]], object] | None = None,
+    on_row: OnRow | None = None,
 ) -> Generator[Effect[object], object, StepResult[StateT, MemoryT]]:
     """Run to a terminal state as a generator: yields effects, is sent their outcomes.
 
@@ -83,6 +84,9 @@ def drive(
     ``perform``, if given, is tried first for each effect: it returns the outcome,
     or :data:`DEFER` to have the effect yielded to the caller instead (the shell
     passes its sync performers this way and saves a generator round trip).
+    ``on_row``, if given, is called with each trace row as it is recorded
+    (``(step, state, event or effect, target or None, data, clock reading)``; the
+    shell's observers watch a run this way). Without it the fold is unchanged.
     """
     if snapshot.status is Status.AWAITING:
         if snapshot.pending is None:
@@ -97,6 +101,9 @@ def drive(
         resumed = resume(machine, snapshot, outcome, now)
         if isinstance(resumed, Failure):
             return resumed
+        if on_row is not None:
+            for row in resumed.unwrap().trace.rows[len(snapshot.trace) :]:
+                on_row(row)
         snapshot = resumed.unwrap()
     if snapshot.status is Status.FINISHED:
         return Success(snapshot)
@@ -111,6 +118,7 @@ def drive(
             snapshot.journal,
             clock,
             perform,
+            on_row,
         )
     )
 
@@ -120,9 +128,10 @@ def drive_from(
     memory: MemoryT,
     clock: Callable[[], float],
     perform: Callable[[Effect[object]], object] | None = None,
+    on_row: OnRow | None = None,
 ) -> Generator[Effect[object], object, StepResult[StateT, MemoryT]]:
     """:func:`drive` for a fresh run from ``memory`` (no initial snapshot is built)."""
-    return _fold(machine, machine.initial, memory, 0, _EMPTY_TRACE, _EMPTY_JOURNAL, clock, perform)
+    return _fold(machine, machine.initial, memory, 0, _EMPTY_TRACE, _EMPTY_JOURNAL, clock, perform, on_row)
 
 
 def _parked(
@@ -147,6 +156,23 @@ def _parked(
     )
 
 
+OnRow: TypeAlias = Callable[[tuple[int, object, object, object, object, float]], None]
+"""Called by :func:`drive` with each trace row as it is recorded."""
+
+
+def _reporting(
+    rows: list[tuple[int, object, object, object, object, float]], on_row: OnRow
+) -> Callable[[tuple[int, object, object, object, object, float]], None]:
+    """``rows.append`` that also hands each row to ``on_row``."""
+    append = rows.append
+
+    def add(row: tuple[int, object, object, object, object, float]) -> None:
+        append(row)
+        on_row(row)
+
+    return add
+
+
 def _fold(
     machine: Machine[StateT, EventT, MemoryT],
     start: StateT,
@@ -156,6 +182,7 @@ def _fold(
     journal: Journal,
     clock: Callable[[], float],
     perform: Callable[[Effect[object]], object] | None = None,
+    on_row: OnRow | None = None,
 ) -> Generator[Effect[object], object, StepResult[StateT, MemoryT]]:
     """The hot loop: the same logic as step/resume on locals; a snapshot is built only on exit.
 
@@ -175,6 +202,8 @@ def _fold(
         return _success(_parked(start, memory, steps, trace, journal, rows, ticks, Status.FINISHED, None))
     narrate = machine.narrate
     add_row, add_tick = rows.append, ticks.append
+    if on_row is not None:  # an observed run: each row is also reported as it is recorded
+        add_row = _reporting(rows, on_row)
     awaiting: Effect[object] | None = None  # the effect whose outcome is being handled at step awaiting_at:
     awaiting_at = -1  # a failure then keeps it pending
     state: StateT = start

@@ -56,7 +56,9 @@ class LlmReply:
     """A successful reply: tool calls if any (then it is a tool-call turn), else a final answer.
 
     ``confidence`` is in [0, 1]: derived from logprobs where the provider gives
-    them and they were asked for, otherwise 1.0.
+    them and they were asked for, otherwise 1.0. ``model``, ``response_id`` and
+    ``provider`` say who answered (the provider's name: "openai", "anthropic",
+    "ollama"; "" when unknown, as for a scripted reply).
 
     Example:
         >>> LlmReply(content="Paris.").is_tool_call
@@ -69,6 +71,8 @@ class LlmReply:
     confidence: float = 1.0
     finish_reason: str = ""
     model: str = ""
+    response_id: str = ""
+    provider: str = ""
 
     @property
     def is_tool_call(self) -> bool:

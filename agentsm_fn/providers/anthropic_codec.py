@@ -127,6 +127,7 @@ class AnthropicCodec:
             input_tokens=input_tokens(usage),
             output_tokens=as_int(usage.get("output_tokens")),
             model=as_str(obj.get("model")),
+            response_id=as_str(obj.get("id")),
         )
         return assemble("anthropic", request, draft)
 

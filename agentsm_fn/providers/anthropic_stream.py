@@ -60,6 +60,7 @@ class AnthropicStreamDecoder:
         self._input = 0
         self._output = 0
         self._model = ""
+        self._id = ""
         self._failure: LlmFailure | None = None
         self._done = False
 
@@ -79,6 +80,7 @@ class AnthropicStreamDecoder:
             message = as_object(obj.get("message")) or {}
             usage = as_object(message.get("usage")) or {}
             self._model = as_str(message.get("model"))
+            self._id = as_str(message.get("id"))
             self._input = input_tokens(usage)
             self._output = as_int(usage.get("output_tokens"))
         elif kind == "content_block_start":
@@ -159,5 +161,6 @@ class AnthropicStreamDecoder:
             input_tokens=self._input,
             output_tokens=self._output,
             model=self._model,
+            response_id=self._id,
         )
         return assemble("anthropic", self._request, draft)

@@ -217,6 +217,7 @@ class Draft:
     output_tokens: int = 0
     logprobs: tuple[float, ...] = ()
     model: str = ""
+    response_id: str = ""
 
 
 def assemble(provider: str, request: LlmRequest, draft: Draft) -> LlmOutcome:
@@ -255,6 +256,8 @@ def assemble(provider: str, request: LlmRequest, draft: Draft) -> LlmOutcome:
         confidence=confidence_from_logprobs(list(draft.logprobs)) if request.want_confidence else 1.0,
         finish_reason=draft.finish_reason,
         model=draft.model,
+        response_id=draft.response_id,
+        provider=provider,
     )
 
 

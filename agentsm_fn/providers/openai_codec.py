@@ -214,6 +214,7 @@ class OpenAiCodec:
             input_tokens=as_int(usage.get("prompt_tokens")),
             output_tokens=as_int(usage.get("completion_tokens")),
             logprobs=number_list(logprobs.get("content")),
+            response_id=as_str(obj.get("id")),
             model=as_str(obj.get("model")),
         )
         return assemble("openai", request, draft)

@@ -46,6 +46,7 @@ class OpenAiStreamDecoder:
         self._usage: dict[str, object] = {}
         self._logprobs: list[float] = []
         self._model = ""
+        self._id = ""
         self._failure: LlmFailure | None = None
         self._done = False
 
@@ -69,6 +70,7 @@ class OpenAiStreamDecoder:
                 LlmFailure(kind=LlmFailureKind.STREAM_ERROR, message=message, provider="openai")
             )
         self._model = as_str(chunk.get("model"), self._model)
+        self._id = as_str(chunk.get("id"), self._id)
         usage = as_object(chunk.get("usage"))
         if usage is not None:
             self._usage = usage
@@ -129,5 +131,6 @@ class OpenAiStreamDecoder:
             output_tokens=as_int(self._usage.get("completion_tokens")),
             logprobs=tuple(self._logprobs),
             model=self._model,
+            response_id=self._id,
         )
         return assemble("openai", self._request, draft)

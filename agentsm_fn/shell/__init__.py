@@ -1,17 +1,27 @@
 """The shell: the only layer that performs IO (effects, clock) for the pure core."""
 
+from agentsm_fn.core.observe import EffectWatch, RunEnd, RunObserver, RunStart, RunWatch
 from agentsm_fn.shell.clock import Clock, StepClock, system_clock
+from agentsm_fn.shell.observing import aperform_part, perform_part
 from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
-from agentsm_fn.shell.run import Shell, arun, resume_run, run
+from agentsm_fn.shell.run import Shell, aresume_run, arun, resume_run, run
 
 __all__ = [
     "AsyncPerformer",
     "Clock",
+    "EffectWatch",
     "Performer",
     "Performers",
+    "RunEnd",
+    "RunObserver",
+    "RunStart",
+    "RunWatch",
     "Shell",
     "StepClock",
+    "aperform_part",
+    "aresume_run",
     "arun",
+    "perform_part",
     "resume_run",
     "run",
     "system_clock",

@@ -35,6 +35,7 @@ from agentsm_fn.agents.plan_execute import (
     interpret_plan_execute,
 )
 from agentsm_fn.core.engine import begin
+from agentsm_fn.core.observe import RunObserver
 from agentsm_fn.core.snapshot import Snapshot
 from agentsm_fn.llm.call import AnyLlmProvider, AsyncLlmProvider, LlmCall, LlmProvider
 from agentsm_fn.llm.messages import ToolSpec
@@ -141,6 +142,7 @@ class AgentFSM:
     finish_tools: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
     model: str = ""
     clock: Clock = system_clock
+    observer: RunObserver | None = None
 
     def __attrs_post_init__(self) -> None:
         if type(self.max_iterations) is not int or self.max_iterations < 0:
@@ -178,7 +180,7 @@ class AgentFSM:
         performers = plan_execute_performers(
             self.provider, functions, self.config.tools, self.clock, tool_timeouts(self.tools)
         )
-        return Shell(performers, self.clock)
+        return Shell(performers, self.clock, self.observer)
 
     def run(self, initial_input: str) -> Result[PlanExecuteCompleted, PlanExecuteError]:
         """Run the FSM on ``initial_input`` to FINALIZE or HALT (synchronous)."""

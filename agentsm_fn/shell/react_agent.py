@@ -25,13 +25,13 @@ from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.outcomes import ApprovalDecision
 from agentsm_fn.agents.react.result import RunResult, Suspended, interpret_react
 from agentsm_fn.agents.react.states import Event, State
-from agentsm_fn.core.engine import resume
 from agentsm_fn.core.machine import HandlerLike, Machine, MachineDefinitionError
+from agentsm_fn.core.observe import RunObserver
 from agentsm_fn.llm.call import AnyLlmProvider
 from agentsm_fn.shell.clock import Clock
 from agentsm_fn.shell.human import Approver, AsyncApprover
 from agentsm_fn.shell.react_performers import async_provider, react_shell, sync_provider
-from agentsm_fn.shell.run import Shell, arun, run
+from agentsm_fn.shell.run import Shell, aresume_run, arun, resume_run, run
 from agentsm_fn.tools.registry import Tool, ToolFn, ToolRegistry
 
 __all__ = ["Agent", "AgentBuilder"]
@@ -55,6 +55,7 @@ class Agent:
     approver: Approver | None = None
     async_approver: AsyncApprover | None = None
     clock: Clock | None = None
+    observer: RunObserver | None = None
 
     def __repr__(self) -> str:
         approval = "callback" if self.approver or self.async_approver else "suspend"
@@ -63,8 +64,9 @@ class Agent:
         return f"Agent(task={self.memory.task!r}, llm={llm}, tools={tools}, approval={approval})"
 
     def shell(self) -> Shell:
-        """The shell this agent runs in: its provider, tools, human channel and clock."""
-        return react_shell(self.llm, self.registry, self.approver, self.async_approver, self.clock)
+        """The shell this agent runs in: its provider, tools, human channel, clock and observer."""
+        shell = react_shell(self.llm, self.registry, self.approver, self.async_approver, self.clock)
+        return shell if self.observer is None else attrs.evolve(shell, observer=self.observer)
 
     def run(self) -> RunResult:
         """Run to Done (``ReactCompleted``), a pause (``Suspended``), or a typed failure."""
@@ -76,17 +78,11 @@ class Agent:
 
     def resume(self, suspended: Suspended, decision: ApprovalDecision) -> RunResult:
         """Continue a suspended run with the human's decision."""
-        shell = self.shell()
-        resumed = resume(self.machine, suspended.snapshot, decision, shell.clock())
-        return interpret_react(resumed.bind(lambda snap: run(self.machine, snap, shell)))
+        return interpret_react(resume_run(self.machine, suspended.snapshot, decision, self.shell()))
 
     async def aresume(self, suspended: Suspended, decision: ApprovalDecision) -> RunResult:
         """Continue a suspended run with the human's decision, on asyncio."""
-        shell = self.shell()
-        resumed = resume(self.machine, suspended.snapshot, decision, shell.clock())
-        if isinstance(resumed, Failure):
-            return interpret_react(resumed)
-        return interpret_react(await arun(self.machine, resumed.unwrap(), shell))
+        return interpret_react(await aresume_run(self.machine, suspended.snapshot, decision, self.shell()))
 
 
 def _config_problems(config: AgentConfig) -> list[str]:
@@ -106,6 +102,7 @@ class _BuilderChanges(TypedDict, total=False):
     approver: Approver | None
     async_approver: AsyncApprover | None
     clock: Clock | None
+    observer: RunObserver | None
 
 
 @attrs.frozen(kw_only=True, slots=False)  # not slotted: _with copies one dict
@@ -129,6 +126,7 @@ class AgentBuilder:
     approver: Approver | None = None
     async_approver: AsyncApprover | None = None
     clock: Clock | None = None
+    observer: RunObserver | None = None
 
     @classmethod
     def new(cls, task: str) -> AgentBuilder:
@@ -235,6 +233,10 @@ class AgentBuilder:
         """Use ``clock`` for trace timestamps (e.g. a StepClock in tests)."""
         return self._with(clock=clock)
 
+    def observe(self, observer: RunObserver | None) -> AgentBuilder:
+        """Report every run to ``observer`` (OpenTelemetry: ``agentsm_fn.otel.OtelObserver``; None: off)."""
+        return self._with(observer=observer)
+
     def build(self) -> Result[Agent, BuildError]:
         """Build with the default handlers; ``Failure(BuildError)`` lists every problem."""
         return self.build_with_handlers({})
@@ -268,5 +270,6 @@ class AgentBuilder:
                 approver=self.approver,
                 async_approver=self.async_approver,
                 clock=self.clock,
+                observer=self.observer,
             )
         )

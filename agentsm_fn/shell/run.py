@@ -8,6 +8,11 @@ snapshot, a value you can store and later finish with :func:`resume_run`.
 A performer that raises, or a missing performer, ends the run with
 ``EffectFailed`` and the awaiting snapshot, so nothing is lost and the run can
 be resumed once the cause is fixed.
+
+A shell with an ``observer`` (:mod:`agentsm_fn.core.observe`) reports each run's
+start, transitions, effects (with their durations) and end to it; see
+:mod:`agentsm_fn.shell.observing`. Without one a run takes exactly the path it
+always took.
 """
 
 from __future__ import annotations
@@ -20,16 +25,18 @@ from typing import Final, NamedTuple, TypeVar
 import attrs
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.core.driver import DEFER, SUSPEND, drive, drive_from
+from agentsm_fn.core.driver import DEFER, SUSPEND, OnRow, drive, drive_from
 from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.core.engine import resume
 from agentsm_fn.core.failures import EffectFailed, RunFailed
 from agentsm_fn.core.machine import Machine
+from agentsm_fn.core.observe import RunObserver
 from agentsm_fn.core.snapshot import Snapshot
 from agentsm_fn.shell.clock import Clock, system_clock
+from agentsm_fn.shell.observing import Watching, start_watching
 from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
 
-__all__ = ["Shell", "arun", "resume_run", "run"]
+__all__ = ["Shell", "aresume_run", "arun", "resume_run", "run"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
@@ -51,15 +58,20 @@ RunResult = Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT]]
 
 @attrs.frozen
 class Shell:
-    """The IO a run may use: effect performers and a clock.
+    """The IO a run may use: effect performers, a clock, and an optional observer.
 
     Example:
-        >>> Shell().performers.sync
-        mappingproxy({})
+        >>> Shell().performers.sync, Shell().observer
+        (mappingproxy({}), None)
     """
 
     performers: Performers = attrs.field(factory=Performers)
     clock: Clock = system_clock
+    observer: RunObserver | None = None
+
+    def _watched(self, watching: Watching) -> Shell:
+        """This shell for one observed run: performers that report to it, no observer of its own."""
+        return attrs.evolve(self, performers=watching.performers(self.performers), observer=None)
 
 
 def _park(
@@ -176,11 +188,27 @@ def run(
     ``start`` is a memory (a fresh run from the initial state) or a snapshot.
     """
     shell = shell or Shell()
+    if shell.observer is None:
+        return _run(machine, start, shell, None)
+    watching = start_watching(shell.observer, machine, start)
+    if watching is None:
+        return _run(machine, start, shell, None)
+    result = _run(machine, start, shell._watched(watching), watching.on_row)
+    watching.ended(result)
+    return result
+
+
+def _run(
+    machine: Machine[StateT, EventT, MemoryT],
+    start: MemoryT | Snapshot[StateT, MemoryT],
+    shell: Shell,
+    on_row: OnRow | None,
+) -> RunResult[StateT, MemoryT]:
     inline = _Inline(shell.performers, asynchronous=False)
     fold = (
-        drive(machine, start, shell.clock, inline.perform)
+        drive(machine, start, shell.clock, inline.perform, on_row)
         if isinstance(start, Snapshot)
-        else drive_from(machine, start, shell.clock, inline.perform)
+        else drive_from(machine, start, shell.clock, inline.perform, on_row)
     )
     try:
         effect = next(fold)
@@ -209,11 +237,27 @@ async def arun(
     they return is awaited).
     """
     shell = shell or Shell()
+    if shell.observer is None:
+        return await _arun(machine, start, shell, None)
+    watching = start_watching(shell.observer, machine, start)
+    if watching is None:
+        return await _arun(machine, start, shell, None)
+    result = await _arun(machine, start, shell._watched(watching), watching.on_row)
+    watching.ended(result)
+    return result
+
+
+async def _arun(
+    machine: Machine[StateT, EventT, MemoryT],
+    start: MemoryT | Snapshot[StateT, MemoryT],
+    shell: Shell,
+    on_row: OnRow | None,
+) -> RunResult[StateT, MemoryT]:
     inline = _Inline(shell.performers, asynchronous=True)
     fold = (
-        drive(machine, start, shell.clock, inline.perform)
+        drive(machine, start, shell.clock, inline.perform, on_row)
         if isinstance(start, Snapshot)
-        else drive_from(machine, start, shell.clock, inline.perform)
+        else drive_from(machine, start, shell.clock, inline.perform, on_row)
     )
     try:
         effect = next(fold)
@@ -243,6 +287,26 @@ async def arun(
         return result
 
 
+def _resumed(
+    machine: Machine[StateT, EventT, MemoryT],
+    snapshot: Snapshot[StateT, MemoryT],
+    outcome: object,
+    shell: Shell,
+    watching: Watching | None,
+) -> RunResult[StateT, MemoryT]:
+    """The pure resume of a suspended run with ``outcome``, at the shell's clock reading."""
+    try:
+        now = shell.clock()
+    except Exception as exc:
+        return Failure(
+            RunFailed(EffectFailed(snapshot.state, "clock", f"the clock raised {exc!r}"), snapshot)
+        )
+    resumed = resume(machine, snapshot, outcome, now)
+    if watching is not None and isinstance(resumed, Success):
+        watching.rows(resumed.unwrap().trace.rows[len(snapshot.trace) :])
+    return resumed
+
+
 def resume_run(
     machine: Machine[StateT, EventT, MemoryT],
     snapshot: Snapshot[StateT, MemoryT],
@@ -254,13 +318,37 @@ def resume_run(
     Example use: a human approved a tool call; ``outcome`` is the approval.
     """
     shell = shell or Shell()
-    try:
-        now = shell.clock()
-    except Exception as exc:
-        return Failure(
-            RunFailed(EffectFailed(snapshot.state, "clock", f"the clock raised {exc!r}"), snapshot)
+    watching = None if shell.observer is None else start_watching(shell.observer, machine, snapshot, True)
+    resumed = _resumed(machine, snapshot, outcome, shell, watching)
+    if watching is None:
+        return resumed if isinstance(resumed, Failure) else _run(machine, resumed.unwrap(), shell, None)
+    result = (
+        resumed
+        if isinstance(resumed, Failure)
+        else _run(machine, resumed.unwrap(), shell._watched(watching), watching.on_row)
+    )
+    watching.ended(result)
+    return result
+
+
+async def aresume_run(
+    machine: Machine[StateT, EventT, MemoryT],
+    snapshot: Snapshot[StateT, MemoryT],
+    outcome: object,
+    shell: Shell | None = None,
+) -> RunResult[StateT, MemoryT]:
+    """Deliver the outcome of a suspended run's pending effect, then run on (asyncio)."""
+    shell = shell or Shell()
+    watching = None if shell.observer is None else start_watching(shell.observer, machine, snapshot, True)
+    resumed = _resumed(machine, snapshot, outcome, shell, watching)
+    if watching is None:
+        return (
+            resumed if isinstance(resumed, Failure) else await _arun(machine, resumed.unwrap(), shell, None)
         )
-    resumed = resume(machine, snapshot, outcome, now)
-    if isinstance(resumed, Failure):
-        return resumed
-    return run(machine, resumed.unwrap(), shell)
+    result = (
+        resumed
+        if isinstance(resumed, Failure)
+        else await _arun(machine, resumed.unwrap(), shell._watched(watching), watching.on_row)
+    )
+    watching.ended(result)
+    return result

@@ -17,6 +17,7 @@ concurrently; the results always come back in call order.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -27,6 +28,7 @@ from agentsm_fn.agents.plan_execute import PlanExecuteToolResult, RunTools, Tool
 from agentsm_fn.agents.plan_execute.structured import schema_errors
 from agentsm_fn.llm.json import thaw
 from agentsm_fn.llm.messages import ToolCall, ToolSpec
+from agentsm_fn.shell.observing import aperform_part, perform_part
 from agentsm_fn.shell.tool_functions import tool_text
 from agentsm_fn.shell.tools import CallOutcome, Raised, Returned, acall_tool, call_tool
 from agentsm_fn.tools.registry import ToolFn
@@ -90,18 +92,28 @@ def run_tool_calls(
         >>> [(r.content, r.is_error) for r in batch.results]
         [('5', False), ("unknown tool 'nope'; available: ['add']", True)]
     """
-    results: list[PlanExecuteToolResult] = []
-    for call in effect.calls:
-        prepared = _prepare(tools, specs, call)
-        if isinstance(prepared, PlanExecuteToolResult):
-            results.append(prepared)
-            continue
-        fn, arguments = prepared
-        if inspect.iscoroutinefunction(fn):
-            results.append(_error(call, f"{call.name} is async; run the agent with arun"))
-            continue
-        results.append(_outcome(call, call_tool(fn, arguments, timeouts.get(call.name), is_async=False)))
-    return ToolBatch(tuple(results))
+    return ToolBatch(
+        tuple(
+            # each call is reported to an observer as a part of the batch
+            perform_part(RunTools((call,)), functools.partial(_run_one, tools, specs, call, timeouts))
+            for call in effect.calls
+        )
+    )
+
+
+def _run_one(
+    tools: Mapping[str, ToolFn],
+    specs: Mapping[str, ToolSpec],
+    call: ToolCall,
+    timeouts: Mapping[str, float | None],
+) -> PlanExecuteToolResult:
+    prepared = _prepare(tools, specs, call)
+    if isinstance(prepared, PlanExecuteToolResult):
+        return prepared
+    fn, arguments = prepared
+    if inspect.iscoroutinefunction(fn):
+        return _error(call, f"{call.name} is async; run the agent with arun")
+    return _outcome(call, call_tool(fn, arguments, timeouts.get(call.name), is_async=False))
 
 
 async def run_tool_calls_async(
@@ -130,27 +142,35 @@ async def run_tool_calls_async(
     async def run_async(call: ToolCall, fn: ToolFn, arguments: dict[str, object]) -> PlanExecuteToolResult:
         return _outcome(call, await acall_tool(fn, arguments, timeouts.get(call.name), is_async=True))
 
+    async def run_sync(call: ToolCall, fn: ToolFn, arguments: dict[str, object]) -> PlanExecuteToolResult:
+        outcome = await acall_tool(  # in call order: the next sync tool waits for this one
+            fn,
+            arguments,
+            timeouts.get(call.name),
+            is_async=False,
+            await_result=True,  # a plain function may return an awaitable (see ToolFn)
+            on_loop=True,
+        )
+        return _outcome(call, outcome)
+
+    async def prepared_error(result: PlanExecuteToolResult) -> PlanExecuteToolResult:
+        return result
+
     slots: list[PlanExecuteToolResult | asyncio.Task[PlanExecuteToolResult]] = []
     # The group cancels the async calls still running if this batch is cancelled.
     async with asyncio.TaskGroup() as group:
         for call in effect.calls:
+            part = RunTools((call,))  # each call is reported to an observer as a part of the batch
             prepared = _prepare(tools, specs, call)
             if isinstance(prepared, PlanExecuteToolResult):
-                slots.append(prepared)
+                slots.append(await aperform_part(part, functools.partial(prepared_error, prepared)))
                 continue
             fn, arguments = prepared
             if inspect.iscoroutinefunction(fn):
-                slots.append(group.create_task(run_async(call, fn, arguments)))
+                work = functools.partial(run_async, call, fn, arguments)
+                slots.append(group.create_task(aperform_part(part, work)))
                 continue
-            outcome = await acall_tool(  # in call order: the next sync tool waits for this one
-                fn,
-                arguments,
-                timeouts.get(call.name),
-                is_async=False,
-                await_result=True,  # a plain function may return an awaitable (see ToolFn)
-                on_loop=True,
-            )
-            slots.append(_outcome(call, outcome))
+            slots.append(await aperform_part(part, functools.partial(run_sync, call, fn, arguments)))
     return ToolBatch(
         tuple(slot if isinstance(slot, PlanExecuteToolResult) else slot.result() for slot in slots)
     )

@@ -36,6 +36,7 @@ from returns.result import Failure, Success
 from agentsm_fn.agents.react.effects import RunTool, RunToolBatch
 from agentsm_fn.agents.react.outcomes import ReactToolResult, ToolBatchResult
 from agentsm_fn.llm.json import thaw
+from agentsm_fn.shell.observing import aperform_part, perform_part
 from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
 from agentsm_fn.tools.registry import ToolFn, ToolRegistry, outcome_text
 
@@ -262,8 +263,14 @@ class ToolRunner:
             max_workers=len(effect.runs), thread_name_prefix="agentsm-batch"
         ) as pool:
             # one context copy per call: a context cannot be entered by two threads at once
-            futures = [pool.submit(contextvars.copy_context().run, self.run_one, run) for run in effect.runs]
+            futures = [
+                pool.submit(contextvars.copy_context().run, self._run_part, run) for run in effect.runs
+            ]
             return ToolBatchResult(tuple(f.result() for f in futures))
+
+    def _run_part(self, effect: RunTool) -> ReactToolResult:
+        """:meth:`run_one`, reported to an observer as a part of the batch."""
+        return perform_part(effect, lambda: self.run_one(effect))
 
     async def arun_one(self, effect: RunTool) -> ReactToolResult:
         """Run one call on the event loop (sync tools in a thread); never raises."""
@@ -275,8 +282,12 @@ class ToolRunner:
 
     async def arun_batch(self, effect: RunToolBatch) -> ToolBatchResult:
         """Run every call concurrently on the event loop; results in call order."""
-        results = await asyncio.gather(*(self.arun_one(run) for run in effect.runs))
+        results = await asyncio.gather(*(self._arun_part(run) for run in effect.runs))
         return ToolBatchResult(tuple(results))
+
+    async def _arun_part(self, effect: RunTool) -> ReactToolResult:
+        """:meth:`arun_one`, reported to an observer as a part of the batch."""
+        return await aperform_part(effect, lambda: self.arun_one(effect))
 
     def performers(self) -> Performers:
         """Performers for RunTool and RunToolBatch, sync and async."""

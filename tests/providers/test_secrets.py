@@ -5,12 +5,14 @@ from __future__ import annotations
 import logging
 import pickle
 
+import attrs
 import httpx
 import pytest
 
 from agentsm_fn import Shell, StepClock, run
 from agentsm_fn.llm import LlmFailure, LlmRequest, UserMessage
 from agentsm_fn.providers import HttpProvider, Secret, anthropic_provider, ollama_provider, openai_provider
+from tests.otel.spans import Traced, traced
 from tests.providers.agent import MACHINE, S, memory, tool_performers
 from tests.providers.conftest import Aimock, Sleeps, instant_transport
 
@@ -22,6 +24,13 @@ def _echoing_server(request: httpx.Request) -> httpx.Response:
     key = request.headers.get("authorization", "") + request.headers.get("x-api-key", "")
     body = {"error": {"message": f"Incorrect API key provided: {key} ({SENTINEL[-10:]})", "type": "auth"}}
     return httpx.Response(401, json=body, headers={"x-echo": key})
+
+
+def exported(tracing: Traced) -> str:
+    """Every exported span (names, attributes, events, links, status, resource) and metric, as JSON text."""
+    spans = [span.to_json() for span in tracing.spans()]
+    data = tracing.reader.get_metrics_data()
+    return "\n".join([*spans, data.to_json() if data is not None else ""])
 
 
 def _everything_printed(provider: HttpProvider, *extra: object) -> str:
@@ -38,6 +47,7 @@ def test_a_whole_agent_run_never_reveals_the_key(
     caplog.set_level(logging.DEBUG)  # httpx and httpcore log every request at DEBUG
     base = f"{aimock.base}/v1" if factory is openai_provider else aimock.base
     outputs: list[str] = []
+    tracing = traced(capture_content=True)
     for question, stream in (
         ("What is the weather in Paris?", False),
         ("compare Paris and Rome", True),
@@ -52,9 +62,8 @@ def test_a_whole_agent_run_never_reveals_the_key(
         )
         assert isinstance(provider, HttpProvider) and provider.transport.secret.reveal() == SENTINEL
         with provider:
-            result = run(
-                MACHINE, memory(question), Shell(provider.performers().merge(tool_performers()), StepClock())
-            )
+            performers = provider.performers().merge(tool_performers())
+            result = run(MACHINE, memory(question), Shell(performers, StepClock(), tracing.observer))
         snapshot = result.unwrap()
         assert snapshot.state in (S.DONE, S.FAILED)
         outputs += [
@@ -64,7 +73,8 @@ def test_a_whole_agent_run_never_reveals_the_key(
             snapshot.memory.error,
         ]
     captured = capsys.readouterr()
-    outputs += [caplog.text, captured.out, captured.err]
+    outputs += [caplog.text, captured.out, captured.err, exported(tracing)]
+    assert '"name": "chat"' in outputs[-1] and "http_status (503)" in outputs[-1]  # every run, failures too
     assert any("HTTP Request" in record.getMessage() for record in caplog.records), (
         "httpx logging was captured"
     )
@@ -116,6 +126,10 @@ def test_the_react_agent_never_reveals_the_key(
     with provider:
         done = built.run().unwrap()
     assert isinstance(done, ReactCompleted)
+    tracing = traced(capture_content=True)  # content capture on: prompts, completions and tool data too
+    with provider:
+        traced_done = attrs.evolve(built, observer=tracing.observer).run().unwrap()
+    assert isinstance(traced_done, ReactCompleted) and len(tracing.spans()) >= 3
     snapshot = done.snapshot
     captured = capsys.readouterr()
     text = "\n".join(
@@ -129,7 +143,9 @@ def test_the_react_agent_never_reveals_the_key(
             caplog.text,
             captured.out,
             captured.err,
+            exported(tracing),
         ]
     )
     assert done.answer == "It is sunny in Paris."
+    assert "It is sunny in Paris." in exported(tracing)  # the export holds the content, only not the key
     assert SENTINEL not in text

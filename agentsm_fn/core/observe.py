@@ -1,0 +1,123 @@
+"""Observers: what a run reports, as it goes, to tracing and live views (protocols only; pure).
+
+Give the shell an observer (``Shell(observer=...)``) and ``run``, ``arun`` and
+``resume_run`` call it at a run's lifecycle points; handlers never see it (tracing
+lives in lifecycle hooks, never inside the pure handlers)::
+
+    RunObserver.run_started(RunStart)  -> RunWatch, or None to leave this run alone
+      RunWatch.transition(step, state, event, target, at)       each transition
+      RunWatch.effect_started(effect, within) -> EffectWatch    before a performer runs
+        EffectWatch.effect_ended(outcome, seconds)              its outcome (or SUSPEND)
+        EffectWatch.effect_raised(error, seconds)               the performer raised
+      RunWatch.run_ended(RunEnd)                                the run stopped
+
+``within`` is the effect a part belongs to (a tool call of a parallel batch); None
+for the effects the machine asked for. Without an observer a run pays nothing. The
+protocols live in the core (they are types, no IO) so that pure configuration such as
+the ReAct agent's can hold an observer; the shell does the calling
+(:mod:`agentsm_fn.shell.observing`), and an observer that raises never breaks a run.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import NamedTuple, Protocol
+
+import attrs
+
+from agentsm_fn.core.effects import Effect
+from agentsm_fn.core.failures import Reason
+from agentsm_fn.core.machine import Machine
+from agentsm_fn.core.snapshot import Snapshot
+
+__all__ = ["EffectWatch", "RunEnd", "RunObserver", "RunStart", "RunWatch"]
+
+
+class RunStart(NamedTuple):
+    """A run about to start: its machine, where it starts, and whether it continues one.
+
+    ``resumed`` is True for a run that continues a stored one (``resume_run``, or
+    ``run`` on a snapshot that has already taken steps); ``snapshot`` is the snapshot
+    it starts from (None for a fresh run from a memory). A named tuple, not an attrs
+    class: one is made per observed run, and an observer that declines it should cost
+    next to nothing.
+
+    Example:
+        >>> import enum
+        >>> from agentsm_fn.core.machine import define_machine
+        >>> class S(enum.Enum):
+        ...     A = 1
+        >>> class E(enum.Enum):
+        ...     GO = 1
+        >>> m = define_machine(name="m", states=S, events=E, initial=S.A, terminals={S.A},
+        ...                    table={}, handlers={})
+        >>> RunStart(machine=m, state=S.A, memory=0, steps=0, resumed=False).machine.name
+        'm'
+    """
+
+    machine: Machine[enum.Enum, enum.Enum, object]
+    state: enum.Enum
+    memory: object
+    steps: int
+    resumed: bool
+    snapshot: Snapshot[enum.Enum, object] | None = None
+
+
+@attrs.frozen(kw_only=True)
+class RunEnd:
+    """How a run stopped: its last snapshot (the one ``run`` returns) and, if it failed, why.
+
+    ``snapshot.status`` tells a finished run from a suspended one (AWAITING); a failed
+    run's ``snapshot`` is the failure's last good snapshot.
+
+    Example:
+        >>> import enum
+        >>> class S(enum.Enum):
+        ...     A = 1
+        >>> RunEnd(snapshot=Snapshot(state=S.A, memory=0), reason=None).failed
+        False
+    """
+
+    snapshot: Snapshot[enum.Enum, object]
+    reason: Reason | None
+
+    @property
+    def failed(self) -> bool:
+        """True when the run ended with a failure value."""
+        return self.reason is not None
+
+
+class EffectWatch(Protocol):
+    """Watches one effect being performed."""
+
+    def effect_ended(self, outcome: object, seconds: float) -> None:
+        """The performer returned ``outcome`` (``SUSPEND`` when it paused the run) after ``seconds``."""
+        ...
+
+    def effect_raised(self, error: BaseException, seconds: float) -> None:
+        """The performer raised ``error`` after ``seconds``."""
+        ...
+
+
+class RunWatch(Protocol):
+    """Watches one run (one per run, so concurrent runs stay apart)."""
+
+    def transition(self, step: int, state: enum.Enum, event: enum.Enum, target: enum.Enum, at: float) -> None:
+        """The run moved from ``state`` to ``target`` on ``event`` (``at``: the shell's clock reading)."""
+        ...
+
+    def effect_started(self, effect: Effect[object], within: EffectWatch | None) -> EffectWatch:
+        """A performer is about to perform ``effect`` (a part of ``within``, if given)."""
+        ...
+
+    def run_ended(self, end: RunEnd) -> None:
+        """The run stopped: finished, suspended, or failed."""
+        ...
+
+
+class RunObserver(Protocol):
+    """Told about every run of a shell it is given to."""
+
+    def run_started(self, start: RunStart) -> RunWatch | None:
+        """A watch for this run, or None to leave it alone (it then runs as if unobserved)."""
+        ...

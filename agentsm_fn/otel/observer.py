@@ -1,0 +1,358 @@
+"""The OpenTelemetry observer: a run becomes an ``invoke_agent`` span with a child span per effect.
+
+::
+
+    invoke_agent {agent}              one per run (under the caller's current span)
+    ├── chat {model}                  an LlmCall
+    ├── execute_tool {tool}           a tool call (a parallel batch: one per call, overlapping)
+    ├── {EffectClass}                 any other effect (a human approval, your own)
+    └── events: agentsm.transition    one per transition (step, state, event, target)
+
+Failures set the span status (and ``error.type``); metrics are the conventions'
+``gen_ai.client.token.usage`` and ``gen_ai.client.operation.duration``. While a
+performer runs, its effect's span is the current span, so spans it makes (an HTTP
+client's, a tool's own) nest under it. With neither tracing nor metrics configured (the
+OpenTelemetry API without an SDK) a run is not watched at all.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import os
+import time
+from typing import Final
+
+import attrs
+from opentelemetry import context, metrics, trace
+from opentelemetry.metrics import MeterProvider, NoOpMeterProvider
+from opentelemetry.metrics import _internal as _metrics_internal
+from opentelemetry.trace import Link, Span, SpanKind, Status, StatusCode, Tracer, TracerProvider
+from opentelemetry.util.types import AttributeValue
+
+from agentsm_fn.core.driver import SUSPEND
+from agentsm_fn.core.effects import Effect
+from agentsm_fn.core.machine import Machine
+from agentsm_fn.core.observe import EffectWatch, RunEnd, RunStart, RunWatch
+from agentsm_fn.core.snapshot import Status as RunStatus
+from agentsm_fn.llm.replies import LlmReply
+from agentsm_fn.otel import genai, links, names
+from agentsm_fn.otel.metrics import Instruments
+
+__all__ = ["CAPTURE_CONTENT_ENV", "OtelObserver"]
+
+CAPTURE_CONTENT_ENV: Final = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+"""The environment variable OpenTelemetry's GenAI instrumentations read: ``true`` records content."""
+_SCOPE: Final = "agentsm_fn"
+_OFF: Final = (trace.ProxyTracerProvider, trace.NoOpTracerProvider)
+
+Attributes = dict[str, AttributeValue]
+
+
+def _metrics_off(provider: MeterProvider) -> bool:
+    # the API's stand-in before an SDK is installed is private; its class name is what we can test
+    return isinstance(provider, NoOpMeterProvider) or type(provider).__name__ == "_ProxyMeterProvider"
+
+
+_MISSING: Final = object()
+_FROM_ENVIRONMENT: Final = any(
+    name in os.environ for name in ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER")
+)
+"""An SDK named in the environment is loaded by the API's getters on their first call."""
+
+
+def _global_tracer_provider() -> TracerProvider | None:
+    """The global tracer provider; None while it is the API's stand-in (no SDK installed).
+
+    ``trace.get_tracer_provider()`` reads ``os.environ`` on every call until an SDK is
+    set (about 1 µs, more than a short run may spend per run when tracing is off), so the
+    API module's global is read first; if a future API drops it, the public getter is used.
+    """
+    provider = getattr(trace, "_TRACER_PROVIDER", _MISSING)
+    if provider is None and not _FROM_ENVIRONMENT:
+        return None
+    found = trace.get_tracer_provider() if provider is None or provider is _MISSING else provider
+    return None if isinstance(found, _OFF) else found  # type: ignore[return-value]  # a TracerProvider
+
+
+def _global_meter_provider() -> MeterProvider | None:
+    """The global meter provider; None while it is the API's stand-in (as above)."""
+    provider = getattr(_metrics_internal, "_METER_PROVIDER", _MISSING)
+    if provider is None and not _FROM_ENVIRONMENT:
+        return None
+    found = metrics.get_meter_provider() if provider is None or provider is _MISSING else provider
+    return None if _metrics_off(found) else found  # type: ignore[arg-type,return-value]  # a MeterProvider
+
+
+def fingerprint(machine: Machine[enum.Enum, enum.Enum, object]) -> str:
+    """A short id of a machine's graph: its name, initial and terminal states, and table.
+
+    Example:
+        >>> import enum
+        >>> from agentsm_fn.core.machine import define_machine
+        >>> class S(enum.Enum):
+        ...     A = 1
+        >>> class E(enum.Enum):
+        ...     GO = 1
+        >>> m = define_machine(name="m", states=S, events=E, initial=S.A, terminals={S.A},
+        ...                    table={}, handlers={})
+        >>> len(fingerprint(m))
+        16
+    """
+    rows = sorted(f"{s.name}/{e.name}/{t.name}" for (s, e), t in machine.table.items())
+    terminals = sorted(t.name for t in machine.terminals)
+    text = "\n".join([machine.name, machine.initial.name, *terminals, *rows])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@attrs.frozen(kw_only=True)
+class OtelObserver:
+    """Traces runs with the GenAI conventions; give it to a shell, an agent builder or ``AgentFSM``.
+
+    ``tracer_provider``/``meter_provider``: None uses the global ones.
+    ``capture_content``: record prompts, completions, tool arguments and results (private
+    data: off unless True, or None and ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``).
+    ``agent_name``/``agent_id``: default to the machine's name and :func:`fingerprint`.
+    ``provider_name``: ``gen_ai.provider.name`` when a reply does not say (a scripted LLM).
+    ``error_states``: names of terminal states that mean the run failed (the built-in
+    agents' ``Error`` and ``HALT``).
+
+    Example:
+        >>> from agentsm_fn import Shell
+        >>> shell = Shell(observer=OtelObserver(capture_content=False))
+        >>> shell.observer.capture_content
+        False
+    """
+
+    tracer_provider: TracerProvider | None = None
+    meter_provider: MeterProvider | None = None
+    capture_content: bool | None = None
+    agent_name: str | None = None
+    agent_id: str | None = None
+    provider_name: str | None = None
+    error_states: frozenset[str] = frozenset({"Error", "HALT"})
+    _cache: dict[int, tuple[object, object]] = attrs.field(init=False, factory=dict, eq=False, repr=False)
+
+    def _tracer(self) -> Tracer | None:
+        provider = self.tracer_provider or _global_tracer_provider()
+        if provider is None or isinstance(provider, _OFF):
+            return None
+        found = self._cache.get(id(provider))
+        if found is None or found[0] is not provider:
+            found = self._cache[id(provider)] = (provider, provider.get_tracer(_SCOPE))
+        return found[1]  # type: ignore[return-value]  # stored just above as a Tracer
+
+    def _instruments(self) -> Instruments | None:
+        provider = self.meter_provider or _global_meter_provider()
+        if provider is None or _metrics_off(provider):
+            return None
+        found = self._cache.get(id(provider))
+        if found is None or found[0] is not provider:
+            found = self._cache[id(provider)] = (provider, Instruments(provider.get_meter(_SCOPE)))
+        return found[1]  # type: ignore[return-value]  # stored just above as Instruments
+
+    def _agent_id(self, machine: Machine[enum.Enum, enum.Enum, object]) -> str:
+        key = id(machine)
+        found = self._cache.get(key)
+        if found is None or found[0] is not machine:
+            if len(self._cache) > 256:
+                self._cache.clear()
+            found = self._cache[key] = (machine, fingerprint(machine))
+        return found[1]  # type: ignore[return-value]  # stored just above as a str
+
+    def run_started(self, start: RunStart) -> RunWatch | None:
+        """Start the run's ``invoke_agent`` span; None when neither traces nor metrics are on."""
+        if (
+            self.tracer_provider is None
+            and self.meter_provider is None
+            and getattr(trace, "_TRACER_PROVIDER", _MISSING) is None
+            and getattr(_metrics_internal, "_METER_PROVIDER", _MISSING) is None
+            and not _FROM_ENVIRONMENT
+        ):  # no SDK anywhere: the cheapest no (see _global_tracer_provider)
+            return None
+        tracer, instruments = self._tracer(), self._instruments()
+        if tracer is None and instruments is None:
+            return None
+        tracer = tracer or trace.NoOpTracer()
+        machine = start.machine
+        agent = self.agent_name or machine.name or "agent"
+        attributes: Attributes = {
+            names.OPERATION_NAME: names.INVOKE_AGENT,
+            names.AGENT_NAME: agent,
+            names.AGENT_ID: self.agent_id or self._agent_id(machine),
+            names.MACHINE_NAME: machine.name,
+        }
+        linked = links.link_for(start.snapshot) if start.resumed else None
+        if start.resumed:
+            attributes[names.RUN_RESUMED] = True
+        span = tracer.start_span(
+            f"{names.INVOKE_AGENT} {agent}",
+            kind=SpanKind.INTERNAL,
+            attributes=attributes,
+            links=[Link(linked)] if linked is not None else None,
+        )
+        pending = start.snapshot.pending if start.snapshot is not None else None
+        if start.resumed and pending is not None:
+            span.add_event(names.RESUMED_EVENT, {names.EFFECT_TYPE: type(pending).__name__})
+        capture = self.capture_content
+        if capture is None:
+            capture = os.environ.get(CAPTURE_CONTENT_ENV, "").strip().lower() == "true"
+        return _RunSpan(self, tracer, instruments, span, attributes, capture)
+
+
+class _RunSpan:
+    """One run's span; the parent of its effects' spans."""
+
+    def __init__(
+        self,
+        observer: OtelObserver,
+        tracer: Tracer,
+        instruments: Instruments | None,
+        span: Span,
+        attributes: Attributes,
+        capture: bool,
+    ) -> None:
+        self.observer, self.tracer, self.instruments = observer, tracer, instruments
+        self.span, self.attributes, self.capture = span, attributes, capture
+        self.since = time.perf_counter()
+
+    def transition(self, step: int, state: object, event: object, target: object, at: float) -> None:
+        """A span event on the run span."""
+        self.span.add_event(
+            names.TRANSITION_EVENT,
+            {
+                names.TRANSITION_STEP: step,
+                names.TRANSITION_STATE: getattr(state, "name", str(state)),
+                names.TRANSITION_EVENT_NAME: getattr(event, "name", str(event)),
+                names.TRANSITION_TARGET: getattr(target, "name", str(target)),
+            },
+        )
+
+    def start_span(self, opening: genai.Opening, start_time: int | None = None) -> Span:
+        """A child of the run span."""
+        parent = trace.set_span_in_context(self.span)
+        return self.tracer.start_span(
+            opening.name,
+            context=parent,
+            kind=opening.kind,
+            attributes=opening.attributes,
+            start_time=start_time,
+        )
+
+    def effect_started(self, effect: Effect[object], within: EffectWatch | None) -> EffectWatch:
+        """A span for the effect (none for a batch of tool calls: its calls get them)."""
+        target = effect.underlying()
+        if isinstance(within, _Batch):
+            within.part()
+        if genai.is_batch(target, part=within is not None):
+            return _Batch(self, target)
+        return _EffectSpan(self, target, genai.opening(target, self.capture))
+
+    def run_ended(self, end: RunEnd) -> None:
+        """Status, final state and steps; a suspended run's context is kept for its continuation."""
+        snapshot, span = end.snapshot, self.span
+        error_type: str | None = None
+        if end.reason is not None:
+            error_type = type(end.reason).__name__
+            span.set_status(Status(StatusCode.ERROR, end.reason.describe()))
+            status = "failed"
+        elif snapshot.status is RunStatus.AWAITING:
+            links.remember(snapshot, span.get_span_context())
+            status = "awaiting"
+        else:
+            status = "finished"
+            if snapshot.state.name in self.observer.error_states:
+                error_type = snapshot.state.name
+                said = getattr(snapshot.memory, "error", None)
+                span.set_status(
+                    Status(StatusCode.ERROR, said if isinstance(said, str) and said else error_type)
+                )
+        span.set_attributes(
+            {
+                names.RUN_STATUS: status,
+                names.RUN_FINAL_STATE: snapshot.state.name,
+                names.RUN_STEPS: snapshot.steps,
+            }
+        )
+        if error_type is not None:
+            span.set_attribute(names.ERROR_TYPE, error_type)
+        if self.instruments is not None:
+            self.instruments.duration(self.attributes, time.perf_counter() - self.since, error_type)
+        span.end()
+
+
+class _EffectSpan:
+    """One effect's span, current while its performer runs."""
+
+    def __init__(self, run: _RunSpan, effect: Effect[object], opening: genai.Opening) -> None:
+        self.run, self.effect, self.opening = run, effect, opening
+        self.span = run.start_span(opening)
+        self.token = context.attach(trace.set_span_in_context(self.span))
+
+    def _finish(
+        self,
+        attributes: Attributes,
+        error_type: str | None,
+        description: str,
+        seconds: float,
+        tokens: tuple[int, int] | None = None,
+    ) -> None:
+        context.detach(self.token)
+        span = self.span
+        span.set_attributes(attributes)
+        if error_type is not None:
+            span.set_attribute(names.ERROR_TYPE, error_type)
+            span.set_status(Status(StatusCode.ERROR, description or error_type))
+        instruments = self.run.instruments
+        if instruments is not None and self.opening.what is not genai.Kind.OTHER:
+            agent = self.run.attributes[names.AGENT_NAME]
+            measured = {**self.opening.attributes, **attributes, names.AGENT_NAME: agent}
+            instruments.duration(measured, seconds, error_type)
+            if tokens is not None:
+                instruments.tokens(measured, *tokens)
+        span.end()
+
+    def effect_ended(self, outcome: object, seconds: float) -> None:
+        """The outcome's attributes; a failed LLM call or tool sets the error."""
+        if outcome is SUSPEND:
+            self._finish({names.EFFECT_SUSPENDED: True}, None, "", seconds)
+            return
+        settled = genai.settled(self.effect, outcome, self.run.observer.provider_name, self.run.capture)
+        usage = outcome.usage if isinstance(outcome, LlmReply) else None
+        tokens = None if usage is None else (usage.input_tokens, usage.output_tokens)
+        self._finish(settled.attributes, settled.error_type, settled.description, seconds, tokens)
+
+    def effect_raised(self, error: BaseException, seconds: float) -> None:
+        """The performer raised: the exception's type is the error."""
+        kind = type(error).__qualname__
+        self._finish({}, kind, f"performer raised {kind}: {error}"[:500], seconds)
+
+
+class _Batch:
+    """A batch of tool calls: no span; its calls report themselves as parts (or are made up at the end)."""
+
+    def __init__(self, run: _RunSpan, effect: Effect[object]) -> None:
+        self.run, self.effect = run, effect
+        self.started = time.time_ns()
+        self.parts = 0
+
+    def part(self) -> None:
+        self.parts += 1
+
+    def effect_ended(self, outcome: object, seconds: float) -> None:
+        """If the performer did not report its calls, one span per call spans the whole batch."""
+        if self.parts:
+            return
+        capture = self.run.capture
+        for call, result in zip(genai.batch_calls(self.effect), genai.batch_results(outcome), strict=False):
+            opening = genai.tool_call_opening(call, capture)
+            span = self.run.start_span(opening, start_time=self.started)
+            settled = genai.tool_settled(result, capture)
+            span.set_attributes(settled.attributes)
+            if settled.error_type is not None:
+                span.set_attribute(names.ERROR_TYPE, settled.error_type)
+                span.set_status(Status(StatusCode.ERROR, settled.description or settled.error_type))
+            span.end()
+
+    def effect_raised(self, error: BaseException, seconds: float) -> None:
+        """A batch performer that raised: the run's failure says so."""

@@ -1,0 +1,286 @@
+"""The shell's side of observers: call a run's watch at each lifecycle point.
+
+``run``/``arun``/``resume_run`` ask the shell's observer for a watch when a run
+starts (:func:`start_watching`). With one, the run's performers are wrapped so the
+watch sees each effect start and end with its duration, and the fold reports each
+transition as it is recorded. Without an observer (or when it declines a run) none of
+this exists: the run takes the unobserved path.
+
+A performer that runs parts of its effect itself (the tool runner's parallel batch)
+reports each part with :func:`perform_part` / :func:`aperform_part`; outside an
+observed run they just call the function.
+
+Observers must not break runs: an exception from a watch is logged (logger
+``agentsm_fn.shell.observing``) and otherwise ignored.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import enum
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from types import MappingProxyType
+from typing import Final, TypeVar, cast
+
+from returns.result import Failure, Result
+
+from agentsm_fn.core.driver import SUSPEND
+from agentsm_fn.core.effects import Effect
+from agentsm_fn.core.failures import RunFailed
+from agentsm_fn.core.machine import Machine
+from agentsm_fn.core.observe import EffectWatch, RunEnd, RunObserver, RunStart, RunWatch
+from agentsm_fn.core.snapshot import Snapshot
+from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
+
+__all__ = ["Watching", "aperform_part", "perform_part", "start_watching"]
+
+T = TypeVar("T")
+StateT = TypeVar("StateT", bound=enum.Enum)
+EventT = TypeVar("EventT", bound=enum.Enum)
+MemoryT = TypeVar("MemoryT")
+_log: Final = logging.getLogger(__name__)
+
+_CURRENT: Final[contextvars.ContextVar[tuple[RunWatch, EffectWatch] | None]] = contextvars.ContextVar(
+    "agentsm_fn_effect_watch", default=None
+)
+"""The watch of the run, and of the effect, being performed here (copied into tool threads)."""
+
+
+class _Ignored:
+    """The effect watch used when a watch's ``effect_started`` raised: it watches nothing."""
+
+    def effect_ended(self, outcome: object, seconds: float) -> None:
+        """Nothing to do."""
+
+    def effect_raised(self, error: BaseException, seconds: float) -> None:
+        """Nothing to do."""
+
+
+_IGNORED: Final = _Ignored()
+
+
+def _complain(what: str) -> None:
+    _log.exception("an observer raised in %s; the run goes on unobserved there", what)
+
+
+def _started(watch: RunWatch, effect: Effect[object], within: EffectWatch | None) -> EffectWatch:
+    try:
+        return watch.effect_started(effect, within)
+    except Exception:
+        _complain("effect_started")
+        return _IGNORED
+
+
+def _ended(effect_watch: EffectWatch, outcome: object, since: float) -> None:
+    try:
+        effect_watch.effect_ended(outcome, time.perf_counter() - since)
+    except Exception:
+        _complain("effect_ended")
+
+
+def _raised(effect_watch: EffectWatch, error: BaseException, since: float) -> None:
+    try:
+        effect_watch.effect_raised(error, time.perf_counter() - since)
+    except Exception:
+        _complain("effect_raised")
+
+
+def _is_awaitable(value: object) -> bool:
+    return getattr(type(value), "__await__", None) is not None
+
+
+async def _ending_when_awaited(
+    awaitable: Awaitable[object], effect_watch: EffectWatch, since: float
+) -> object:
+    """An awaitable a sync performer returned: the effect ends when it has been awaited."""
+    try:
+        outcome = await awaitable
+    except BaseException as exc:
+        _raised(effect_watch, exc, since)
+        raise
+    _ended(effect_watch, outcome, since)
+    return outcome
+
+
+def _watched(watch: RunWatch, performer: Performer, within: EffectWatch | None = None) -> Performer:
+    def perform(effect: Effect[object]) -> object:
+        effect_watch = _started(watch, effect, within)
+        token = _CURRENT.set((watch, effect_watch))
+        since = time.perf_counter()
+        try:
+            outcome = performer(effect)
+        except BaseException as exc:
+            _raised(effect_watch, exc, since)
+            raise
+        finally:
+            _CURRENT.reset(token)
+        if _is_awaitable(outcome) and outcome is not SUSPEND:
+            return _ending_when_awaited(cast(Awaitable[object], outcome), effect_watch, since)
+        _ended(effect_watch, outcome, since)
+        return outcome
+
+    return perform
+
+
+def _watched_async(watch: RunWatch, performer: AsyncPerformer) -> AsyncPerformer:
+    async def perform(effect: Effect[object]) -> object:
+        effect_watch = _started(watch, effect, None)
+        token = _CURRENT.set((watch, effect_watch))
+        since = time.perf_counter()
+        try:
+            outcome = await performer(effect)
+        except BaseException as exc:
+            _raised(effect_watch, exc, since)
+            raise
+        finally:
+            _CURRENT.reset(token)
+        _ended(effect_watch, outcome, since)
+        return outcome
+
+    return perform
+
+
+def perform_part(part: Effect[object], fn: Callable[[], T]) -> T:
+    """Call ``fn``, reported to the run's observer as ``part`` of the effect being performed.
+
+    Outside an observed run this is ``fn()``.
+
+    Example:
+        >>> from agentsm_fn.core.effects import Effect
+        >>> perform_part(Effect(), lambda: 42)
+        42
+    """
+    current = _CURRENT.get()
+    if current is None:
+        return fn()
+    watch, within = current
+    effect_watch = _started(watch, part, within)
+    token = _CURRENT.set((watch, effect_watch))
+    since = time.perf_counter()
+    try:
+        outcome = fn()
+    except BaseException as exc:
+        _raised(effect_watch, exc, since)
+        raise
+    finally:
+        _CURRENT.reset(token)
+    _ended(effect_watch, outcome, since)
+    return outcome
+
+
+async def aperform_part(part: Effect[object], fn: Callable[[], Awaitable[T]]) -> T:
+    """Await ``fn()``, reported as ``part`` of the effect being performed (see :func:`perform_part`).
+
+    Example:
+        >>> import asyncio
+        >>> async def answer() -> int:
+        ...     return 42
+        >>> asyncio.run(aperform_part(Effect(), answer))
+        42
+    """
+    current = _CURRENT.get()
+    if current is None:
+        return await fn()
+    watch, within = current
+    effect_watch = _started(watch, part, within)
+    token = _CURRENT.set((watch, effect_watch))
+    since = time.perf_counter()
+    try:
+        outcome = await fn()
+    except BaseException as exc:
+        _raised(effect_watch, exc, since)
+        raise
+    finally:
+        _CURRENT.reset(token)
+    _ended(effect_watch, outcome, since)
+    return outcome
+
+
+class Watching:
+    """One observed run: its watch, the fold's row callback and the wrapped performers.
+
+    Made by :func:`start_watching`; ``run``/``arun``/``resume_run`` use it.
+    """
+
+    __slots__ = ("watch",)
+
+    def __init__(self, watch: RunWatch) -> None:
+        self.watch = watch
+
+    def on_row(self, row: tuple[int, object, object, object, object, float]) -> None:
+        """The fold recorded ``row``: report it if it is a transition (effects report themselves)."""
+        step, state, event, target, _data, at = row
+        if target is None:  # an effect request: the wrapped performer reports the effect
+            return
+        try:
+            self.watch.transition(
+                step, cast(enum.Enum, state), cast(enum.Enum, event), cast(enum.Enum, target), at
+            )
+        except Exception:
+            _complain("transition")
+
+    def rows(self, rows: object) -> None:
+        """Report ``rows`` (trace rows a pure step recorded outside the fold)."""
+        for row in cast(list[tuple[int, object, object, object, object, float]], rows):
+            self.on_row(row)
+
+    def performers(self, performers: Performers) -> Performers:
+        """``performers`` with every performer reporting to this run's watch."""
+        watch = self.watch
+        sync = {kind: _watched(watch, fn) for kind, fn in performers.sync.items()}
+        asynchronous = {kind: _watched_async(watch, fn) for kind, fn in performers.asynchronous.items()}
+        return Performers(MappingProxyType(sync), MappingProxyType(asynchronous))
+
+    def ended(self, result: Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT]]) -> None:
+        """Report how the run stopped."""
+        if isinstance(result, Failure):
+            failed = result.failure()
+            end = RunEnd(snapshot=cast(Snapshot[enum.Enum, object], failed.snapshot), reason=failed.reason)
+        else:
+            end = RunEnd(snapshot=cast(Snapshot[enum.Enum, object], result.unwrap()), reason=None)
+        try:
+            self.watch.run_ended(end)
+        except Exception:
+            _complain("run_ended")
+
+
+_new_tuple: Final = tuple.__new__
+
+
+def start_watching(
+    observer: RunObserver,
+    machine: Machine[StateT, EventT, MemoryT],
+    start: MemoryT | Snapshot[StateT, MemoryT],
+    resumed: bool = False,
+) -> Watching | None:
+    """Ask ``observer`` for a watch of a run of ``machine`` from ``start`` (a memory or snapshot).
+
+    Example:
+        >>> from agentsm_fn.core.machine import define_machine
+        >>> class S(enum.Enum):
+        ...     A = 1
+        >>> class E(enum.Enum):
+        ...     GO = 1
+        >>> m = define_machine(states=S, events=E, initial=S.A, terminals={S.A}, table={}, handlers={})
+        >>> class Nobody:
+        ...     def run_started(self, start: RunStart) -> None:
+        ...         return None
+        >>> start_watching(Nobody(), m, 0) is None
+        True
+    """
+    # RunStart's fields in order, built as the tuple it is (its keyword __new__ costs more than a
+    # declining observer should: "tracing installed but disabled" must stay free)
+    fields: tuple[object, ...]
+    if isinstance(start, Snapshot):
+        fields = (machine, start.state, start.memory, start.steps, resumed or start.steps > 0, start)
+    else:
+        fields = (machine, machine.initial, start, 0, resumed, None)
+    begin: RunStart = _new_tuple(RunStart, fields)
+    try:
+        watch = observer.run_started(begin)
+    except Exception:
+        _complain("run_started")
+        return None
+    return None if watch is None else Watching(watch)
