@@ -13,8 +13,8 @@ lives in lifecycle hooks, never inside the pure handlers)::
 
 ``within`` is the effect a part belongs to (a tool call of a parallel batch); None
 for the effects the machine asked for. Without an observer a run pays nothing. The
-protocols live in the core (they are types, no IO) so that pure configuration such as
-the ReAct agent's can hold an observer; the shell does the calling
+protocols live in the core: they are types over the core's values (snapshots, effects,
+failure reasons) and do no IO; the shell does the calling
 (:mod:`agentsm_fn.shell.observing`), and an observer that raises never breaks a run.
 """
 
