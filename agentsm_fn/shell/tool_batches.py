@@ -84,7 +84,8 @@ def run_tool_calls(
     """Run each call in order with its function (sync), within its tool's timeout; never raises.
 
     Runs on the shell's tool runner (:func:`agentsm_fn.shell.tools.call_tool`), as the
-    ReAct agent's tools do. Async tools need ``arun``.
+    ReAct agent's tools do: an async tool (an MCP server's, say) runs on a fresh event
+    loop in a thread, as under the ReAct agent's ``run``.
 
     Example:
         >>> calls = (ToolCall("c1", "add", {"a": 2, "b": 3}), ToolCall("c2", "nope"))
@@ -111,9 +112,8 @@ def _run_one(
     if isinstance(prepared, PlanExecuteToolResult):
         return prepared
     fn, arguments = prepared
-    if inspect.iscoroutinefunction(fn):
-        return _error(call, f"{call.name} is async; run the agent with arun")
-    return _outcome(call, call_tool(fn, arguments, timeouts.get(call.name), is_async=False))
+    is_async = inspect.iscoroutinefunction(fn)  # an async tool runs on a fresh loop in a thread
+    return _outcome(call, call_tool(fn, arguments, timeouts.get(call.name), is_async=is_async))
 
 
 async def run_tool_calls_async(

@@ -121,5 +121,4 @@ def test_a_tool_raising_timeout_error_itself_reads_the_same_under_run_and_arun()
         arun_batch = asyncio.run(run_tool_calls_async({"flaky": fn}, {}, _batch(("flaky", {})), timeouts))
         expected = [("flaky raised TimeoutError: upstream API did not answer in 2s", True)]
         assert _contents(arun_batch) == expected
-        if fn is flaky:  # run refuses async tools
-            assert _contents(run_tool_calls({"flaky": fn}, {}, _batch(("flaky", {})), timeouts)) == expected
+        assert _contents(run_tool_calls({"flaky": fn}, {}, _batch(("flaky", {})), timeouts)) == expected
