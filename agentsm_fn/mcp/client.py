@@ -130,6 +130,7 @@ class McpClient:
         self._portal: BlockingPortal | None = None
         self._stack: contextlib.ExitStack | None = None
         self._session: _Session | None = None
+        self._server_name = ""
         self._listing = Listing(tools=())
         self._tools: tuple[Tool, ...] = ()
         self._current: Mapping[str, McpTool] = MappingProxyType({})
@@ -174,9 +175,8 @@ class McpClient:
 
     @property
     def name(self) -> str:
-        """The name given, else the server's own name, else a description of the target."""
-        session = self._session
-        return self._name or (session.server_name if session else "") or self.target.describe()
+        """The name given, else the server's own name (once connected), else a description of the target."""
+        return self._name or self._server_name or self.target.describe()
 
     @property
     def is_open(self) -> bool:
@@ -207,6 +207,7 @@ class McpClient:
                     raise McpConnectError(message) from None
                 raise
             self._portal, self._stack, self._session = portal, stack, session
+            self._server_name = session.server_name
             self._apply(tools, announce=False)
         return self
 

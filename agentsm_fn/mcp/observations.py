@@ -4,9 +4,10 @@ Text blocks are kept as they are; everything else is described in one bracketed 
 ``[image image/png, 1,234 bytes]``, ``[audio audio/wav, ...]``,
 ``[resource link 'README' file:///README.md (text/markdown): the project readme]``,
 an embedded text resource as its header line followed by its text, a binary one by its
-size. Structured content is added as compact JSON unless a text block already carries the
-same value (servers are asked to send both). An ``isError`` result is a ``Failure`` with the
-same text, so the model reads what went wrong.
+size. Structured content is added as JSON only when the result has no text block: servers
+are asked to send its serialized form as text too (the SDK's servers do, and wrap a plain
+value as ``{"result": value}``), and the model reads that text. An ``isError`` result is a
+``Failure`` with the same text, so the model reads what went wrong.
 """
 
 from __future__ import annotations
@@ -60,30 +61,19 @@ def describe_block(block: types.ContentBlock) -> str:
     return f"[{kind} content]"  # pragma: no cover
 
 
-def _same_json(text: str, value: object) -> bool:
-    try:
-        return bool(json.loads(text) == value)
-    except ValueError:
-        return False
-
-
 def result_text(result: types.CallToolResult) -> str:
-    r"""The whole result as text: every block in order, then the structured content if new.
+    """The whole result as text: every block in order; the structured content if no block is text.
 
     Example:
-        >>> result_text(types.CallToolResult(content=[types.TextContent(text="sunny")],
-        ...                                  structured_content={"sky": "clear"}))
-        'sunny\n{"sky": "clear"}'
-        >>> result_text(types.CallToolResult(content=[types.TextContent(text='{"sky": "clear"}')],
-        ...                                  structured_content={"sky": "clear"}))
+        >>> result_text(types.CallToolResult(content=[types.TextContent(text="5")],
+        ...                                  structured_content={"result": 5}))
+        '5'
+        >>> result_text(types.CallToolResult(content=[], structured_content={"sky": "clear"}))
         '{"sky": "clear"}'
     """
     parts = [describe_block(block) for block in result.content]
     structured = result.structured_content
-    if structured is not None and not any(
-        isinstance(block, types.TextContent) and _same_json(block.text, structured)
-        for block in result.content
-    ):
+    if structured is not None and not any(isinstance(block, types.TextContent) for block in result.content):
         parts.append(json.dumps(structured, ensure_ascii=False))
     return "\n".join(parts)
 
