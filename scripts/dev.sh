@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One entry point for newcomers and CI.
 #   bash scripts/dev.sh demo   set up .venv and run the main demo
-#   bash scripts/dev.sh test   set up .venv (+ the aimock peer server) and run every check and test
-# Needs only python3 (3.11+) and, for the provider integration tests, Node 20 with npm.
+#   bash scripts/dev.sh test   set up .venv (+ the aimock and MCP reference servers) and run every check and test
+# Needs only python3 (3.11+) and, for the provider and MCP integration tests, Node 20 with npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,6 +36,9 @@ test_all() {
   setup
   if [ -f scripts/aimock.sh ]; then
     bash scripts/aimock.sh
+  fi
+  if [ -f scripts/mcp_everything.sh ]; then
+    bash scripts/mcp_everything.sh >/dev/null
   fi
   local targets="agentsm_fn verification tests examples"
   if [ -d benchmarks ]; then targets="$targets benchmarks"; fi

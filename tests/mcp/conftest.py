@@ -132,18 +132,20 @@ def everything_entry() -> Path | None:
     return entry if entry.is_file() else None
 
 
-@pytest.fixture(scope="session")
-def everything_command() -> tuple[str, ...]:
+def require_everything() -> tuple[str, ...]:
     """``node .../index.js stdio``; a failure under CI=true when it is missing, else a skip."""
     entry, node = everything_entry(), shutil.which("node")
     if entry is None or node is None:
-        message = (
-            "the MCP reference server is not installed (run `bash scripts/mcp_everything.sh`; needs node)"
-        )
+        message = "the MCP reference server is missing (run `bash scripts/mcp_everything.sh`; needs node)"
         if os.environ.get("CI") == "true":
             pytest.fail(message + " (CI=true: never skipped)")
         pytest.skip(message)
     return (node, str(entry), "stdio")
+
+
+@pytest.fixture(scope="session")
+def everything_command() -> tuple[str, ...]:
+    return require_everything()
 
 
 def everything_client(command: tuple[str, ...], **options: Unpack[McpOptions]) -> McpClient:
