@@ -86,3 +86,30 @@ def test_the_pause_and_replay_example_runs_against_the_refund_example(
     with contextlib.redirect_stdout(out):
         exec(compile(block, str(README), "exec"), {"__name__": "readme_pause"})
     assert out.getvalue().startswith("could not perform AskManager amount=250 in state ASK_MANAGER")
+
+
+def test_the_mcp_example_runs_against_the_reference_server_with_a_scripted_llm() -> None:
+    from agentsm_fn.llm import LlmReply, ToolCall
+    from agentsm_fn.shell.scripted_llm import ScriptedLlm
+    from tests.mcp.conftest import require_everything
+
+    block = _block_with("McpClient.stdio(")
+    npx = '"npx", "-y", "@modelcontextprotocol/server-everything"'
+    assert npx in block and 'openai_provider("gpt-4o-mini")' in block
+    command = ", ".join(
+        repr(part) for part in require_everything()
+    )  # the installed server, not npx (offline)
+    script = ScriptedLlm(
+        [
+            LlmReply(
+                tool_calls=(ToolCall(id="c1", name="everything_get-sum", arguments={"a": 19, "b": 23}),)
+            ),
+            LlmReply(content="19 + 23 = 42, said the reference server."),
+        ]
+    )
+    source = block.replace(npx, command).replace('openai_provider("gpt-4o-mini")', "_scripted")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(source, str(README), "exec"), {"__name__": "readme_mcp", "_scripted": script})
+    assert out.getvalue() == "19 + 23 = 42, said the reference server.\n"
+    assert "The sum of 19 and 23 is 42." in str(script.requests[1].messages)
