@@ -11,6 +11,7 @@ agents, ``run`` and ``arun``. See docs/mcp.md.
 ``import agentsm_fn`` never imports this package (nor the SDK).
 """
 
+from agentsm_fn.mcp._session import McpHandshake
 from agentsm_fn.mcp.client import McpClient, McpOptions, ToolsChanged
 from agentsm_fn.mcp.errors import (
     McpCallFailed,
@@ -20,7 +21,7 @@ from agentsm_fn.mcp.errors import (
     McpServerError,
     McpToolGone,
 )
-from agentsm_fn.mcp.listing import Listing, McpTool, agent_tool_name, list_tools
+from agentsm_fn.mcp.listing import McpListing, McpTool, agent_tool_name, mcp_listing
 from agentsm_fn.mcp.merge import mcp_tools
 from agentsm_fn.mcp.observations import describe_block, result_outcome, result_text
 from agentsm_fn.mcp.targets import HttpTarget, InProcessTarget, McpTarget, StdioTarget
@@ -28,12 +29,13 @@ from agentsm_fn.mcp.targets import HttpTarget, InProcessTarget, McpTarget, Stdio
 __all__ = [
     "HttpTarget",
     "InProcessTarget",
-    "Listing",
     "McpCallFailed",
     "McpClient",
     "McpConnectError",
     "McpDisconnected",
+    "McpHandshake",
     "McpInvalidArguments",
+    "McpListing",
     "McpOptions",
     "McpServerError",
     "McpTarget",
@@ -43,7 +45,7 @@ __all__ = [
     "ToolsChanged",
     "agent_tool_name",
     "describe_block",
-    "list_tools",
+    "mcp_listing",
     "mcp_tools",
     "result_outcome",
     "result_text",

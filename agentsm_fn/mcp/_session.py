@@ -31,11 +31,11 @@ from pydantic import ValidationError
 from agentsm_fn.mcp.errors import McpConnectError, McpDisconnected, McpServerError
 from agentsm_fn.mcp.targets import HttpTarget, InProcessTarget, McpTarget, StdioTarget
 
-__all__ = ["Handshake"]
+__all__ = ["McpHandshake"]
 
 log = logging.getLogger("agentsm_fn.mcp")
 
-Handshake = Literal["auto", "legacy"]
+McpHandshake = Literal["auto", "legacy"]
 """How to agree on a protocol version: ``auto`` (discover, falling back to the initialize
 handshake) or ``legacy`` (the initialize handshake of protocol versions before 2026-07-28)."""
 
@@ -55,7 +55,7 @@ def _describe(exc: BaseException) -> str:
 
 
 def _sdk_client(
-    target: McpTarget, handshake: Handshake, stderr: TextIO | None, on_message: MessageHandlerFnT
+    target: McpTarget, handshake: McpHandshake, stderr: TextIO | None, on_message: MessageHandlerFnT
 ) -> Client:
     server: Server[Any] | MCPServer | Transport  # what the SDK's Client connects to
     match target:
@@ -86,7 +86,7 @@ class _Session:
         self,
         target: McpTarget,
         *,
-        handshake: Handshake,
+        handshake: McpHandshake,
         stderr: TextIO | None,
         on_listed: Callable[[tuple[types.Tool, ...]], None],
     ) -> None:

@@ -29,9 +29,9 @@ import mcp_types as types
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from returns.result import Result
 
-from agentsm_fn.mcp._session import Handshake, _Session
+from agentsm_fn.mcp._session import McpHandshake, _Session
 from agentsm_fn.mcp.errors import McpConnectError, McpDisconnected, McpInvalidArguments, McpToolGone
-from agentsm_fn.mcp.listing import Listing, McpTool, list_tools
+from agentsm_fn.mcp.listing import McpListing, McpTool, mcp_listing
 from agentsm_fn.mcp.observations import result_outcome
 from agentsm_fn.mcp.targets import HttpTarget, InProcessTarget, McpTarget, StdioTarget
 from agentsm_fn.tools.registry import Tool, ToolRegistry
@@ -54,7 +54,7 @@ class McpOptions(TypedDict, total=False):
     needs_approval: bool | Collection[str]
     timeout: float | None
     on_tools_changed: ToolsChanged | None
-    handshake: Handshake
+    handshake: McpHandshake
     connect_timeout: float
     stderr: TextIO | None
 
@@ -108,7 +108,7 @@ class McpClient:
         needs_approval: bool | Collection[str] = False,
         timeout: float | None = 60.0,
         on_tools_changed: ToolsChanged | None = None,
-        handshake: Handshake = "auto",
+        handshake: McpHandshake = "auto",
         connect_timeout: float = 60.0,
         stderr: TextIO | None = None,
     ) -> None:
@@ -123,7 +123,7 @@ class McpClient:
         )
         self.timeout = timeout
         self.on_tools_changed = on_tools_changed
-        self.handshake: Handshake = handshake
+        self.handshake: McpHandshake = handshake
         self.connect_timeout = connect_timeout
         self.stderr = stderr
         self._lock = threading.Lock()
@@ -131,7 +131,7 @@ class McpClient:
         self._stack: contextlib.ExitStack | None = None
         self._session: _Session | None = None
         self._server_name = ""
-        self._listing = Listing(tools=())
+        self._listing = McpListing(tools=())
         self._tools: tuple[Tool, ...] = ()
         self._current: Mapping[str, McpTool] = MappingProxyType({})
 
@@ -236,7 +236,16 @@ class McpClient:
         self.close()
 
     async def __aenter__(self) -> McpClient:
-        return await asyncio.to_thread(self.open)
+        opening = asyncio.ensure_future(asyncio.to_thread(self.open))
+        try:
+            return await asyncio.shield(opening)
+        except asyncio.CancelledError:  # the opening goes on in its thread: close what it opens
+            opening.add_done_callback(self._close_if_opened)
+            raise
+
+    def _close_if_opened(self, opening: asyncio.Future[McpClient]) -> None:
+        if not opening.cancelled() and opening.exception() is None:
+            threading.Thread(target=self.close, name="agentsm-mcp-close", daemon=True).start()
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
@@ -261,7 +270,7 @@ class McpClient:
             registry = registry.add(tool)
         return registry
 
-    def listing(self) -> Listing:
+    def listing(self) -> McpListing:
         """The last listing: each tool with its server name, output schema and hints; what was left out."""
         self._require_open()
         return self._listing
@@ -270,7 +279,7 @@ class McpClient:
         self._apply(tools, announce=True)
 
     def _apply(self, tools: tuple[types.Tool, ...], *, announce: bool) -> None:
-        listing = list_tools(
+        listing = mcp_listing(
             self.name, tools, prefix=self.prefix, needs_approval=self.needs_approval, timeout=self.timeout
         )
         self._listing = listing

@@ -20,7 +20,7 @@ import mcp_types as types
 from agentsm_fn.llm.json import JsonObject, freeze_object
 from agentsm_fn.tools.spec import ToolDef
 
-__all__ = ["Listing", "McpTool", "agent_tool_name", "list_tools"]
+__all__ = ["McpListing", "McpTool", "agent_tool_name", "mcp_listing"]
 
 _NOT_ALLOWED = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -68,11 +68,11 @@ class McpTool:
 
 
 @attrs.frozen(kw_only=True)
-class Listing:
+class McpListing:
     """The tools taken from one listing, and the ones left out with the reason.
 
     Example:
-        >>> Listing(tools=(), skipped=("'a.b': its name 'a_b' is taken by 'a_b'",)).skipped[0][:6]
+        >>> McpListing(tools=(), skipped=("'a.b': its name 'a_b' is taken by 'a_b'",)).skipped[0][:6]
         "'a.b':"
     """
 
@@ -90,14 +90,14 @@ def _wants_approval(needs_approval: bool | Collection[str], name: str) -> bool:
     return name in needs_approval
 
 
-def list_tools(
+def mcp_listing(
     server: str,
     tools: Iterable[types.Tool],
     *,
     prefix: str | None = None,
     needs_approval: bool | Collection[str] = False,
     timeout: float | None = None,
-) -> Listing:
+) -> McpListing:
     """Our definitions of the tools a server lists (the first of two that share a name wins).
 
     ``needs_approval`` is True (every tool), False (none) or the server's names of the
@@ -107,7 +107,7 @@ def list_tools(
         >>> listed = [types.Tool(name="add", description="Add two integers",
         ...                      input_schema={"type": "object", "required": ["a", "b"]}),
         ...           types.Tool(name="rm", input_schema={"type": "object"})]
-        >>> listing = list_tools("calc", listed, prefix="calc", needs_approval={"rm"}, timeout=5.0)
+        >>> listing = mcp_listing("calc", listed, prefix="calc", needs_approval={"rm"}, timeout=5.0)
         >>> [(t.name, t.definition.needs_approval, t.definition.timeout) for t in listing.tools]
         [('calc_add', False, 5.0), ('calc_rm', True, 5.0)]
         >>> listing.tools[0].definition.argument_problems({"a": 1})
@@ -146,4 +146,4 @@ def list_tools(
                 destructive=annotations.destructive_hint if annotations else None,
             )
         )
-    return Listing(tools=tuple(kept), skipped=tuple(skipped))
+    return McpListing(tools=tuple(kept), skipped=tuple(skipped))

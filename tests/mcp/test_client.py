@@ -14,8 +14,7 @@ import pytest
 from agentsm_fn.agents.react.effects import RunTool, RunToolBatch
 from agentsm_fn.llm import ToolCall
 from agentsm_fn.llm.json import thaw
-from agentsm_fn.mcp import McpClient, McpConnectError, McpTool
-from agentsm_fn.mcp._session import Handshake
+from agentsm_fn.mcp import McpClient, McpConnectError, McpHandshake, McpTool
 from agentsm_fn.shell.tools import ToolRunner
 from tests.mcp.conftest import MakeClient, Signals
 from tests.mcp.server import PNG
@@ -150,7 +149,9 @@ def test_one_client_serves_many_runs_at_once_from_threads_and_loops(make: MakeCl
 
 
 @pytest.mark.parametrize("handshake", ["auto", "legacy"])
-def test_the_tool_list_is_followed_when_the_server_changes_it(make: MakeClient, handshake: Handshake) -> None:
+def test_the_tool_list_is_followed_when_the_server_changes_it(
+    make: MakeClient, handshake: McpHandshake
+) -> None:
     changed = threading.Event()
     seen: list[tuple[str, ...]] = []
 
@@ -252,3 +253,35 @@ def test_bad_options_are_reported_together() -> None:
 def test_tools_need_an_open_client() -> None:
     with pytest.raises(RuntimeError, match="not open"):
         McpClient.stdio("x").tools()
+
+
+async def test_a_client_opened_by_a_cancelled_async_with_is_closed_again(make_stdio: MakeClient) -> None:
+    client = make_stdio()
+    opened = threading.Event()
+    closed = threading.Event()
+    real_open, real_close = client.open, client.close
+
+    def open_then_signal() -> McpClient:
+        result = real_open()
+        opened.set()
+        return result
+
+    def close_then_signal() -> None:
+        real_close()
+        closed.set()
+
+    client.open = open_then_signal  # type: ignore[method-assign]  # watch the client's own methods
+    client.close = close_then_signal  # type: ignore[method-assign]
+
+    async def enter() -> None:
+        async with client:
+            raise AssertionError("cancelled before it was entered")
+
+    task = asyncio.create_task(enter())
+    await asyncio.sleep(0)  # let the task start opening (a scheduling point, not a wait for time)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await asyncio.to_thread(opened.wait, WAIT_FOR_MEETING)
+    assert await asyncio.to_thread(closed.wait, WAIT_FOR_MEETING)
+    assert not client.is_open
