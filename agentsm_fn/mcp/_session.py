@@ -14,9 +14,11 @@ import logging
 import sys
 from collections.abc import Callable
 from concurrent.futures import Future
+from contextlib import AsyncExitStack
 from typing import Any, Literal, TextIO
 
 import anyio
+import httpx2
 import mcp_types as types
 from mcp import Client, StdioServerParameters, stdio_client
 from mcp.client import Transport
@@ -54,9 +56,14 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _sdk_client(
-    target: McpTarget, handshake: McpHandshake, stderr: TextIO | None, on_message: MessageHandlerFnT
+async def _sdk_client(
+    stack: AsyncExitStack,
+    target: McpTarget,
+    handshake: McpHandshake,
+    stderr: TextIO | None,
+    on_message: MessageHandlerFnT,
 ) -> Client:
+    """The SDK's client for ``target``, entered on ``stack`` (which closes what it opened)."""
     server: Server[Any] | MCPServer | Transport  # what the SDK's Client connects to
     match target:
         case StdioTarget():
@@ -65,18 +72,17 @@ def _sdk_client(
             )
             server = stdio_client(params, errlog=stderr or sys.stderr)
         case HttpTarget():
-            if target.headers:
-                import httpx2  # noqa: PLC0415 - the SDK's HTTP client, needed only for headers
-
-                http = httpx2.AsyncClient(
-                    headers=dict(target.headers), timeout=httpx2.Timeout(30.0, read=300.0)
+            http = None
+            if target.headers:  # the SDK's default HTTP client, with the headers
+                timeout = httpx2.Timeout(30.0, read=300.0)
+                http = await stack.enter_async_context(
+                    httpx2.AsyncClient(headers=dict(target.headers), timeout=timeout)
                 )
-                server = streamable_http_client(target.url, http_client=http)
-            else:
-                server = streamable_http_client(target.url)
+            server = streamable_http_client(target.url, http_client=http)
         case InProcessTarget():
             server = target.server
-    return Client(server, mode=handshake, message_handler=on_message, cache=None)
+    client = Client(server, mode=handshake, message_handler=on_message, cache=None)
+    return await stack.enter_async_context(client)
 
 
 class _Session:
@@ -88,7 +94,7 @@ class _Session:
         *,
         handshake: McpHandshake,
         stderr: TextIO | None,
-        on_listed: Callable[[tuple[types.Tool, ...]], None],
+        on_listed: Callable[[_Session, tuple[types.Tool, ...], bool], None],
     ) -> None:
         self.target = target
         self.handshake = handshake
@@ -105,12 +111,13 @@ class _Session:
     async def serve(self, ready: Future[tuple[types.Tool, ...]]) -> None:
         """Connect, list the tools (``ready``), follow list changes, hold on until ``stop``."""
         try:
-            client = _sdk_client(self.target, self.handshake, self.stderr, self._on_message)
-            async with client:
+            async with AsyncExitStack() as stack:
+                client = await _sdk_client(stack, self.target, self.handshake, self.stderr, self._on_message)
                 tools = await self._list(client)
                 self.client = client
                 info = client.server_info
                 self.server_name = info.name if info is not None else ""
+                self.on_listed(self, tools, False)  # before any change can be announced
                 ready.set_result(tools)
                 async with anyio.create_task_group() as group:
                     group.start_soon(self._refresh, client)
@@ -121,7 +128,7 @@ class _Session:
                     await self.stop.wait()
                     group.cancel_scope.cancel()
         except Exception as exc:  # the connection failed or broke: tell the waiters, keep the reason
-            self.gone = _describe(exc)
+            self.gone = self._why(exc)
             if not ready.done():
                 ready.set_exception(McpConnectError(f"{self.target.describe()}: {self.gone}"))
         finally:
@@ -151,7 +158,7 @@ class _Session:
         if isinstance(message, types.ToolListChangedNotification):
             self.dirty.set()  # the refresher lists again; the receive loop must not wait for it
         elif isinstance(message, Exception):
-            log.debug("MCP transport error from %s: %s", self.target.describe(), _describe(message))
+            log.debug("MCP transport error from %s: %s", self.target.describe(), self._why(message))
 
     async def _refresh(self, client: Client) -> None:
         while True:
@@ -161,10 +168,10 @@ class _Session:
                 tools = await self._list(client)
             except Exception as exc:  # a broken connection: calls will say so
                 log.warning(
-                    "could not list the tools of %s again: %s", self.target.describe(), _describe(exc)
+                    "could not list the tools of %s again: %s", self.target.describe(), self._why(exc)
                 )
                 continue
-            self.on_listed(tools)
+            self.on_listed(self, tools, True)
 
     async def _listen(self, client: Client) -> None:
         """At protocol 2026-07-28 list changes arrive on a ``subscriptions/listen`` stream only."""
@@ -173,7 +180,11 @@ class _Session:
                 async for _ in subscription:
                     self.dirty.set()
         except Exception as exc:  # the stream is lost: the session goes on without change events
-            log.warning("stopped following the tool list of %s: %s", self.target.describe(), _describe(exc))
+            log.warning("stopped following the tool list of %s: %s", self.target.describe(), self._why(exc))
+
+    def _why(self, exc: BaseException) -> str:
+        """The exception as one line, without the target's secrets (they may be in a transport's message)."""
+        return self.target.redact(_describe(exc))
 
     def _gone(self, detail: str) -> McpDisconnected:
         if self.closing:
@@ -192,12 +203,12 @@ class _Session:
                 return await client.call_tool(name, arguments)
             except MCPError as exc:
                 if exc.error.code == types.CONNECTION_CLOSED:
-                    raise self._gone(_describe(exc)) from None
-                raise McpServerError(_describe(exc)) from None
+                    raise self._gone(self._why(exc)) from None
+                raise McpServerError(self._why(exc)) from None
             except (ValidationError, RuntimeError) as exc:  # a malformed result, or one breaking its schema
-                raise McpServerError(_describe(exc)) from None
+                raise McpServerError(self._why(exc)) from None
             except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
-                raise self._gone(_describe(exc)) from None
+                raise self._gone(self._why(exc)) from None
         if scope.cancelled_caught:
             raise TimeoutError(f"no result within {timeout}s")
         raise AssertionError("unreachable: the call returned, raised or timed out")  # pragma: no cover

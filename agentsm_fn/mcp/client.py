@@ -196,7 +196,7 @@ class McpClient:
             ready: Future[tuple[types.Tool, ...]] = Future()
             serving = portal.start_task_soon(session.serve, ready)
             try:
-                tools = ready.result(timeout=self.connect_timeout)
+                ready.result(timeout=self.connect_timeout)  # the tools are listed (by _listed) by then
             except BaseException as exc:
                 serving.cancel()
                 _stop(portal, stack)
@@ -207,8 +207,6 @@ class McpClient:
                     raise McpConnectError(message) from None
                 raise
             self._portal, self._stack, self._session = portal, stack, session
-            self._server_name = session.server_name
-            self._apply(tools, announce=False)
         return self
 
     def _new_session(self) -> _Session:  # runs on the client's loop (anyio events need one)
@@ -265,20 +263,16 @@ class McpClient:
 
     def registry(self) -> ToolRegistry:
         """The tools as a registry (for ``AgentFSM(tools=client.registry())``)."""
-        registry = ToolRegistry()
-        for tool in self.tools():
-            registry = registry.add(tool)
-        return registry
+        return ToolRegistry({tool.name: tool for tool in self.tools()})
 
     def listing(self) -> McpListing:
         """The last listing: each tool with its server name, output schema and hints; what was left out."""
         self._require_open()
         return self._listing
 
-    def _listed(self, tools: tuple[types.Tool, ...]) -> None:  # on the client's loop, after a list change
-        self._apply(tools, announce=True)
-
-    def _apply(self, tools: tuple[types.Tool, ...], *, announce: bool) -> None:
+    def _listed(self, session: _Session, tools: tuple[types.Tool, ...], announce: bool) -> None:
+        """Take a listing (on the client's loop): the first when connected, then after each change."""
+        self._server_name = session.server_name
         listing = mcp_listing(
             self.name, tools, prefix=self.prefix, needs_approval=self.needs_approval, timeout=self.timeout
         )

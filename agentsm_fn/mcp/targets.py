@@ -30,6 +30,16 @@ def _read_only(value: Mapping[str, str] | None) -> Mapping[str, str]:
     return MappingProxyType(dict(value or {}))
 
 
+_SHORTEST_SECRET = 4  # shorter values ("1", "on") are not worth hiding, and would mangle every message
+
+
+def _redacted(text: str, secrets: Iterable[str]) -> str:
+    for secret in sorted(set(secrets), key=len, reverse=True):
+        if len(secret) >= _SHORTEST_SECRET:
+            text = text.replace(secret, "[redacted]")
+    return text
+
+
 @attrs.frozen(kw_only=True)
 class StdioTarget:
     """A server started as a subprocess (``command args...``), spoken to over its stdin and stdout.
@@ -53,6 +63,10 @@ class StdioTarget:
         """The command's name (not its arguments or environment, which may hold keys)."""
         return f"stdio server {os.path.basename(self.command)}"
 
+    def redact(self, text: str) -> str:
+        """``text`` without the values of ``env`` (for messages about this server)."""
+        return _redacted(text, self.env.values())
+
 
 @attrs.frozen(kw_only=True)
 class HttpTarget:
@@ -71,6 +85,18 @@ class HttpTarget:
     def describe(self) -> str:
         """The endpoint without credentials or query."""
         return f"http server {_public_url(self.url)}"
+
+    def redact(self, text: str) -> str:
+        """``text`` without header values, and with the endpoint's URL as :meth:`describe` shows it.
+
+        Example:
+            >>> target = HttpTarget(url="http://u:pw@h/mcp?k=secret", headers={"Authorization": "Bearer t0k"})
+            >>> target.redact("401 for http://u:pw@h/mcp?k=secret with Bearer t0k")
+            '401 for http://h/mcp with [redacted]'
+        """
+        text = text.replace(self.url, _public_url(self.url))
+        parts = urlsplit(self.url)
+        return _redacted(text, [*self.headers.values(), parts.password or "", parts.query])
 
 
 def _public_url(url: str) -> str:
@@ -101,6 +127,10 @@ class InProcessTarget:
     def describe(self) -> str:
         """The server's own name."""
         return f"in-process server {self.server.name!r}"
+
+    def redact(self, text: str) -> str:
+        """``text`` as it is (nothing of an in-process server is secret)."""
+        return text
 
 
 McpTarget: TypeAlias = StdioTarget | HttpTarget | InProcessTarget

@@ -52,6 +52,12 @@ def echo(text: str) -> str:
 
 
 @server.tool()
+def header(name: str, ctx: Context) -> str:
+    """The value of a header of the HTTP request that carried this call."""
+    return (ctx.headers or {}).get(name.lower(), "none")
+
+
+@server.tool()
 def fail(message: str) -> str:
     """Always fail with the message (an ``isError`` result)."""
     raise ToolError(message)

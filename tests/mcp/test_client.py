@@ -16,7 +16,7 @@ from agentsm_fn.llm import ToolCall
 from agentsm_fn.llm.json import thaw
 from agentsm_fn.mcp import McpClient, McpConnectError, McpHandshake, McpTool
 from agentsm_fn.shell.tools import ToolRunner
-from tests.mcp.conftest import MakeClient, Signals
+from tests.mcp.conftest import HttpServer, MakeClient, Signals
 from tests.mcp.server import PNG
 
 TRANSPORTS = ["stdio", "http"]
@@ -285,3 +285,11 @@ async def test_a_client_opened_by_a_cancelled_async_with_is_closed_again(make_st
     assert await asyncio.to_thread(opened.wait, WAIT_FOR_MEETING)
     assert await asyncio.to_thread(closed.wait, WAIT_FOR_MEETING)
     assert not client.is_open
+
+
+def test_http_headers_reach_the_server_and_never_a_repr_or_a_message(http_server: HttpServer) -> None:
+    client = McpClient.http(http_server.url, headers={"X-Agent-Token": "t0ken-4-tests"})
+    assert "t0ken" not in repr(client) and "t0ken" not in repr(client.target)
+    with client:
+        assert run_one(client, "header", name="X-Agent-Token") == "SUCCESS: t0ken-4-tests"
+    assert client.target.redact("refused: t0ken-4-tests") == "refused: [redacted]"
