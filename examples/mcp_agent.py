@@ -26,9 +26,10 @@ from pathlib import Path
 
 from _common import choose_llm, finish
 
-from agentsm_fn.agents.react import AgentBuilder, Completed, HumanApprovalRequest, Rejected
+from agentsm_fn.agents.react import HumanApprovalRequest, ReactCompleted, Rejected
 from agentsm_fn.llm import LlmReply, ToolCall
 from agentsm_fn.mcp import McpClient, McpConnectError
+from agentsm_fn.shell.react_agent import AgentBuilder
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
 
 TASK = "What is 19 + 23, and what does the MCP logo look like? Use the server's tools."
@@ -68,7 +69,7 @@ def refuse_environment(request: HumanApprovalRequest) -> Rejected:
     return Rejected("environment variables may hold keys")
 
 
-def show(done: Completed) -> None:
+def show(done: ReactCompleted) -> None:
     print("\n=== TOOL CALLS ===")
     for entry in done.snapshot.memory.history:
         observation = entry.observation.replace("\n", "\n      ")

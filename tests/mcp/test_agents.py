@@ -10,19 +10,19 @@ from collections.abc import Iterator
 
 import pytest
 
-from agentsm_fn.agents.plan_execute import Policy
+from agentsm_fn.agents.plan_execute import PlanExecutePolicy
 from agentsm_fn.agents.react import (
-    AgentBuilder,
     Approved,
-    Completed,
     HumanApprovalRequest,
+    ReactCompleted,
     Rejected,
     Suspended,
 )
 from agentsm_fn.agents.react.outcomes import ApprovalDecision
 from agentsm_fn.llm import LlmReply, ToolCall
 from agentsm_fn.mcp import McpClient
-from agentsm_fn.shell.plan_execute_tools import AgentFSM
+from agentsm_fn.shell.plan_execute_agent import AgentFSM
+from agentsm_fn.shell.react_agent import AgentBuilder
 from agentsm_fn.shell.scripted_llm import AsyncScriptedLlm, ScriptedLlm
 from tests.mcp.conftest import WAIT, MakeClient, Signals
 
@@ -41,12 +41,12 @@ def answer(text: str) -> LlmReply:
     return LlmReply(content=text)
 
 
-def completed(result: object) -> Completed:
-    assert isinstance(result, Completed), result
+def completed(result: object) -> ReactCompleted:
+    assert isinstance(result, ReactCompleted), result
     return result
 
 
-def observations(done: Completed) -> list[str]:
+def observations(done: ReactCompleted) -> list[str]:
     return [entry.observation for entry in done.snapshot.memory.history]
 
 
@@ -192,7 +192,9 @@ def plan(tool: str) -> LlmReply:
 def test_the_plan_and_execute_agent_runs_mcp_tools(client: McpClient, asynchronous: bool) -> None:
     replies = [plan("t_add"), calls(("t_add", {"a": 2, "b": 40})), answer("The sum is 42.")]
     llm = AsyncScriptedLlm(replies) if asynchronous else ScriptedLlm(replies)
-    agent = AgentFSM(provider=llm, tools=client.registry(), policy=Policy(forbidden_tools={"t_hang"}))
+    agent = AgentFSM(
+        provider=llm, tools=client.registry(), policy=PlanExecutePolicy(forbidden_tools={"t_hang"})
+    )
     result = asyncio.run(agent.arun("Add 2 and 40")) if asynchronous else agent.run("Add 2 and 40")
     done = result.unwrap()
     assert done.result.answer == "The sum is 42."

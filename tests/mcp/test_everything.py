@@ -6,11 +6,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from agentsm_fn.agents.react import AgentBuilder, Completed
+from agentsm_fn.agents.react import ReactCompleted
 from agentsm_fn.agents.react.effects import RunTool
 from agentsm_fn.llm import LlmReply, ToolCall
 from agentsm_fn.llm.json import thaw
 from agentsm_fn.mcp import McpClient
+from agentsm_fn.shell.react_agent import AgentBuilder
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
 from agentsm_fn.shell.tools import ToolRunner
 from tests.mcp.conftest import everything_client
@@ -90,7 +91,7 @@ def test_a_react_run_uses_the_reference_server(everything: McpClient) -> None:
     )
     agent = AgentBuilder.new("What is 19 + 23?").llm(llm).tools(*everything.tools()).build().unwrap()
     done = agent.run().unwrap()
-    assert isinstance(done, Completed) and done.answer == "19 + 23 = 42, by the reference server."
+    assert isinstance(done, ReactCompleted) and done.answer == "19 + 23 = 42, by the reference server."
     assert [entry.observation for entry in done.snapshot.memory.history] == [
         "SUCCESS: The sum of 19 and 23 is 42."
     ]

@@ -7,8 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from agentsm_fn.agents.react import AgentBuilder, Completed
+from agentsm_fn.agents.react import ReactCompleted
 from agentsm_fn.mcp import McpClient
+from agentsm_fn.shell.react_agent import AgentBuilder
 from tests.mcp.conftest import everything_client, require_everything
 from tests.providers.conftest import Aimock, Sleeps
 from tests.providers.openapi import assert_matches_spec
@@ -31,7 +32,7 @@ def test_the_llm_calls_an_mcp_tool_and_answers_from_its_result(
         AgentBuilder.new("What is the sum of 19 and 23 with MCP?").llm(provider).tools(*everything.tools())
     )
     done = agent.build().unwrap().run().unwrap()
-    assert isinstance(done, Completed) and done.answer == "19 + 23 = 42, says the MCP reference server."
+    assert isinstance(done, ReactCompleted) and done.answer == "19 + 23 = 42, says the MCP reference server."
     sent = requests_sent(aimock)
     for path, body in sent:
         assert_matches_spec(path, body)  # the provider's OpenAPI description
