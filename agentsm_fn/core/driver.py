@@ -20,7 +20,6 @@ from typing import Final, TypeAlias, TypeVar, cast
 
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.core._fast import new_instance
 from agentsm_fn.core.effects import Effect, Perform, describe_effect
 from agentsm_fn.core.engine import _classify, _clock_failed, _narrate, _raised, resume
 from agentsm_fn.core.failures import (
@@ -31,11 +30,10 @@ from agentsm_fn.core.failures import (
     SafetyCapExceeded,
     WrongStatus,
 )
-from agentsm_fn.core.handlers import _success
-from agentsm_fn.core.journal import Journal, _journal
+from agentsm_fn.core.journal import Journal
 from agentsm_fn.core.machine import Machine
-from agentsm_fn.core.snapshot import _EMPTY_JOURNAL, _EMPTY_TRACE, _SETTERS, Snapshot, Status, _snapshot
-from agentsm_fn.core.trace import Trace, _trace
+from agentsm_fn.core.snapshot import _EMPTY_JOURNAL, _EMPTY_TRACE, Snapshot, Status
+from agentsm_fn.core.trace import Trace
 
 __all__ = ["DEFER", "SUSPEND", "Defer", "OnRow", "Suspend", "drive", "drive_from"]
 
@@ -145,14 +143,14 @@ def _parked(
     status: Status,
     pending: Effect[object] | None,
 ) -> Snapshot[StateT, MemoryT]:
-    return _snapshot(
-        cast(StateT, state),  # nodes are built from this machine's states
-        memory,
-        status,
-        pending,
-        steps,
-        trace.extend(rows) if rows else trace,
-        _journal(journal.rows.extend(ticks)) if ticks else journal,
+    return Snapshot(
+        state=cast(StateT, state),  # nodes are built from this machine's states
+        memory=memory,
+        status=status,
+        pending=pending,
+        steps=steps,
+        trace=Trace(trace.rows.extend(rows)) if rows else trace,
+        journal=Journal(journal.rows.extend(ticks)) if ticks else journal,
     )
 
 
@@ -191,7 +189,7 @@ def _fold(
     """
     rows: list[tuple[int, object, object, object, object, float]] = []
     ticks: list[float | tuple[float, Effect[object], object]] = []
-    compiled = machine._compiled or machine.compiled
+    compiled = machine.compiled
     node = compiled.get(start)
     if node is None:
         parked: Snapshot[StateT, MemoryT] = _parked(
@@ -199,7 +197,7 @@ def _fold(
         )
         return Failure(RunFailed(MissingHandler(start), parked))
     if node.terminal:
-        return _success(_parked(start, memory, steps, trace, journal, rows, ticks, Status.FINISHED, None))
+        return Success(_parked(start, memory, steps, trace, journal, rows, ticks, Status.FINISHED, None))
     narrate = machine.narrate
     add_row, add_tick = rows.append, ticks.append
     if on_row is not None:  # an observed run: each row is also reported as it is recorded
@@ -237,10 +235,7 @@ def _fold(
             break
         while True:
             if type(decision) is Success:
-                try:
-                    value = decision._inner_value  # Success's one slot (probed in handlers)
-                except AttributeError:  # pragma: no cover - a future returns may lay it out differently
-                    value = decision.unwrap()
+                value = decision.unwrap()
                 if type(value) is tuple:
                     try:
                         event, new_memory = value
@@ -270,7 +265,7 @@ def _fold(
                         parked = _parked(
                             state, memory, steps, trace, journal, rows, ticks, Status.AWAITING, effect
                         )
-                        return _success(parked)
+                        return Success(parked)
                     awaiting, awaiting_at = effect, steps  # pending until the step count moves on
                     try:
                         now = clock()
@@ -317,21 +312,16 @@ def _fold(
         if reason is not None:
             break
         if node.terminal:  # stop on arrival
-            if _SETTERS is None:
-                return _success(
-                    _parked(node.state, memory, steps, trace, journal, rows, ticks, Status.FINISHED, None)
+            return Success(
+                Snapshot(
+                    state=node.state,  # type: ignore[arg-type]  # as above: one of this machine's states
+                    memory=memory,
+                    status=_FINISHED,
+                    steps=steps,
+                    trace=Trace(trace.rows.extend(rows)),
+                    journal=Journal(journal.rows.extend(ticks)),
                 )
-            # _parked and _success inlined: every finished run ends here
-            finished: Snapshot[StateT, MemoryT] = new_instance(Snapshot)
-            set_state, set_memory, set_status, set_pending, set_steps, set_trace, set_journal = _SETTERS
-            set_state(finished, node.state)
-            set_memory(finished, memory)
-            set_status(finished, _FINISHED)
-            set_pending(finished, None)
-            set_steps(finished, steps)
-            set_trace(finished, _trace(trace.rows.extend(rows)))
-            set_journal(finished, _journal(journal.rows.extend(ticks)))
-            return _success(finished)
+            )
     if awaiting_at != steps:
         awaiting = None
     status = Status.READY if awaiting is None else Status.AWAITING

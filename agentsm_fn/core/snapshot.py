@@ -8,11 +8,10 @@ call (READY), the outcome of ``pending`` (AWAITING), or nothing (FINISHED).
 from __future__ import annotations
 
 import enum
-from typing import Final, Generic, TypeVar
+from typing import Generic, TypeVar
 
 import attrs
 
-from agentsm_fn.core._fast import new_instance, slot_setters
 from agentsm_fn.core.effects import Effect
 from agentsm_fn.core.journal import Journal
 from agentsm_fn.core.trace import Trace
@@ -71,39 +70,3 @@ class Snapshot(Generic[StateT, MemoryT]):
     def awaiting(self) -> bool:
         """True while the pending effect's outcome is needed."""
         return self.status is Status.AWAITING
-
-
-_FIELDS = ("state", "memory", "status", "pending", "steps", "trace", "journal")
-_SETTERS: Final = slot_setters(Snapshot, _FIELDS)
-
-
-def _snapshot(
-    state: StateT,
-    memory: MemoryT,
-    status: Status,
-    pending: Effect[object] | None,
-    steps: int,
-    trace: Trace,
-    journal: Journal,
-) -> Snapshot[StateT, MemoryT]:
-    """``Snapshot(...)`` from positional fields, built directly when that is equivalent (see _fast)."""
-    if _SETTERS is None:
-        return Snapshot(
-            state=state,
-            memory=memory,
-            status=status,
-            pending=pending,
-            steps=steps,
-            trace=trace,
-            journal=journal,
-        )
-    made: Snapshot[StateT, MemoryT] = new_instance(Snapshot)
-    set_state, set_memory, set_status, set_pending, set_steps, set_trace, set_journal = _SETTERS
-    set_state(made, state)
-    set_memory(made, memory)
-    set_status(made, status)
-    set_pending(made, pending)
-    set_steps(made, steps)
-    set_trace(made, trace)
-    set_journal(made, journal)
-    return made

@@ -12,12 +12,10 @@ import datetime as _dt
 import enum
 import json
 from collections.abc import Iterable, Iterator
-from typing import Final
 
 import attrs
 from pyrsistent import PVector, pvector
 
-from agentsm_fn.core._fast import one_field_builder
 from agentsm_fn.core.effects import describe_effect
 
 __all__ = ["Trace", "TraceEntry"]
@@ -118,15 +116,15 @@ class Trace:
         timestamp: float,
     ) -> Trace:
         """Return a new trace with one more transition entry at the end."""
-        return _trace(self.rows.append((step, state, event, target, data, timestamp)))
+        return Trace(self.rows.append((step, state, event, target, data, timestamp)))
 
     def record_request(self, step: int, state: str | enum.Enum, effect: object, timestamp: float) -> Trace:
         """Return a new trace with an effect-request entry at the end."""
-        return _trace(self.rows.append((step, state, effect, None, "", timestamp)))
+        return Trace(self.rows.append((step, state, effect, None, "", timestamp)))
 
     def extend(self, rows: Iterable[_Row]) -> Trace:
         """Return a new trace with ``rows`` appended (used by the run loop)."""
-        return _trace(self.rows.extend(rows))
+        return Trace(self.rows.extend(rows))
 
     @property
     def entries(self) -> tuple[TraceEntry, ...]:
@@ -177,7 +175,3 @@ class Trace:
             target = f"-> {e.target}" if e.target else ""
             lines.append(f"{e.step:>5}  {clock:<12}  {e.state:<16} {e.event:<24} {target:<16} {e.data}")
         return "\n".join(line if len(line) <= width else line[: width - 1] + "…" for line in lines)
-
-
-_trace: Final = one_field_builder(Trace, "rows")
-"""``Trace(rows)``, built directly when that is equivalent (see _fast)."""
