@@ -29,6 +29,8 @@ row per K and the targets: ratio <= 1.5 at every K, engine cost per transition a
 the largest K within 1.2x of K = 3, and a K = 0 run within 5 baseline transitions.
 Timings are CPU time, engine and baseline measured in alternation, best of many
 rounds; on a shared machine they still move by several percent between runs.
+
+One idea over 300 lines: one workload, the machine it runs on, the loop it is compared with.
 """
 
 from __future__ import annotations

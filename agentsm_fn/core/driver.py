@@ -1,15 +1,13 @@
 """The engine's fold, hand-optimised: :func:`drive` runs a machine as a generator the shell steps.
 
-Read :mod:`agentsm_fn.core.engine` first: this module computes exactly what folding
-:func:`~agentsm_fn.core.engine.step` and :func:`~agentsm_fn.core.engine.resume` computes,
-only faster. It keeps the run in local variables and builds a snapshot only when it
-stops, so a long run costs the same per step as a short one. ``tests/core/test_laws.py``
-proves the two equal on randomly generated machines and decisions
+Read :mod:`agentsm_fn.core.engine` first: this module computes exactly what folding its
+``step`` and ``resume`` computes, only faster: it keeps the run in local variables and builds
+a snapshot only when it stops, so a long run costs the same per step as a short one.
+``tests/core/test_laws.py`` proves the two equal on random machines and decisions
 (``test_drive_and_step_by_step_agree``, ``test_the_run_loop_and_step_judge_every_decision_alike``).
-
-:func:`drive` yields each effect and is sent its outcome; :data:`SUSPEND` sent instead
-stops the run with an AWAITING snapshot. A ``perform`` function returning :data:`DEFER`
-hands an effect to the caller instead of performing it in line.
+:func:`drive` yields each effect and is sent its outcome (:data:`SUSPEND` sent instead stops
+the run with an AWAITING snapshot; a ``perform`` function returning :data:`DEFER` hands an
+effect to the caller instead of performing it in line).
 """
 
 from __future__ import annotations
@@ -269,9 +267,7 @@ def _fold(
                     awaiting, awaiting_at = effect, steps  # pending until the step count moves on
                     try:
                         now = clock()
-                    except (
-                        Exception
-                    ) as exc:  # the effect stays pending: perform it again once the clock works
+                    except Exception as exc:  # the effect stays pending: performed again once the clock works
                         reason = _clock_failed(state, exc)
                         break
                     add_tick((now, effect, outcome))

@@ -6,6 +6,9 @@ place (:meth:`Transport.exception_failure`) and every error status in another
 (:meth:`Transport.status_failure`). Sleep, async sleep, clock and the jitter's
 random draw are injected, so tests never wait.
 
+One idea over 300 lines: the one class that sends, its four loops (one-shot and
+streamed, sync and async) kept side by side so a reader can check they agree.
+
 Failure mapping::
 
     httpx.TimeoutException      -> TIMEOUT

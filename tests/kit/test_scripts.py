@@ -15,7 +15,8 @@ from verification.kit._graph import reachable_rows
 from verification.kit.outcomes import Outcomes
 from verification.kit.paths import covering_paths
 from verification.kit.react_invariants import REACT_INVARIANTS, react_budget
-from verification.kit.react_strategies import react_outcomes, react_script_entries, react_script_memories
+from verification.kit.react_scripts import react_script_entries, react_script_memories
+from verification.kit.react_strategies import react_outcomes
 from verification.kit.scripts import ScriptedCase, covering_cases, run_case
 
 from .planted import FORGETFUL_REACT

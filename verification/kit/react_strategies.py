@@ -11,6 +11,8 @@
   and unknown ones included, with valid and invalid arguments);
 * :func:`react_entries`: runs that begin in Acting, ParallelActing or WaitingForHuman
   with the corrupt memory their ``FatalError`` guard rows exist for.
+
+The hand-picked starts of the deterministic suite are in :mod:`verification.kit.react_scripts`.
 """
 
 from __future__ import annotations
@@ -48,8 +50,6 @@ __all__ = [
     "react_llm_outcomes",
     "react_memories",
     "react_outcomes",
-    "react_script_entries",
-    "react_script_memories",
     "tool_batch_results",
     "tool_results",
 ]
@@ -295,40 +295,3 @@ def react_entries(
         lambda m: attrs.evolve(m, current_tool_call=None, pending_tool_calls=(), pending_approval=None)
     )
     return st.tuples(st.sampled_from((State.Acting, State.ParallelActing, State.WaitingForHuman)), cleared)
-
-
-def react_script_memories() -> tuple[AgentMemory, ...]:
-    """Hand-picked start memories for the deterministic covering-path suite.
-
-    Example:
-        >>> len(react_script_memories()) >= 4
-        True
-    """
-    base = AgentConfig(
-        max_steps=10,
-        max_retries=1,
-        confidence_threshold=0.4,
-        reflect_every_n_steps=0,
-        min_answer_length=20,
-        parallel_tools=True,
-    )
-    configs = (
-        attrs.evolve(base, budget=TokenBudget(total=70)),
-        base,
-        attrs.evolve(base, reflect_every_n_steps=2),
-        attrs.evolve(base, reflect_every_n_steps=1),
-        attrs.evolve(base, max_steps=0),
-        attrs.evolve(base, budget=TokenBudget(total=0)),
-    )
-    return tuple(_memory("What is 2 + 2?", c, list(TOOL_POOL), frozenset({"shell"})) for c in configs)
-
-
-def react_script_entries() -> tuple[tuple[State, AgentMemory], ...]:
-    """Corrupt-memory starts in each tool state, for the rows that guard against them.
-
-    Example:
-        >>> [s.name for s, _ in react_script_entries()]
-        ['Acting', 'ParallelActing', 'WaitingForHuman']
-    """
-    memory = react_script_memories()[1]
-    return tuple((s, memory) for s in (State.Acting, State.ParallelActing, State.WaitingForHuman))

@@ -1,4 +1,7 @@
-"""EXECUTE, OBSERVE and LOOP_CHECK: every branch, handler by handler."""
+"""EXECUTE, OBSERVE and LOOP_CHECK: every branch, handler by handler.
+
+One idea over 300 lines: the tests of one module, ``agents/plan_execute/loop.py``, which they mirror.
+"""
 
 from __future__ import annotations
 
