@@ -13,8 +13,8 @@ from verification.kit import (
     check_machine,
     memory_invariant,
     only_changed_in,
+    transition_invariant,
 )
-from verification.kit import transition_invariant as step_rule
 
 from .triage import TRIAGE, S, Ticket, tickets
 
@@ -23,7 +23,7 @@ RULES: list[Invariant[S, Ticket]] = [
     memory_invariant("attempts stay within max_attempts", lambda t: t.attempts <= t.max_attempts),
     only_changed_in("priority", lambda t: t.priority, {S.CLASSIFYING}),
     append_only("notes", lambda t: t.notes),
-    step_rule(
+    transition_invariant(
         "urgent tickets are never worked on", lambda s: s.target is not S.WORKING or s.after.priority > 1
     ),
 ]
