@@ -8,6 +8,9 @@ a snapshot only when it stops, so a long run costs the same per step as a short 
 :func:`drive` yields each effect and is sent its outcome (:data:`SUSPEND` sent instead stops
 the run with an AWAITING snapshot; a ``perform`` function returning :data:`DEFER` hands an
 effect to the caller instead of performing it in line).
+
+One idea over 300 lines: the one hot loop, kept in one function on purpose (a helper call
+per transition is the cost it exists to avoid).
 """
 
 from __future__ import annotations

@@ -13,6 +13,9 @@ A shell with an ``observer`` (:mod:`agentsm_fn.core.observe`) reports each run's
 start, transitions, effects (with their durations) and end to it; see
 :mod:`agentsm_fn.shell.observing`. Without one a run takes exactly the path it
 always took.
+
+One idea over 300 lines: running a machine through the shell, sync and async, with the
+inline performers both loops hand the fold.
 """
 
 from __future__ import annotations

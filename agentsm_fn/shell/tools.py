@@ -16,6 +16,8 @@ them: failures become failed :class:`ReactToolResult` values (``ERROR: {type}: {
 the LLM), and a batch runs concurrently with its results in call order whatever order
 the tools finish in. The plan-and-execute shell (``tool_batches``) uses the same
 two functions for its RunTools effect.
+
+One idea over 300 lines: calling a tool, sync and async, in every way the runner needs.
 """
 
 from __future__ import annotations
