@@ -7,6 +7,9 @@ called, so a snippet that is a test is run as one. Two kinds of comment steer a 
 
 * ``<!-- not run: reason -->`` right before a block skips it; the skipped blocks are counted
   and must be exactly :data:`NOT_RUN` (zero today), so skipping one is a visible decision;
+* ``<!-- run by tests/some_test.py: reason -->`` right before a block leaves it to that test
+  (a block that must not run in this process, such as one installing OpenTelemetry's global
+  tracer provider); the test file must exist and name the document;
 * a block inside an HTML comment (hidden from readers) runs too: it sets the scene, such as
   ``doc_script("openai_provider", reply, ...)``, which makes the next call of that provider
   factory return a scripted LLM instead of a network client (no test touches the network).
@@ -38,16 +41,18 @@ NOT_RUN = 0
 
 _FENCE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 _NOT_RUN = re.compile(r"<!--\s*not run:\s*(.+?)\s*-->\s*$", re.S)
+_RUN_BY = re.compile(r"<!--\s*run by\s+(\S+?):\s*(.+?)\s*-->\s*$", re.S)
 
 
 @attrs.frozen
 class Block:
-    """One ```python block: where it starts, its code, and why it is skipped ("" if it runs)."""
+    """One ```python block: where it starts, its code, why it is skipped, which test runs it instead."""
 
     path: Path
     line: int
     code: str
     skipped: str = ""
+    run_by: str = ""
 
     @property
     def where(self) -> str:
@@ -61,9 +66,11 @@ def blocks(path: Path) -> tuple[Block, ...]:
     found = []
     for match in _FENCE.finditer(text):
         before = text[: match.start()]
-        marker = _NOT_RUN.search(before.rstrip("\n").rsplit("\n", 1)[-1] + "\n")
+        last = before.rstrip("\n").rsplit("\n", 1)[-1] + "\n"
+        marker, elsewhere = _NOT_RUN.search(last), _RUN_BY.search(last)
         skipped = marker.group(1) if marker else ""
-        found.append(Block(path, before.count("\n") + 1, match.group(1), skipped))
+        run_by = elsewhere.group(1) if elsewhere else ""
+        found.append(Block(path, before.count("\n") + 1, match.group(1), skipped, run_by))
     return tuple(found)
 
 
@@ -105,7 +112,7 @@ def test_every_python_snippet_runs(path: Path, monkeypatch: pytest.MonkeyPatch) 
     namespace: dict[str, object] = {"__name__": f"docs_{path.stem}", "doc_script": _script_next(monkeypatch)}
     with contextlib.redirect_stdout(io.StringIO()):
         for block in blocks(path):
-            if not block.skipped:
+            if not (block.skipped or block.run_by):
                 run_block(block, namespace)
         for test in snippet_tests(namespace):
             test()
@@ -127,18 +134,30 @@ def test_the_snippets_are_found_and_only_the_counted_ones_are_skipped() -> None:
     assert len(skipped) == NOT_RUN, "blocks not run:\n" + "\n".join(skipped)
 
 
+def test_blocks_left_to_another_test_are_run_by_it() -> None:
+    elsewhere = [block for path in FILES for block in blocks(path) if block.run_by]
+    for block in elsewhere:
+        runner = ROOT / block.run_by
+        assert runner.is_file(), f"{block.where}: {block.run_by} does not exist"
+        assert block.path.name in runner.read_text(encoding="utf-8"), (
+            f"{block.run_by} never reads {block.where}"
+        )
+
+
 def test_a_not_run_marker_skips_only_the_block_it_precedes(tmp_path: Path) -> None:
     doc = tmp_path / "doc.md"
     doc.write_text(
         "```python\nx = 1\n```\n\n<!-- not run: needs a real key -->\n```python\nx = 2\n```\n\n"
-        "<!-- hidden\n```python\nx = 3\n```\n-->\n",
+        "<!-- hidden\n```python\nx = 3\n```\n-->\n"
+        "<!-- run by tests/x.py: global state -->\n```python\nx = 4\n```\n",
         encoding="utf-8",
     )
     found = blocks(doc)
-    assert [(b.code, b.skipped) for b in found] == [
-        ("x = 1\n", ""),
-        ("x = 2\n", "needs a real key"),
-        ("x = 3\n", ""),
+    assert [(b.code, b.skipped, b.run_by) for b in found] == [
+        ("x = 1\n", "", ""),
+        ("x = 2\n", "needs a real key", ""),
+        ("x = 3\n", "", ""),
+        ("x = 4\n", "", "tests/x.py"),
     ]
 
 
