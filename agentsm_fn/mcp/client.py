@@ -11,6 +11,9 @@ Cancelling a call (its run is cancelled, or its timeout expires) cancels the req
 server. When the server changes its tool list, the client lists the tools again: runs
 started afterwards see the new list, a run already going keeps the tools it started with,
 and a call to a tool the server dropped fails with ``McpToolGone``.
+
+One idea over 300 lines: the one client class, its session's whole life (open, list, call,
+relist, close) on one portal thread.
 """
 
 from __future__ import annotations
