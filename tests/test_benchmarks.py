@@ -62,3 +62,36 @@ def test_the_traced_variants_take_the_same_transitions(bench: ModuleType, k: int
     variants = bench.tracing_variants()
     assert variants is not None  # the otel extra is part of dev
     assert [fn(k) for fn in variants.values()] == [bench.engine_run(k)] * 2
+
+
+@pytest.fixture(scope="module")
+def history() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("history_benchmark", ROOT / "benchmarks" / "history.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("copied", [False, True])
+def test_the_history_benchmark_carries_the_history_in_its_effects(history: ModuleType, copied: bool) -> None:
+    seen: list[int] = []
+
+    def consult(effect: object) -> str:
+        seen.append(len(effect.history))  # type: ignore[attr-defined]  # a Consult of the loaded module
+        return str(history.LLM())
+
+    performers = history.SHELL.performers.on(history.Consult, consult)
+    history.LLM.reset(3)
+    done = history.run(history.MACHINE, history.Mem(copied=copied), history.Shell(performers)).unwrap()
+    assert done.steps == 3 * 3 + 2 and seen == [0, 1, 2, 3]
+    assert [e.data for e in done.trace if e.event == "request Consult"][-1] == "Consult messages=3"
+
+
+def test_the_history_benchmark_prints_both_targets(
+    history: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    history.main(["--quick", "--budget", "0"])
+    out = capsys.readouterr().out
+    assert out.count("target <= 1.2") == 1 and out.count("linear in K") == 2

@@ -1,9 +1,15 @@
 """Event properties: dead rows, event completeness, failure handling, readable events.
 
-* SM007: no row whose event its source state can never emit (it can never fire);
+* SM007: no row whose event its source state can never emit (it can never fire). An
+  effectful state's declared ``failure_event`` counts as emitted: the engine emits it
+  when the state's effect fails and the effect does not turn the failure into an
+  outcome of its own (docs/effect-failures.md), so its row is live;
 * SM008: every event a state can emit has a row, so no invalid transition can
   happen at run time;
-* SM010: every effectful state declares a failure event and has a row for it;
+* SM010: every effectful state declares a failure event and has a row for it: the row
+  the engine takes when the effect's performer raises or times out, its outcome is
+  rejected, or it is unknown after a crash (without it such a run stops with
+  ``EffectFailed``);
 * SM013: every handler's events can be read from its annotations or are declared,
   and name only members of the machine's event enum.
 
@@ -85,7 +91,8 @@ def _failure_handling(a: Analysis) -> list[PropertyViolation]:
                 PropertyViolation(
                     code="SM010",
                     message=f"effectful state {state.name} declares no failure event, so a failed "
-                    "effect has nowhere to go",
+                    "effect (raised, timed out, rejected, unknown after a crash) stops the run with "
+                    "EffectFailed",
                     states=(state.name,),
                     location=state.location,
                     hint=f"pass failure_event=<Event> to effectful(...) for {state.name} and add a row "
@@ -96,7 +103,8 @@ def _failure_handling(a: Analysis) -> list[PropertyViolation]:
             found.append(
                 PropertyViolation(
                     code="SM010",
-                    message=f"effectful state {state.name} has no row for its failure event {failure}",
+                    message=f"effectful state {state.name} has no row for its failure event {failure}: "
+                    "the engine emits it when an effect fails, and the run would stop with InvalidTransition",
                     states=(state.name,),
                     events=(failure,),
                     witness=a.witness_to({state.name}),

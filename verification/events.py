@@ -5,7 +5,8 @@ A handler's return type names its events, e.g.
 ``Literal`` members of the machine's event enum are what it can emit (``Perform``
 emits nothing itself). A bare event enum in the annotation means "any event".
 An effectful state emits the union of what its ``request`` and ``receive`` can
-emit, plus its declared failure event. An explicit ``events=`` declaration wins
+emit, plus its declared failure event (the engine emits it when the state's effect fails,
+see docs/effect-failures.md). An explicit ``events=`` declaration wins
 over annotations. When neither can be read (a lambda, say) the reading says why
 instead of raising.
 """

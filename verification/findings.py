@@ -46,7 +46,11 @@ PROPERTIES: tuple[Property, ...] = (
     Property("SM007", "no-dead-rows", "every row's event can be emitted by its source state"),
     Property("SM008", "event-completeness", "every event a state can emit has a row"),
     Property("SM009", "termination", "every cycle passes through a budgeted state"),
-    Property("SM010", "failure-handling", "every effectful state has a row for its failure event"),
+    Property(
+        "SM010",
+        "failure-handling",
+        "every effectful state has a row for its failure event (taken when an effect fails)",
+    ),
     Property("SM011", "passes-through", "declared policies: every path from X to Y passes through Z"),
     Property("SM012", "never-reachable", "declared policies: state S is never reachable"),
     Property("SM013", "readable-events", "every handler's events can be read or are declared"),

@@ -6,6 +6,7 @@ Handlers, the frozen transition table, the machine value, the engine's pure fold
 
 from agentsm_fn.core.compose import Embedded, Nested, choose, embed, lift, then
 from agentsm_fn.core.driver import SUSPEND, Suspend, drive
+from agentsm_fn.core.effect_failures import EffectFailure, FailureKind
 from agentsm_fn.core.effects import Effect, Perform
 from agentsm_fn.core.engine import begin, replay, resume, step
 from agentsm_fn.core.failures import (
@@ -36,7 +37,7 @@ from agentsm_fn.core.handlers import (
     perform,
     pure,
 )
-from agentsm_fn.core.journal import Journal, JournalEntry
+from agentsm_fn.core.journal import Journal, JournalEntry, effect_digest
 from agentsm_fn.core.machine import HandlerLike, Machine, MachineDefinitionError, define_machine
 from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.core.trace import Trace, TraceEntry
@@ -46,8 +47,10 @@ __all__ = [
     "Decision",
     "Effect",
     "EffectFailed",
+    "EffectFailure",
     "Effectful",
     "Embedded",
+    "FailureKind",
     "Fault",
     "Handler",
     "HandlerFaulted",
@@ -80,6 +83,7 @@ __all__ = [
     "choose",
     "define_machine",
     "drive",
+    "effect_digest",
     "effectful",
     "embed",
     "emit",

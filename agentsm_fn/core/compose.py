@@ -17,6 +17,7 @@ from typing import ClassVar, Generic, TypeGuard, TypeVar, cast
 import attrs
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.core.effect_failures import EffectFailure
 from agentsm_fn.core.effects import Effect, Perform, describe_effect
 from agentsm_fn.core.engine import _classify
 from agentsm_fn.core.faults import Fault
@@ -121,7 +122,9 @@ class Nested(Effect[object]):
     """An effect of an embedded machine, carrying where that machine stands.
 
     The shell performs ``effect`` (see :meth:`Effect.underlying`); the outer handler
-    resumes the inner machine at ``state`` with ``memory``.
+    resumes the inner machine at ``state`` with ``memory``. A failure of ``effect``
+    takes the inner state's route: its ``receive`` if ``effect`` accepts failures,
+    else the inner state's ``failure_event`` (carried here), else the outer run fails.
     """
 
     outcome_types: ClassVar[tuple[type, ...]] = (object,)
@@ -130,9 +133,21 @@ class Nested(Effect[object]):
     state: enum.Enum
     memory: object
     steps: int
+    failure_event: enum.Enum | None = None
+    retry_safe: bool = attrs.field(
+        init=False, default=attrs.Factory(lambda self: self.effect.retry_safe, takes_self=True)
+    )
 
     def accepts(self, outcome: object) -> TypeGuard[object]:
+        if isinstance(outcome, EffectFailure) and self.failure_event is not None:
+            return True
         return self.effect.accepts(outcome)
+
+    def outcome_of_failure(self, failure: EffectFailure) -> object | None:
+        own = self.effect.outcome_of_failure(failure)
+        if own is None and self.failure_event is not None:
+            return failure  # the inner state's failure_event, emitted by Embedded.resume
+        return own
 
     def summary(self) -> str:
         return f"{describe_effect(self.effect)} (in {self.state.name})"
@@ -166,7 +181,14 @@ class Embedded(Handler[EventT_co, MemoryT], Generic[EventT_co, MemoryT, InnerS, 
         handler = self.inner.handlers.get(state)
         if handler is None:
             return Failure(Fault(f"embedded machine has no handler for {state.name}"))
-        decision = handler.resume(inner_memory, effect.effect, outcome)
+        if (
+            isinstance(outcome, EffectFailure)
+            and effect.failure_event is not None
+            and effect.effect.outcome_of_failure(outcome) is None
+        ):  # the inner state's failure route
+            decision: object = Success((effect.failure_event, inner_memory))
+        else:
+            decision = handler.resume(inner_memory, effect.effect, outcome)
         return self._advance(memory, state, inner_memory, effect.steps, decision)
 
     def _advance(
@@ -196,7 +218,9 @@ class Embedded(Handler[EventT_co, MemoryT], Generic[EventT_co, MemoryT, InnerS, 
                 steps += 1
             elif routed[0] == "await":
                 _, effect, inner_memory, _ = routed
-                return Success(Perform(Nested(effect, state, inner_memory, steps), memory))
+                requester = inner.handlers.get(state)
+                failure_event = None if requester is None else requester.failure_event
+                return Success(Perform(Nested(effect, state, inner_memory, steps, failure_event), memory))
             else:
                 return Failure(Fault(f"embedded machine {inner.name!r}: {routed[1].describe()}"))
 

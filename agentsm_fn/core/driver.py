@@ -21,17 +21,19 @@ from typing import Final, TypeAlias, TypeVar, cast
 
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.core.effects import Effect, Perform, describe_effect
+from agentsm_fn.core._failure_route import route_failure
+from agentsm_fn.core.effect_failures import EffectFailure
+from agentsm_fn.core.effects import Effect, Perform
 from agentsm_fn.core.engine import _classify, _clock_failed, _narrate, _raised, resume
 from agentsm_fn.core.failures import (
     MissingHandler,
-    OutcomeRejected,
     Reason,
     RunFailed,
     SafetyCapExceeded,
     WrongStatus,
 )
-from agentsm_fn.core.journal import Journal
+from agentsm_fn.core.handlers import emit
+from agentsm_fn.core.journal import _PLAIN_SUMMARY, EffectDigest, Journal, effect_digest
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import _EMPTY_JOURNAL, _EMPTY_TRACE, Snapshot, Status
 from agentsm_fn.core.trace import Trace
@@ -45,6 +47,7 @@ MemoryT = TypeVar("MemoryT")
 StepResult = Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT]]
 
 _BASE_ACCEPTS: Final = Effect.accepts
+_EFFECT_FAILURE: Final = EffectFailure
 _FINISHED: Final = Status.FINISHED
 
 
@@ -140,7 +143,7 @@ def _parked(
     trace: Trace,
     journal: Journal,
     rows: list[tuple[int, object, object, object, object, float]],
-    ticks: list[float | tuple[float, Effect[object], object]],
+    ticks: list[float | tuple[float, EffectDigest, object]],
     status: Status,
     pending: Effect[object] | None,
 ) -> Snapshot[StateT, MemoryT]:
@@ -189,7 +192,7 @@ def _fold(
     helper calls on the path of a pure transition, locals for everything it reads twice.
     """
     rows: list[tuple[int, object, object, object, object, float]] = []
-    ticks: list[float | tuple[float, Effect[object], object]] = []
+    ticks: list[float | tuple[float, EffectDigest, object]] = []
     compiled = machine.compiled
     node = compiled.get(start)
     if node is None:
@@ -255,7 +258,11 @@ def _fold(
                 elif type(value) is Perform and isinstance(value[0], Effect):
                     effect: Effect[object] = value[0]
                     memory = value[1]
-                    add_row((steps + 1, state, effect, None, "", now))
+                    kind = type(effect)
+                    digest: EffectDigest = _PLAIN_SUMMARY.get(kind)  # effect_digest inlined (plain summary)
+                    if digest is None:
+                        digest = effect_digest(effect)
+                    add_row((steps + 1, state, digest, None, "", now))
                     try:
                         outcome = DEFER if perform is None else perform(effect)
                     except Exception:  # a perform function must not raise; if it does, the caller performs
@@ -273,18 +280,29 @@ def _fold(
                     except Exception as exc:  # the effect stays pending: performed again once the clock works
                         reason = _clock_failed(state, exc)
                         break
-                    add_tick((now, effect, outcome))
                     try:
-                        if type(effect).accepts is _BASE_ACCEPTS:
+                        if kind.accepts is _BASE_ACCEPTS and type(outcome) is not _EFFECT_FAILURE:
                             accepted = isinstance(outcome, effect.outcome_types)
                         else:
                             accepted = effect.accepts(outcome)
                     except Exception as exc:
+                        add_tick((now, digest, outcome))
                         reason = _raised(state, "accepts", exc)
                         break
-                    if not accepted:
-                        reason = OutcomeRejected(state, describe_effect(effect), type(outcome).__qualname__)
-                        break
+                    if not accepted:  # a failure, or an outcome of the wrong type: engine.resume's rule
+                        route = route_failure(node.handler, state, effect, outcome)
+                        if route[0] == "fail":
+                            if route[2]:
+                                add_tick((now, digest, outcome))
+                            reason = route[1]
+                            break
+                        add_tick((now, digest, outcome))
+                        if route[0] == "emit":  # the failure_event, with the memory of the request
+                            decision = emit(route[1], memory)
+                            continue
+                        outcome = route[1]
+                    else:
+                        add_tick((now, digest, outcome))
                     receive = node.receive
                     try:
                         if receive is not None:

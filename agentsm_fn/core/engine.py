@@ -25,6 +25,7 @@ from typing import Literal, TypeAlias, TypeVar, cast
 import attrs
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.core._failure_route import route_failure
 from agentsm_fn.core.effects import Effect, Perform, describe_effect
 from agentsm_fn.core.failures import (
     BadDecision,
@@ -33,7 +34,6 @@ from agentsm_fn.core.failures import (
     HandlerRaised,
     InvalidTransition,
     MissingHandler,
-    OutcomeRejected,
     Reason,
     ReplayDiverged,
     RunFailed,
@@ -41,7 +41,8 @@ from agentsm_fn.core.failures import (
     WrongStatus,
 )
 from agentsm_fn.core.faults import Fault
-from agentsm_fn.core.journal import Journal
+from agentsm_fn.core.handlers import emit
+from agentsm_fn.core.journal import DigestFn, EffectDigest, Journal, digest_summary, effect_digest
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
 
@@ -226,7 +227,9 @@ def resume(
     """Hand the outcome of the pending effect to the handler, at clock reading ``now``.
 
     The outcome is journaled before the handler sees it, so a failure keeps it.
-    Never raises.
+    An outcome the effect does not accept (an ``EffectFailure`` the shell delivered,
+    or a value of the wrong type) takes the failure route of
+    :mod:`agentsm_fn.core.effect_failures`. Never raises.
     """
     effect = snapshot.pending
     if snapshot.status is not Status.AWAITING or effect is None:
@@ -238,17 +241,21 @@ def resume(
         accepted = effect.accepts(outcome)
     except Exception as exc:
         return Failure(RunFailed(_raised(state, "accepts", exc), kept))
-    if not accepted:
-        reason = OutcomeRejected(state, describe_effect(effect), type(outcome).__qualname__)
-        return Failure(RunFailed(reason, kept))
     handler = machine.handlers.get(state)
+    ready = attrs.evolve(snapshot, status=Status.READY, pending=None)
+    if not accepted:
+        route = route_failure(handler, state, effect, outcome)
+        if route[0] == "fail":
+            return Failure(RunFailed(route[1], kept if route[2] else snapshot))
+        if route[0] == "emit":  # the state's failure_event, with the memory the request left
+            return _settle(machine, ready, journal, emit(route[1], snapshot.memory), now, kept)
+        outcome = route[1]
     if handler is None:
         return Failure(RunFailed(MissingHandler(state), kept))
     try:
         decision: object = handler.resume(snapshot.memory, effect, outcome)
     except Exception as exc:
         return Failure(RunFailed(_raised(state, "resume", exc), kept))
-    ready = attrs.evolve(snapshot, status=Status.READY, pending=None)
     return _settle(machine, ready, journal, decision, now, kept)
 
 
@@ -256,6 +263,7 @@ def replay(
     machine: Machine[StateT, EventT, MemoryT],
     start: Snapshot[StateT, MemoryT],
     journal: Journal,
+    digest: DigestFn = effect_digest,
 ) -> StepResult[StateT, MemoryT]:
     """Fold a recorded journal from ``start``: the same final snapshot, with no IO.
 
@@ -263,22 +271,23 @@ def replay(
     was later retried (``run`` on the failure's snapshot) replays as the retry went on.
     Entries beyond ``start``'s own journal are replayed; the rest are skipped, so
     ``replay(m, start, finished.journal)`` works for any run begun at ``start``.
+    Each effect the run requests again is checked against the journaled digest with
+    ``digest`` (:func:`~agentsm_fn.core.journal.effect_digest` unless a store recorded
+    its own); a mismatch stops the replay with ``ReplayDiverged`` naming the entry and step.
     """
     snap = start
     for index in range(len(start.journal), len(journal)):
         entry = journal[index]
-        if entry.effect is None:
+        if entry.digest is None:
             if snap.status is not Status.READY:
                 return Failure(
                     RunFailed(ReplayDiverged(index, f"a tick, but the run is {snap.status.value}"), snap)
                 )
             result = step(machine, snap, entry.at)
         else:
-            if snap.status is not Status.AWAITING or snap.pending != entry.effect:
-                found = "nothing" if snap.pending is None else describe_effect(snap.pending)
-                journaled = describe_effect(entry.effect)
-                message = f"journal has an outcome of {journaled}, the run requested {found}"
-                return Failure(RunFailed(ReplayDiverged(index, message), snap))
+            problem = _diverges(snap, entry.digest, digest)
+            if problem is not None:
+                return Failure(RunFailed(ReplayDiverged(index, problem), snap))
             result = resume(machine, snap, entry.outcome, entry.at)
         if isinstance(result, Failure):
             if index == len(journal) - 1:
@@ -289,3 +298,20 @@ def replay(
             continue
         snap = result.unwrap()
     return Success(snap)
+
+
+def _diverges(snap: Snapshot[StateT, MemoryT], journaled: EffectDigest, digest: DigestFn) -> str | None:
+    """Why an outcome journaled for an effect with digest ``journaled`` does not fit ``snap``, or None."""
+    pending = snap.pending
+    if snap.status is Status.AWAITING and pending is not None:
+        try:
+            again: EffectDigest = digest(pending)
+        except Exception as exc:  # a store's digest that cannot read this effect
+            again = f"<digest raised {type(exc).__qualname__}: {exc}>"
+        if again == journaled:
+            return None
+    found = "nothing" if pending is None else describe_effect(pending)
+    return (
+        f"step {snap.steps + 1} in {snap.state.name}: the journal has an outcome of "
+        f"{digest_summary(journaled)[1]}, the run requested {found}"
+    )

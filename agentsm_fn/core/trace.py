@@ -16,15 +16,17 @@ from collections.abc import Iterable, Iterator
 import attrs
 from pyrsistent import PVector, pvector
 
-from agentsm_fn.core.effects import describe_effect
+from agentsm_fn.core.effects import Effect
+from agentsm_fn.core.journal import digest_summary, effect_digest
 
 __all__ = ["Trace", "TraceEntry"]
 
 _Row = tuple[int, object, object, object, object, float]
 """(step, state, event, target, data, timestamp). The run loop stores enum members,
-the effect of a request (with target None) and the narrated data as they are;
-names and summaries are rendered only when an entry is read. Imported traces hold
-strings. Either way :class:`TraceEntry` is what users see."""
+the digest of a requested effect (with target None; never the effect, which may carry
+the whole history) and the narrated data as they are; names are rendered only when an
+entry is read. Imported traces hold strings. Either way :class:`TraceEntry` is what
+users see."""
 _COLUMNS = ("step", "state", "event", "target", "data", "timestamp")
 
 
@@ -65,13 +67,14 @@ class TraceEntry:
 
 def _entry(row: _Row) -> TraceEntry:
     step, state, event, target, data, stamp = row
-    if target is None:  # an effect request: ``event`` holds the effect
+    if target is None:  # an effect request: ``event`` holds the effect's digest
+        kind, summary = digest_summary(event)
         return TraceEntry(
             step=step,
             state=_name(state),
-            event=f"request {type(event).__name__}",
+            event=f"request {kind}",
             target="",
-            data=describe_effect(event),
+            data=summary,
             timestamp=stamp,
         )
     return TraceEntry(
@@ -118,9 +121,11 @@ class Trace:
         """Return a new trace with one more transition entry at the end."""
         return Trace(self.rows.append((step, state, event, target, data, timestamp)))
 
-    def record_request(self, step: int, state: str | enum.Enum, effect: object, timestamp: float) -> Trace:
-        """Return a new trace with an effect-request entry at the end."""
-        return Trace(self.rows.append((step, state, effect, None, "", timestamp)))
+    def record_request(
+        self, step: int, state: str | enum.Enum, effect: Effect[object], timestamp: float
+    ) -> Trace:
+        """Return a new trace with an effect-request entry at the end (the effect kept as its digest)."""
+        return Trace(self.rows.append((step, state, effect_digest(effect), None, "", timestamp)))
 
     def extend(self, rows: Iterable[_Row]) -> Trace:
         """Return a new trace with ``rows`` appended (used by the run loop)."""

@@ -10,10 +10,11 @@ from typing import ClassVar, Protocol, TypeAlias, runtime_checkable
 
 import attrs
 
+from agentsm_fn.core.effect_failures import EffectFailure
 from agentsm_fn.core.effects import Effect
 from agentsm_fn.llm.json import JsonObject, freeze_object
 from agentsm_fn.llm.messages import Message, ToolSpec
-from agentsm_fn.llm.replies import LlmFailure, LlmOutcome, LlmReply
+from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind, LlmOutcome, LlmReply
 
 __all__ = ["AnyLlmProvider", "AsyncLlmProvider", "LlmCall", "LlmProvider", "LlmRequest"]
 
@@ -49,6 +50,10 @@ class LlmRequest:
 class LlmCall(Effect[LlmOutcome]):
     """Effect: send ``request`` to the LLM. ``purpose`` labels it ("plan", "reflect", ...).
 
+    Retry-safe (asking again after a crash costs tokens, changes nothing). When the
+    call fails (its performer raised or timed out, or its outcome is unknown) the
+    handler receives an ``LlmFailure`` of kind ``EFFECT_FAILED``.
+
     Example:
         >>> from agentsm_fn.llm.messages import UserMessage
         >>> call = LlmCall(LlmRequest(model="m", messages=(UserMessage("hi"),)), purpose="plan")
@@ -57,9 +62,21 @@ class LlmCall(Effect[LlmOutcome]):
     """
 
     outcome_types: ClassVar[tuple[type, ...]] = (LlmReply, LlmFailure)
+    retry_safe = True
 
     request: LlmRequest
     purpose: str = ""
+
+    def outcome_of_failure(self, failure: EffectFailure) -> LlmOutcome:
+        """An ``LlmFailure`` (kind ``EFFECT_FAILED``) saying what went wrong.
+
+        Example:
+            >>> from agentsm_fn.core.effect_failures import EffectFailure
+            >>> call = LlmCall(LlmRequest(model="m", messages=()))
+            >>> call.outcome_of_failure(EffectFailure.raised("LlmCall", OSError("down"))).describe()
+            'effect_failed: performer raised OSError: down'
+        """
+        return LlmFailure(kind=LlmFailureKind.EFFECT_FAILED, message=failure.problem())
 
     def summary(self) -> str:
         """Model, purpose and sizes; never message text or credentials."""

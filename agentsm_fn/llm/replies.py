@@ -12,7 +12,9 @@ Failure kinds::
     ├── TRUNCATED               output cut by the token limit (length / max_tokens)
     ├── STREAM_ERROR            an error event arrived inside a 200 stream
     ├── CONFIGURATION           missing key, bad base URL, ...
-    └── SCRIPT_EXHAUSTED        a scripted (test) LLM ran out of responses
+    ├── SCRIPT_EXHAUSTED        a scripted (test) LLM ran out of responses
+    └── EFFECT_FAILED           the call was not performed: its performer raised or timed
+                                out, or the outcome is unknown after a crash (an EffectFailure)
 """
 
 from __future__ import annotations
@@ -93,6 +95,7 @@ class LlmFailureKind(enum.Enum):
     STREAM_ERROR = "stream_error"
     CONFIGURATION = "configuration"
     SCRIPT_EXHAUSTED = "script_exhausted"
+    EFFECT_FAILED = "effect_failed"
 
 
 @attrs.frozen(kw_only=True)

@@ -2,6 +2,7 @@
 
 from agentsm_fn.core.observe import EffectWatch, RunEnd, RunObserver, RunStart, RunWatch
 from agentsm_fn.shell.clock import Clock, StepClock, system_clock
+from agentsm_fn.shell.keys import EffectKey, effect_key, keyed
 from agentsm_fn.shell.observing import aperform_part, perform_part
 from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
 from agentsm_fn.shell.run import Shell, aresume_run, arun, resume_run, run
@@ -9,6 +10,7 @@ from agentsm_fn.shell.run import Shell, aresume_run, arun, resume_run, run
 __all__ = [
     "AsyncPerformer",
     "Clock",
+    "EffectKey",
     "EffectWatch",
     "Performer",
     "Performers",
@@ -21,6 +23,8 @@ __all__ = [
     "aperform_part",
     "aresume_run",
     "arun",
+    "effect_key",
+    "keyed",
     "perform_part",
     "resume_run",
     "run",

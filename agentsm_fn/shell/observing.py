@@ -33,6 +33,7 @@ from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.observe import EffectWatch, RunEnd, RunObserver, RunStart, RunWatch
 from agentsm_fn.core.snapshot import Snapshot
 from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
+from agentsm_fn.shell.timeouts import TimedPerformer
 
 __all__ = ["Watching", "aperform_part", "perform_part", "start_watching"]
 
@@ -122,6 +123,17 @@ def _watched(watch: RunWatch, performer: Performer, within: EffectWatch | None =
         return outcome
 
     return perform
+
+
+def _watched_sync(watch: RunWatch, performer: Performer) -> Performer:
+    """:func:`_watched`, keeping a timed performer timed (``arun`` waits for it off the loop).
+
+    The watch of a timed performer runs in its thread: an effect that timed out is reported
+    as ended when (if ever) the abandoned performer returns.
+    """
+    if type(performer) is TimedPerformer:
+        return TimedPerformer(_watched(watch, performer.fn), performer.seconds)
+    return _watched(watch, performer)
 
 
 def _watched_async(watch: RunWatch, performer: AsyncPerformer) -> AsyncPerformer:
@@ -229,7 +241,7 @@ class Watching:
     def performers(self, performers: Performers) -> Performers:
         """``performers`` with every performer reporting to this run's watch."""
         watch = self.watch
-        sync = {kind: _watched(watch, fn) for kind, fn in performers.sync.items()}
+        sync = {kind: _watched_sync(watch, fn) for kind, fn in performers.sync.items()}
         asynchronous = {kind: _watched_async(watch, fn) for kind, fn in performers.asynchronous.items()}
         return Performers(MappingProxyType(sync), MappingProxyType(asynchronous))
 

@@ -4,6 +4,11 @@ A performer takes an effect and returns its outcome (or :data:`SUSPEND` to pause
 the run and hand back an awaiting snapshot, as a human approval queue does).
 Lookup follows the effect class's MRO, so one performer can serve a family of
 effects. Async performers are used by ``arun``; sync ones by both.
+
+A performer that raises delivers ``EffectFailure(RAISED)`` to the run; one registered
+with ``timeout=seconds`` that runs longer delivers ``EffectFailure(TIMED_OUT)`` (see
+:mod:`agentsm_fn.shell.timeouts` for what is enforced on sync performers). The machine
+decides what a failure means (docs/effect-failures.md).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import TypeAlias, TypeVar, cast
 import attrs
 
 from agentsm_fn.core.effects import Effect
+from agentsm_fn.shell.timeouts import TimedPerformer, timed_async
 
 __all__ = ["AsyncPerformer", "Performer", "Performers"]
 
@@ -64,15 +70,35 @@ class Performers:
         init=False, factory=dict, eq=False, repr=False, hash=False
     )
 
-    def on(self, kind: type[EffectT], fn: Callable[[EffectT], object]) -> Performers:
-        """A registry that performs ``kind`` effects with ``fn``."""
+    def on(
+        self, kind: type[EffectT], fn: Callable[[EffectT], object], *, timeout: float | None = None
+    ) -> Performers:
+        """A registry that performs ``kind`` effects with ``fn`` (within ``timeout`` seconds if given).
+
+        Example:
+            >>> import attrs, time
+            >>> @attrs.frozen
+            ... class Nap(Effect[str]):
+            ...     outcome_types = (str,)
+            >>> slow = Performers().on(Nap, lambda effect: time.sleep(5) or "late", timeout=0.01)
+            >>> slow.find(Nap())(Nap()).kind.name
+            'TIMED_OUT'
+        """
         # fn only ever receives instances of ``kind`` (find() looks up by type).
-        table = {**self.sync, kind: cast(Performer, fn)}
+        performer = cast(Performer, fn)
+        table = {**self.sync, kind: performer if timeout is None else TimedPerformer(performer, timeout)}
         return attrs.evolve(self, sync=MappingProxyType(table))
 
-    def on_async(self, kind: type[EffectT], fn: Callable[[EffectT], Awaitable[object]]) -> Performers:
-        """A registry that performs ``kind`` effects with the coroutine function ``fn``."""
-        table = {**self.asynchronous, kind: cast(AsyncPerformer, fn)}
+    def on_async(
+        self,
+        kind: type[EffectT],
+        fn: Callable[[EffectT], Awaitable[object]],
+        *,
+        timeout: float | None = None,
+    ) -> Performers:
+        """A registry that performs ``kind`` effects with the coroutine ``fn`` (within ``timeout`` s)."""
+        performer = cast(AsyncPerformer, fn)
+        table = {**self.asynchronous, kind: performer if timeout is None else timed_async(performer, timeout)}
         return attrs.evolve(self, asynchronous=MappingProxyType(table))
 
     def merge(self, other: Performers) -> Performers:
@@ -107,6 +133,8 @@ def _lookup(table: Mapping[type, _FnT], effect: Effect[object]) -> tuple[_FnT, E
 
 
 def _delegating(fn: Performer, target: Effect[object]) -> Performer:
+    if type(fn) is TimedPerformer:  # keep the limit (and arun's threaded wait) for the carried effect
+        return fn.bound(target)
     return lambda _wrapper: fn(target)
 
 

@@ -44,7 +44,7 @@ from agentsm_fn.shell.clock import Clock, system_clock
 from agentsm_fn.shell.performers import Performers
 from agentsm_fn.shell.run import Shell, arun, run
 from agentsm_fn.shell.tool_batches import run_tool_calls, run_tool_calls_async
-from agentsm_fn.shell.tool_functions import tool_registry, tool_timeouts
+from agentsm_fn.shell.tool_functions import retry_safe_tools, tool_registry, tool_timeouts
 from agentsm_fn.tools.registry import Tool, ToolFn, ToolRegistry
 
 __all__ = ["AgentFSM", "plan_execute_performers"]
@@ -164,6 +164,7 @@ class AgentFSM:
             tools=specs,
             finish_tools=self.finish_tools,
             model=self.model,
+            retry_safe_tools=retry_safe_tools(self.tools),
         )
 
     def memory(self, initial_input: str) -> PlanExecuteMemory:

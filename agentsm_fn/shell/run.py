@@ -5,9 +5,14 @@ each effect the machine yields is performed by the registered performer and its
 outcome (journaled by the fold before any handler sees it) is sent back. A
 performer that returns ``SUSPEND`` pauses the run: the result is an AWAITING
 snapshot, a value you can store and later finish with :func:`resume_run`.
-A performer that raises, or a missing performer, ends the run with
-``EffectFailed`` and the awaiting snapshot, so nothing is lost and the run can
-be resumed once the cause is fixed.
+
+A performer that raises delivers ``EffectFailure(RAISED, "<ExcType>: <message>")``
+as the effect's outcome, and one that runs past its registered timeout
+``EffectFailure(TIMED_OUT)``; the machine decides what that means (its ``receive``,
+its state's ``failure_event``, or, with neither, ``EffectFailed`` and the awaiting
+snapshot, so nothing is lost and the run can be resumed once the cause is fixed).
+A missing performer is a configuration error, not an effect failure: the run ends
+with ``EffectFailed`` and the awaiting snapshot.
 
 A shell with an ``observer`` (:mod:`agentsm_fn.core.observe`) reports each run's
 start, transitions, effects (with their durations) and end to it; see
@@ -29,6 +34,7 @@ import attrs
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.driver import DEFER, SUSPEND, OnRow, drive, drive_from
+from agentsm_fn.core.effect_failures import EffectFailure
 from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.core.engine import resume
 from agentsm_fn.core.failures import EffectFailed, RunFailed
@@ -38,6 +44,7 @@ from agentsm_fn.core.snapshot import Snapshot
 from agentsm_fn.shell.clock import Clock, system_clock
 from agentsm_fn.shell.observing import Watching, start_watching
 from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
+from agentsm_fn.shell.timeouts import TimedPerformer
 
 __all__ = ["Shell", "aresume_run", "arun", "resume_run", "run"]
 
@@ -95,16 +102,17 @@ def _park(
     return Failure(RunFailed(EffectFailed(snapshot.state, describe_effect(effect), problem), snapshot))
 
 
-def _raised(exc: Exception) -> str:
-    return f"performer raised {type(exc).__qualname__}: {exc}"
+def _raised(effect: Effect[object], exc: Exception) -> EffectFailure:
+    return EffectFailure.raised(describe_effect(effect), exc)
 
 
 class _Inline:
     """The shell's sync performers, called by the fold itself (no generator round trip).
 
-    Anything but a plain outcome is handed back with :data:`DEFER`, leaving a note in
+    A performer that raises gives ``EffectFailure(RAISED)`` as the outcome. Anything
+    else but a plain outcome is handed back with :data:`DEFER`, leaving a note in
     ``problem`` that says what the shell must do with the yielded effect: park it
-    (no performer, raised, suspended) or, under ``arun``, await it. The fold is given
+    (no performer, suspended) or, under ``arun``, await it. The fold is given
     the bound method :meth:`perform` (a cheaper call than an instance's ``__call__``).
     """
 
@@ -125,9 +133,8 @@ class _Inline:
                 return DEFER
         try:
             outcome = performer(effect)
-        except Exception as exc:
-            self.problem = _raised(exc)
-            return DEFER
+        except Exception as exc:  # the effect failed: an outcome the machine routes
+            return _raised(effect, exc)
         if type(outcome) in _PLAIN_OUTCOMES:
             return outcome
         return self._unusual(outcome)
@@ -172,6 +179,11 @@ class _Inline:
             self.problem = "no performer registered" + (
                 "" if self.asynchronous else " (async ones need arun)"
             )
+        elif self.asynchronous and type(found) is TimedPerformer:  # wait in a thread, not on the loop
+            if plain:
+                self.performers._async_cache[kind] = found.in_loop
+            self.problem = _AwaitWith(found.in_loop)
+            return None
         elif plain:
             self.found[kind] = found
         return found
@@ -278,8 +290,8 @@ async def _arun(
                         outcome = await problem.performer(effect)
                     else:
                         outcome = await problem  # type: ignore[misc]  # an awaitable a sync performer returned
-                except Exception as exc:
-                    return _park(fold, effect, _raised(exc))
+                except Exception as exc:  # the effect failed: an outcome the machine routes
+                    outcome = _raised(effect, exc)
                 if outcome is SUSPEND:
                     return _park(fold, effect, None)
                 effect = fold.send(outcome)

@@ -22,7 +22,7 @@ from agentsm_fn.llm.messages import ToolSpec
 from agentsm_fn.tools.decorator import schema_for
 from agentsm_fn.tools.registry import Tool, ToolFn, ToolRegistry
 
-__all__ = ["tool_registry", "tool_spec", "tool_text", "tool_timeouts"]
+__all__ = ["retry_safe_tools", "tool_registry", "tool_spec", "tool_text", "tool_timeouts"]
 
 _JSON_TYPES: Mapping[object, str] = MappingProxyType(
     {str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object"}
@@ -116,6 +116,20 @@ def tool_text(value: object) -> str:
         return json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         return str(value)
+
+
+def retry_safe_tools(tools: Mapping[str, ToolFn | Tool] | ToolRegistry) -> frozenset[str]:
+    """The names of the tools declared retry-safe (``ToolDef.retry_safe``; plain functions are not).
+
+    Example:
+        >>> registry = ToolRegistry().register("read", "Read", {}, lambda: "", retry_safe=True)
+        >>> sorted(retry_safe_tools(registry)), sorted(retry_safe_tools({"f": lambda: ""}))
+        (['read'], [])
+    """
+    entries = [(t.name, t) for t in tools] if isinstance(tools, ToolRegistry) else list(tools.items())
+    return frozenset(
+        name for name, entry in entries if isinstance(entry, Tool) and entry.definition.retry_safe
+    )
 
 
 def tool_timeouts(tools: Mapping[str, ToolFn | Tool] | ToolRegistry) -> Mapping[str, float | None]:

@@ -26,8 +26,7 @@ import asyncio
 import concurrent.futures
 import contextvars
 import inspect
-import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from types import CoroutineType, MappingProxyType
 from typing import TypeAlias, TypeVar, cast
 
@@ -38,6 +37,7 @@ from returns.result import Failure, Success
 from agentsm_fn.agents.react.effects import RunTool, RunToolBatch
 from agentsm_fn.agents.react.outcomes import ReactToolResult, ToolBatchResult
 from agentsm_fn.llm.json import thaw
+from agentsm_fn.shell._threads import in_daemon_thread as _in_daemon_thread
 from agentsm_fn.shell.observing import aperform_part, perform_part
 from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
 from agentsm_fn.tools.registry import ToolFn, ToolRegistry, outcome_text
@@ -85,23 +85,6 @@ def _not_found(effect: RunTool) -> ReactToolResult:
     return ReactToolResult.failure(
         call.id, call.name, "ToolNotFound", f"Tool '{call.name}' not found in registry"
     )
-
-
-def _in_daemon_thread(work: Callable[[], T]) -> concurrent.futures.Future[T]:
-    """Run ``work`` in a daemon thread (never joined at exit), in a copy of the caller's context."""
-    future: concurrent.futures.Future[T] = concurrent.futures.Future()
-    context = contextvars.copy_context()  # ContextVars set by the caller stay visible to the tool
-
-    def target() -> None:
-        if not future.set_running_or_notify_cancel():  # pragma: no cover - cancelled before start
-            return
-        try:
-            future.set_result(context.run(work))
-        except BaseException as exc:  # handed to the waiter, which reports it as a failed call
-            future.set_exception(exc)
-
-    threading.Thread(target=target, name="agentsm-tool", daemon=True).start()
-    return future
 
 
 @attrs.frozen

@@ -108,7 +108,11 @@ def tool(fn: ToolFn, /) -> Tool: ...
 
 @overload
 def tool(
-    *, name: str | None = None, needs_approval: bool = False, timeout: float | None = None
+    *,
+    name: str | None = None,
+    needs_approval: bool = False,
+    timeout: float | None = None,
+    retry_safe: bool = False,
 ) -> Callable[[ToolFn], Tool]: ...
 
 
@@ -119,8 +123,11 @@ def tool(
     name: str | None = None,
     needs_approval: bool = False,
     timeout: float | None = None,
+    retry_safe: bool = False,
 ) -> Tool | Callable[[ToolFn], Tool]:
     """Make a :class:`Tool` from a typed function: ``@tool`` or ``@tool(timeout=5, needs_approval=True)``.
+
+    ``retry_safe=True`` declares that calling it twice is harmless (see ``ToolDef``).
 
     Example:
         >>> @tool(timeout=2.0)
@@ -141,6 +148,7 @@ def tool(
             parameters=schema,
             needs_approval=needs_approval,
             timeout=timeout,
+            retry_safe=retry_safe,
         )
         return Tool(definition, f)
 

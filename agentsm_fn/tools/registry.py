@@ -111,6 +111,7 @@ class ToolRegistry:
         *,
         needs_approval: bool = False,
         timeout: float | None = None,
+        retry_safe: bool = False,
     ) -> ToolRegistry:
         """A registry with one more tool (a tool of the same name is replaced)."""
         definition = ToolDef(
@@ -119,6 +120,7 @@ class ToolRegistry:
             parameters=schema,
             needs_approval=needs_approval,
             timeout=timeout,
+            retry_safe=retry_safe,
         )
         return self.add(Tool(definition, fn))
 

@@ -66,9 +66,12 @@ class ToolDef:
     """Name, description, argument schema, and the per-tool policy of one tool.
 
     ``needs_approval`` routes every call through WaitingForHuman; ``timeout`` is in
-    seconds (None: no limit). Enforcing a timeout on a sync tool needs a thread: such a
-    tool runs in one, with a copy of the caller's contextvars context, so it cannot
-    use the running event loop or objects bound to the caller's thread.
+    seconds (None: no limit). ``retry_safe`` declares that running the tool twice with
+    the same arguments is harmless (a pure read, an idempotent write): after a crash a
+    durable run calls it again; otherwise its outcome is unknown and the agent is told
+    so. Enforcing a timeout on a sync tool needs a thread: such a tool runs in one,
+    with a copy of the caller's contextvars context, so it cannot use the running
+    event loop or objects bound to the caller's thread.
 
     Example:
         >>> d = ToolDef(name="search", description="Search the web",
@@ -82,6 +85,7 @@ class ToolDef:
     parameters: JsonObject = attrs.field(factory=lambda: pmap({"type": "object"}), converter=_schema)
     needs_approval: bool = False
     timeout: float | None = None
+    retry_safe: bool = False
 
     @functools.cached_property
     def spec(self) -> ToolSpec:

@@ -1,4 +1,10 @@
-"""Randomly generated machines and outcome scripts for the engine's law tests."""
+"""Randomly generated machines and outcome scripts for the engine's law tests.
+
+Scripts hold outcomes of every kind the engine must judge: numbers, a value of the wrong
+type (``"wrong"``, REJECTED), :data:`RAISE` (the performer raises: RAISED) and delivered
+failures (UNKNOWN). Effectful states take every failure route: an effect that accepts
+failures (:class:`DrawOrFail`), a declared ``failure_event``, or none (the run stops).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +18,7 @@ from returns.result import Failure, Result
 
 from agentsm_fn import (
     Effect,
+    EffectFailure,
     Fault,
     Handler,
     Machine,
@@ -28,6 +35,12 @@ from agentsm_fn import (
 
 Memory = tuple[int, ...]
 
+RAISE = "raise"
+"""A script entry: the performer raises ConnectionError("boom")."""
+UNKNOWN = EffectFailure.unknown("Draw")
+"""A script entry: a failure delivered as the outcome (as a recovery does)."""
+Entry = int | str | EffectFailure
+
 
 @attrs.frozen
 class Draw(Effect[int]):
@@ -38,15 +51,35 @@ class Draw(Effect[int]):
 
 
 @attrs.frozen
+class DrawOrFail(Draw):
+    """Ask for a number; a failure is handed to the handler itself."""
+
+    outcome_types: ClassVar[tuple[type, ...]] = (int, EffectFailure)
+
+
+def delivered(entry: Entry, effect: Effect[object] | None) -> object:
+    """What the shell delivers for a script entry (the step-by-step path feeds this to ``resume``)."""
+    if entry == RAISE:
+        return EffectFailure.raised(type(effect).__name__, ConnectionError("boom"))
+    return entry
+
+
+def _perform(entry: Entry) -> object:
+    if entry == RAISE:
+        raise ConnectionError("boom")
+    return entry
+
+
+@attrs.frozen
 class RandomMachine:
     """A generated machine plus the outcome script its run consumes."""
 
     machine: Machine[enum.Enum, enum.Enum, Memory]
-    script: tuple[int, ...]
+    script: tuple[Entry, ...]
 
     def shell(self) -> Shell:
         outcomes = iter(self.script)
-        return Shell(Performers().on(Draw, lambda _effect: next(outcomes, 0)), StepClock())
+        return Shell(Performers().on(Draw, lambda _effect: _perform(next(outcomes, 0))), StepClock())
 
 
 def _pure_handler(
@@ -61,13 +94,20 @@ def _pure_handler(
     return handler
 
 
-def _effectful_handler(state: enum.Enum, choices: tuple[enum.Enum, ...]) -> Handler[enum.Enum, Memory]:
+def _effectful_handler(
+    state: enum.Enum, choices: tuple[enum.Enum, ...], route: int, failure_event: enum.Enum
+) -> Handler[enum.Enum, Memory]:
+    """``route`` 0: no failure route; 1: a ``failure_event``; 2: the effect accepts failures."""
+    kind = DrawOrFail if route == 2 else Draw
+
     def request(memory: Memory) -> Result[tuple[enum.Enum, Memory] | Perform[int, Memory], Fault]:
-        return perform(Draw(state.name), memory)
+        return perform(kind(state.name), memory)
 
     def receive(
-        memory: Memory, outcome: int
+        memory: Memory, outcome: int | EffectFailure
     ) -> Result[tuple[enum.Enum, Memory] | Perform[int, Memory], Fault]:
+        if isinstance(outcome, EffectFailure):
+            return emit(choices[-1], (*memory, -99))
         if outcome < 0:
             return perform(Draw(state.name), (*memory, outcome))
         if outcome == 13:
@@ -76,7 +116,7 @@ def _effectful_handler(state: enum.Enum, choices: tuple[enum.Enum, ...]) -> Hand
             return Failure(Fault(f"{state.name} cannot use 49"))
         return emit(choices[outcome % len(choices)], (*memory, outcome))
 
-    return effectful(request, receive)
+    return effectful(request, receive, failure_event=failure_event if route == 1 else None)
 
 
 @st.composite
@@ -100,7 +140,8 @@ def random_machines(draw: st.DrawFn, max_states: int = 7, max_events: int = 4) -
             continue
         choices = tuple(draw(st.lists(st.sampled_from(all_events), min_size=1, max_size=3)))
         if draw(st.booleans()):
-            handlers[state] = _effectful_handler(state, choices)
+            route = draw(st.integers(0, 2))
+            handlers[state] = _effectful_handler(state, choices, route, draw(st.sampled_from(all_events)))
         else:
             handlers[state] = pure(_pure_handler(state, choices))
     cap = draw(st.integers(1, 40))
@@ -114,5 +155,9 @@ def random_machines(draw: st.DrawFn, max_states: int = 7, max_events: int = 4) -
         safety_cap=cap,
         name="random",
     )
-    script = tuple(draw(st.lists(st.integers(-2, 50), max_size=30)))
+    odd: list[Entry] = [RAISE, "wrong", UNKNOWN]
+    entries: st.SearchStrategy[Entry] = st.one_of(
+        st.integers(-2, 50), st.integers(-2, 50), st.sampled_from(odd)
+    )
+    script: tuple[Entry, ...] = tuple(draw(st.lists(entries, max_size=30)))
     return RandomMachine(machine, script)

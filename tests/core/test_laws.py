@@ -10,8 +10,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from returns.result import Failure, Result, Success
 
-from agentsm_fn import Fault, Perform, RunFailed, Snapshot, Status, begin, replay, resume, run, step
-from tests.core.machines import Memory, RandomMachine, random_machines
+from agentsm_fn import (
+    EffectFailed,
+    Fault,
+    Perform,
+    RunFailed,
+    Snapshot,
+    Status,
+    begin,
+    replay,
+    resume,
+    run,
+    step,
+)
+from tests.core.machines import Memory, RandomMachine, delivered, random_machines
 
 
 def _final(
@@ -30,7 +42,12 @@ def test_replay_of_a_recorded_run_equals_the_run(sample: RandomMachine) -> None:
     machine = sample.machine
     result = run(machine, (), sample.shell())
     replayed = replay(machine, begin(machine, ()), _final(result).journal)
-    assert replayed == result
+    if isinstance(result, Failure) and isinstance(result.failure().reason, EffectFailed):
+        # an effect failure with no route is not journaled: the journal replays to the awaiting run
+        assert replayed == Success(result.failure().snapshot)
+        assert result.failure().snapshot.status is Status.AWAITING
+    else:
+        assert replayed == result
 
 
 @settings(max_examples=300, deadline=None)
@@ -76,7 +93,7 @@ def test_drive_and_step_by_step_agree(sample: RandomMachine) -> None:
         if snap.status is Status.READY:
             stepped = step(machine, snap, next(clock))
         else:
-            stepped = resume(machine, snap, next(outcomes, 0), next(clock))
+            stepped = resume(machine, snap, delivered(next(outcomes, 0), snap.pending), next(clock))
         if isinstance(stepped, Failure):
             assert stepped == by_run
             return

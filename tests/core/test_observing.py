@@ -4,13 +4,26 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import threading
 
 import attrs
 import pytest
 from hypothesis import given, settings
 from returns.result import Failure, Success
 
-from agentsm_fn import SUSPEND, Effect, Performers, Shell, Status, StepClock, arun, resume_run, run
+from agentsm_fn import (
+    SUSPEND,
+    Effect,
+    EffectFailure,
+    Performers,
+    Shell,
+    Status,
+    StepClock,
+    arun,
+    effectful,
+    resume_run,
+    run,
+)
 from agentsm_fn.agents.react.effects import RunTool, RunToolBatch
 from agentsm_fn.agents.react.outcomes import ToolBatchResult
 from agentsm_fn.core.observe import EffectWatch, RunEnd, RunStart
@@ -20,7 +33,7 @@ from agentsm_fn.shell.observing import Watching
 from agentsm_fn.shell.tools import ToolRunner
 from agentsm_fn.tools import ToolRegistry
 from tests.core.machines import RandomMachine, random_machines
-from tests.core.sample import Ask, Mem, S, sample_machine
+from tests.core.sample import Ask, E, Mem, S, sample_machine, work_receive, work_request
 
 
 @attrs.define
@@ -218,3 +231,16 @@ def test_observed_transitions_are_exactly_the_traces_and_the_result_is_unchanged
     assert recorder.log[-1].startswith("end ")
     effects = sum(1 for e in final.trace if not e.target)
     assert sum(line.startswith("effect ") for line in recorder.log) in (effects, effects - 1)
+
+
+def test_an_observed_timed_performer_still_times_out_under_run_and_arun() -> None:
+    machine = sample_machine().extend(
+        handlers={S.WORK: effectful(work_request, work_receive, failure_event=E.FINISHED)}
+    )
+    never = threading.Event()
+    hanging = Performers().on(Ask, lambda effect: 1 if never.wait() else 0, timeout=0.05)
+    for result in (
+        run(machine, Mem(), Shell(hanging, StepClock(), Recorder())),
+        asyncio.run(arun(machine, Mem(), Shell(hanging, StepClock(), Recorder()))),
+    ):
+        assert result.unwrap().journal.outcomes == (EffectFailure.timed_out("Ask", 0.05),)

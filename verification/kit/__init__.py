@@ -7,7 +7,8 @@
   ownership helpers :func:`only_changed_in`, :func:`cleared_in`,
   :func:`append_only`, :func:`unchanged_in`.
 * Outcomes of effects: the :class:`Outcomes` registry (:func:`default_outcomes`
-  knows :class:`~agentsm_fn.llm.LlmCall`).
+  knows :class:`~agentsm_fn.llm.LlmCall`); effect failures (:func:`effect_failures`,
+  :func:`has_failure_route`) are fed wherever a state has a failure route.
 * Strategies: the LLM values (:func:`llm_replies`, :func:`llm_failures`, ...) and a
   user's machine (:func:`events_of`, :func:`memories_through`, :func:`snapshots_through`).
 * The deterministic suite: :func:`covering_paths` (fewest runs taking every row) and
@@ -27,6 +28,7 @@ from verification.kit.derived import (
     check_machine,
     derive_state_machine,
 )
+from verification.kit.failures import FAILURE_ODDS, effect_failures, failure_examples, has_failure_route
 from verification.kit.invariants import (
     Invariant,
     MemoryInvariant,
@@ -67,6 +69,7 @@ __all__ = [
     "CoveringPaths",
     "CoveringSuite",
     "DEEP_PROFILE",
+    "FAILURE_ODDS",
     "Invariant",
     "MemoryInvariant",
     "Outcomes",
@@ -85,7 +88,10 @@ __all__ = [
     "covering_paths",
     "default_outcomes",
     "derive_state_machine",
+    "effect_failures",
     "events_of",
+    "failure_examples",
+    "has_failure_route",
     "json_objects",
     "kit_settings",
     "llm_failures",

@@ -3,7 +3,8 @@
 :func:`derive_state_machine` returns a ``RuleBasedStateMachine`` class that runs
 the machine's real pure handlers through the engine's ``step``/``resume``, one
 transition per rule, feeding generated outcomes to every effect a handler
-requests. After every transition it checks, in this order:
+requests, and now and then a failure of the effect where the state has a failure route
+(:mod:`verification.kit.failures`). After every transition it checks, in this order:
 
 1. the event is among those the source handler declares (or annotates);
 2. the event has a row (otherwise the engine reports an invalid transition);
@@ -43,6 +44,7 @@ from agentsm_fn.core.machine import Machine
 from verification.kit._render import render
 from verification.kit._runner import CheckedRun, PathStep, RunRules, RunViolation, ViolationKind
 from verification.kit.coverage import CoverageRecorder, CoverageReport, row_label
+from verification.kit.failures import FAILURE_ODDS, effect_failures, has_failure_route
 from verification.kit.invariants import MemoryInvariant, TransitionInvariant
 from verification.kit.outcomes import Outcomes, default_outcomes
 from verification.kit.profiles import kit_settings
@@ -81,6 +83,7 @@ def derive_state_machine(
     coverage: CoverageRecorder[StateT, EventT, MemoryT] | None = None,
     entries: st.SearchStrategy[tuple[StateT, MemoryT]] | None = None,
     max_effects: int = 20,
+    failures: bool = True,
 ) -> type[RuleBasedStateMachine]:
     """A ``RuleBasedStateMachine`` class that property-tests ``machine``.
 
@@ -100,6 +103,8 @@ def derive_state_machine(
             elsewhere than the initial state (e.g. with the corrupt memory a guard
             row exists for). A quarter of runs start from one when given.
         max_effects: effects one transition may request before the run counts as stuck.
+        failures: deliver an ``EffectFailure`` (raised, timed out, unknown) for one effect in
+            ``FAILURE_ODDS`` where the state has a failure route (see :func:`has_failure_route`).
 
     Example:
         >>> from verification.kit._demo import COUNTER, counters
@@ -131,7 +136,13 @@ def derive_state_machine(
         def take_step(self, data: st.DataObject) -> None:
             assert self.run is not None
 
+            state = self.run.snapshot.state  # an effect's state: the run stays there until it moves
+
             def choose(effect: Effect[object]) -> object:
+                if failures and has_failure_route(machine, state, effect):
+                    odds = st.integers(0, FAILURE_ODDS - 1)
+                    if data.draw(odds, label=f"fail {effect.summary()}?") == FAILURE_ODDS - 1:
+                        return data.draw(effect_failures(effect), label=f"failure of {effect.summary()}")
                 return data.draw(registry.strategy_for(effect), label=f"outcome of {effect.summary()}")
 
             row = self.run.take(choose)
@@ -161,6 +172,7 @@ def check_machine(
     settings: Settings | None = None,
     require_all_transitions: bool = True,
     max_effects: int = 20,
+    failures: bool = True,
 ) -> CoverageReport:
     """Property-test ``machine`` now; return what the runs covered.
 
@@ -168,6 +180,8 @@ def check_machine(
     :class:`~verification.kit.coverage.CoverageGap` when ``require_all_transitions``
     and some reachable row was never taken. ``settings`` defaults to
     :func:`~verification.kit.profiles.kit_settings` (``$HYPOTHESIS_PROFILE`` or ``ci``).
+    Effect failures are generated where a state has a failure route unless ``failures=False``,
+    so a failure row counts as reachable and must be taken like any other.
 
     Example:
         >>> from verification.kit._demo import COUNTER, counters
@@ -186,6 +200,7 @@ def check_machine(
         coverage=recorder,
         entries=entries,
         max_effects=max_effects,
+        failures=failures,
     )
     run_state_machine_as_test(derived, settings=settings or kit_settings())
     report = recorder.report()

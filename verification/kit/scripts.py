@@ -4,7 +4,8 @@
 (:func:`~verification.kit.paths.covering_paths`) and *scripts* each one: it
 searches, depth first, for a start memory (from the candidates you give) and a
 sequence of outcomes (from each effect's representative examples in the
-:class:`~verification.kit.outcomes.Outcomes` registry) that make the real handlers
+:class:`~verification.kit.outcomes.Outcomes` registry, then, where the state has a
+failure route, one failure of each kind) that make the real handlers
 take exactly those rows. A row that blocks every attempt is set aside, the paths
 are recomputed without it, and it is then tried alone from the ``entries`` you give
 (a state and a memory to start in). What cannot be scripted is reported in
@@ -29,6 +30,7 @@ from agentsm_fn.core.engine import resume, step
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
 from verification.kit._runner import CheckedRun, RunRules
+from verification.kit.failures import failure_examples, has_failure_route
 from verification.kit.invariants import MemoryInvariant, TransitionInvariant
 from verification.kit.outcomes import Outcomes, default_outcomes
 from verification.kit.paths import covering_paths, shortest_finish
@@ -110,7 +112,10 @@ class _Search(Generic[StateT, EventT, MemoryT]):
     ) -> list[object] | None:
         effect: Effect[object] | None = snap.pending
         assert effect is not None
-        for outcome in self.outcomes.examples_for(effect):
+        candidates = self.outcomes.examples_for(effect)
+        if has_failure_route(self.machine, snap.state, effect):
+            candidates += failure_examples(effect)
+        for outcome in candidates:
             self.effort -= 1
             if self.effort < 0:
                 return None

@@ -247,7 +247,8 @@ class PlanExecuteConfig:
     """Everything the handlers read: stage configs, policy, tool specs, finish tools.
 
     ``finish_tools`` name tools whose call ends the loop (LOOP_CHECK -> stop) with
-    the tool's result as the final content.
+    the tool's result as the final content. ``retry_safe_tools`` name tools that are
+    harmless to call twice (``ToolDef.retry_safe``): a batch of only those is retry-safe.
 
     Example:
         >>> PlanExecuteConfig(model="llama3.1").model_for("")
@@ -263,6 +264,7 @@ class PlanExecuteConfig:
     finish_tools: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
     model: str = ""
     """The default model of every stage ("" lets the provider choose)."""
+    retry_safe_tools: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
 
     def __attrs_post_init__(self) -> None:
         names = [spec.name for spec in self.tools]

@@ -11,6 +11,7 @@ from typing import ClassVar
 
 import attrs
 
+from agentsm_fn.core.effect_failures import EffectFailure
 from agentsm_fn.core.effects import Effect
 from agentsm_fn.llm.messages import ToolCall
 
@@ -48,6 +49,9 @@ class ToolBatch:
 class RunTools(Effect[ToolBatch]):
     """Effect: run these tool calls (in order) and return their results.
 
+    ``retry_safe`` is set when every tool called is (``PlanExecuteConfig.retry_safe_tools``).
+    A failure of the effect itself fails every call (an error result naming it).
+
     Example:
         >>> RunTools((ToolCall("c1", "search", {"query": "pdf"}),)).summary()
         'RunTools search'
@@ -56,6 +60,23 @@ class RunTools(Effect[ToolBatch]):
     outcome_types: ClassVar[tuple[type, ...]] = (ToolBatch,)
 
     calls: tuple[ToolCall, ...]
+    retry_safe: bool = False
+
+    def outcome_of_failure(self, failure: EffectFailure) -> ToolBatch:
+        """Every call failed with ``failure``.
+
+        Example:
+            >>> from agentsm_fn.core.effect_failures import EffectFailure
+            >>> batch = RunTools((ToolCall("c1", "search", {}),))
+            >>> batch.outcome_of_failure(EffectFailure.unknown("RunTools")).results[0].content
+            'ERROR: EffectFailure: outcome unknown: in flight when the run stopped'
+        """
+        content = f"ERROR: EffectFailure: {failure.problem()}"
+        failed = (
+            PlanExecuteToolResult(call_id=c.id, name=c.name, content=content, is_error=True)
+            for c in self.calls
+        )
+        return ToolBatch(tuple(failed))
 
     def summary(self) -> str:
         """The tool names; never the arguments (they may hold user data)."""
@@ -63,12 +84,17 @@ class RunTools(Effect[ToolBatch]):
 
 
 @attrs.frozen
-class ReadClock(Effect[float]):
+class ReadClock(Effect[float | EffectFailure]):
     """Effect: the shell's clock reading, in seconds (for the policy's time limit).
+
+    A clock that cannot be read is handed to the handler as the ``EffectFailure``
+    itself (no reading can stand in for it): INTAKE notes it and starts the time
+    limit at the next reading, LOOP_CHECK halts (the limit cannot be checked).
 
     Example:
         >>> ReadClock().accepts(12.5), ReadClock().accepts("noon")
         (True, False)
     """
 
-    outcome_types: ClassVar[tuple[type, ...]] = (float,)
+    outcome_types: ClassVar[tuple[type, ...]] = (float, EffectFailure)
+    retry_safe = True

@@ -25,6 +25,7 @@ from agentsm_fn.agents.plan_execute.policy import check_decision, check_plan
 from agentsm_fn.agents.plan_execute.prompts import decide_request, plan_request
 from agentsm_fn.agents.plan_execute.structured import parse_decision, parse_plan
 from agentsm_fn.agents.plan_execute.values import HaltCause, HaltError, Plan, PlanDecision, cause_of
+from agentsm_fn.core.effect_failures import EffectFailure
 from agentsm_fn.core.effects import Perform
 from agentsm_fn.core.faults import Fault
 from agentsm_fn.core.handlers import perform
@@ -44,7 +45,7 @@ __all__ = [
 ]
 
 Mem = PlanExecuteMemory
-IntakeOut = Result[tuple[Literal[Event.NORMALIZED], Mem] | Perform[float, Mem], Fault]
+IntakeOut = Result[tuple[Literal[Event.NORMALIZED], Mem] | Perform[float | EffectFailure, Mem], Fault]
 PlanOut = Result[tuple[Literal[Event.VALID_PLAN, Event.INVALID_PLAN], Mem] | Perform[LlmOutcome, Mem], Fault]
 DecideOut = Result[
     tuple[Literal[Event.CONTINUE, Event.STOP, Event.INVALID], Mem] | Perform[LlmOutcome, Mem], Fault
@@ -83,13 +84,22 @@ def intake_enter(mem: Mem) -> IntakeOut:
     return _normalized(ready)
 
 
-def intake_receive(mem: Mem, now: float) -> IntakeOut:
+def intake_receive(mem: Mem, now: float | EffectFailure) -> IntakeOut:
     """INTAKE after the clock reading: remember when the run started.
+
+    A clock that failed is noted in the audit log; the time limit then starts at
+    LOOP_CHECK's first reading.
 
     Example:
         >>> intake_receive(PlanExecuteMemory(input="x"), 12.0).unwrap()[1].started_at
         12.0
+        >>> failed = EffectFailure.raised("ReadClock", OSError("no clock"))
+        >>> intake_receive(PlanExecuteMemory(input="x"), failed).unwrap()[1].audit_log[-1].message
+        'clock unavailable (performer raised OSError: no clock); the time limit starts at the next reading'
     """
+    if isinstance(now, EffectFailure):
+        note = f"clock unavailable ({now.problem()}); the time limit starts at the next reading"
+        return _normalized(audit(mem, State.INTAKE, "clock", note))
     return _normalized(attrs.evolve(mem, started_at=now))
 
 

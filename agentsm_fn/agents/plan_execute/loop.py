@@ -30,6 +30,7 @@ from agentsm_fn.agents.plan_execute.policy import (
 )
 from agentsm_fn.agents.plan_execute.prompts import execute_request
 from agentsm_fn.agents.plan_execute.values import HaltCause, HaltError, Observation, cause_of
+from agentsm_fn.core.effect_failures import EffectFailure
 from agentsm_fn.core.effects import Perform
 from agentsm_fn.core.faults import Fault
 from agentsm_fn.core.handlers import fail, perform
@@ -55,7 +56,8 @@ ExecuteOut = Result[
 ]
 ObserveOut = Result[tuple[Literal[Event.OBSERVED], Mem] | Perform[ToolBatch, Mem], Fault]
 LoopOut = Result[
-    tuple[Literal[Event.CONTINUE, Event.STOP, Event.VIOLATION], Mem] | Perform[float | LlmOutcome, Mem],
+    tuple[Literal[Event.CONTINUE, Event.STOP, Event.VIOLATION], Mem]
+    | Perform[float | LlmOutcome | EffectFailure, Mem],
     Fault,
 ]
 
@@ -202,7 +204,8 @@ def observe_enter(mem: Mem) -> ObserveOut:
     if not calls:
         return _observed(mem, calls, (), None)
     waiting = attrs.evolve(mem, awaiting=Awaiting.TOOLS)
-    return perform(RunTools(calls), waiting)
+    safe = mem.config.retry_safe_tools
+    return perform(RunTools(calls, retry_safe=all(c.name in safe for c in calls)), waiting)
 
 
 def observe_receive(mem: Mem, batch: ToolBatch) -> ObserveOut:
@@ -267,8 +270,11 @@ def loop_check_enter(mem: Mem) -> LoopOut:
     return _evaluate(mem, None)
 
 
-def loop_check_receive(mem: Mem, outcome: float | LlmOutcome) -> LoopOut:
+def loop_check_receive(mem: Mem, outcome: float | LlmOutcome | EffectFailure) -> LoopOut:
     """LOOP_CHECK after the clock reading (or after the summary call of a stop).
+
+    A clock that cannot be read halts the run (TIMEOUT): the time limit cannot be checked.
+    The first reading starts the limit if INTAKE could not read the clock.
 
     Example:
         >>> from agentsm_fn.agents.plan_execute.config import PlanExecuteConfig
@@ -282,4 +288,9 @@ def loop_check_receive(mem: Mem, outcome: float | LlmOutcome) -> LoopOut:
         if mem.awaiting is Awaiting.SUMMARY:
             return summarized(Event.STOP, State.LOOP_CHECK, mem, outcome)
         return fail(f"LOOP_CHECK received an LLM outcome while awaiting {mem.awaiting.value}")
+    if isinstance(outcome, EffectFailure):
+        message = f"the time limit cannot be checked: clock unavailable ({outcome.problem()})"
+        return _violated(mem, PolicyViolation("time_limit_seconds", message, HaltCause.TIMEOUT))
+    if mem.started_at is None:
+        mem = attrs.evolve(mem, started_at=outcome)
     return _evaluate(mem, outcome)

@@ -33,7 +33,9 @@ Acted: TypeAlias = Literal[Event.ToolSuccess, Event.ToolFailure]
 
 def _run(memory: AgentMemory, call: ToolCall) -> RunTool:
     definition = memory.tool(call.name)
-    return RunTool(call, timeout=None if definition is None else definition.timeout)
+    if definition is None:
+        return RunTool(call)
+    return RunTool(call, timeout=definition.timeout, retry_safe=definition.retry_safe)
 
 
 def _observe(memory: AgentMemory, result: ReactToolResult) -> Result[tuple[Acted, AgentMemory], Fault]:

@@ -30,7 +30,7 @@ from pyrsistent import PMap, PVector, pmap, pvector
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.agents.react import config, effects, memory, outcomes, states
-from agentsm_fn.core import journal, snapshot, trace
+from agentsm_fn.core import effect_failures, journal, snapshot, trace
 from agentsm_fn.llm import call, messages, replies
 from agentsm_fn.tools import spec
 
@@ -87,6 +87,8 @@ register(
     effects.RunToolBatch,
     effects.AskHuman,
     spec.ToolDef,
+    effect_failures.EffectFailure,
+    effect_failures.FailureKind,
 )
 
 

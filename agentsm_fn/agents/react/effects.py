@@ -21,6 +21,7 @@ from agentsm_fn.agents.react.outcomes import (
     Rejected,
     ToolBatchResult,
 )
+from agentsm_fn.core.effect_failures import EffectFailure
 from agentsm_fn.core.effects import Effect
 from agentsm_fn.llm.messages import ToolCall
 
@@ -31,6 +32,10 @@ __all__ = ["AskHuman", "RunTool", "RunToolBatch"]
 class RunTool(Effect[ReactToolResult]):
     """Effect: run the tool ``call.name`` with ``call.arguments``, within ``timeout`` seconds.
 
+    ``retry_safe`` comes from the tool's definition (``ToolDef.retry_safe``). A failure
+    of the effect itself becomes a failed :class:`ReactToolResult` (error type
+    ``EffectFailure``): the agent observes it like any tool error.
+
     Example:
         >>> RunTool(ToolCall("c1", "search", {"q": "x"}), timeout=2.0).summary()
         'RunTool search (timeout 2.0s)'
@@ -40,6 +45,18 @@ class RunTool(Effect[ReactToolResult]):
 
     call: ToolCall
     timeout: float | None = None
+    retry_safe: bool = False
+
+    def outcome_of_failure(self, failure: EffectFailure) -> ReactToolResult:
+        """A failed result naming what went wrong.
+
+        Example:
+            >>> from agentsm_fn.core.effect_failures import EffectFailure
+            >>> pay = RunTool(ToolCall("c1", "pay", {}))
+            >>> pay.outcome_of_failure(EffectFailure.unknown("RunTool")).observation
+            'ERROR: EffectFailure: outcome unknown: in flight when the run stopped'
+        """
+        return ReactToolResult.failure(self.call.id, self.call.name, "EffectFailure", failure.problem())
 
     def summary(self) -> str:
         """The tool name and timeout; never the arguments (they may hold secrets)."""
@@ -63,6 +80,15 @@ class RunToolBatch(Effect[ToolBatchResult]):
     outcome_types: ClassVar[tuple[type, ...]] = (ToolBatchResult,)
 
     runs: tuple[RunTool, ...] = attrs.field(converter=_runs)
+    retry_safe: bool = attrs.field(
+        init=False,
+        default=attrs.Factory(lambda self: all(run.retry_safe for run in self.runs), takes_self=True),
+    )
+    """Retry-safe only if every call in it is."""
+
+    def outcome_of_failure(self, failure: EffectFailure) -> ToolBatchResult:
+        """Every call failed with ``failure``."""
+        return ToolBatchResult(run.outcome_of_failure(failure) for run in self.runs)
 
     def summary(self) -> str:
         """The tool names, in call order."""
@@ -82,6 +108,17 @@ class AskHuman(Effect[ApprovalDecision]):
     outcome_types: ClassVar[tuple[type, ...]] = (Approved, Rejected, Modified)
 
     request: HumanApprovalRequest
+
+    def outcome_of_failure(self, failure: EffectFailure) -> ApprovalDecision:
+        """No decision could be had: the call is rejected (never run without an approval).
+
+        Example:
+            >>> from agentsm_fn.core.effect_failures import EffectFailure
+            >>> req = HumanApprovalRequest(step=1, tool_call=ToolCall("c1", "rm", {}), reason="policy")
+            >>> AskHuman(req).outcome_of_failure(EffectFailure.unknown("AskHuman")).reason
+            'no approval: outcome unknown: in flight when the run stopped'
+        """
+        return Rejected(f"no approval: {failure.problem()}")
 
     def summary(self) -> str:
         """The tool awaiting approval."""

@@ -136,10 +136,16 @@ async def test_async_approver_and_async_resume() -> None:
     assert resumed.memory.history[-1].observation.endswith("no reason given")
 
 
-def test_resume_with_a_wrong_outcome_is_a_typed_failure() -> None:
+def test_resume_with_a_wrong_outcome_rejects_the_call_and_says_why() -> None:
+    # An outcome AskHuman does not accept is a REJECTED effect failure; AskHuman turns any
+    # failure into a rejection, so the tool never runs without an approval.
+    approval_agent.DELETED.clear()
     suspended = _suspend()
-    error = make_agent(final_reply()).resume(suspended, "yes please").failure()  # type: ignore[arg-type]  # the point
-    assert "rejected by AskHuman" in error.describe()
+    done = make_agent(final_reply()).resume(suspended, "yes please").unwrap()  # type: ignore[arg-type]  # the point
+    assert isinstance(done, ReactCompleted)
+    assert approval_agent.DELETED == []
+    observation = done.memory.history[-1].observation
+    assert "no approval: outcome rejected: an outcome of type str" in observation
 
 
 def test_from_json_rejects_garbage_and_other_values() -> None:
