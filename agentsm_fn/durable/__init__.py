@@ -1,6 +1,7 @@
 """Durable runs: a run survives a crash, resumes in another process, and is checked against a changed machine."""
 
 from agentsm_fn.durable.codec import from_bytes, to_bytes
+from agentsm_fn.durable.digest import content_digest
 from agentsm_fn.durable.errors import (
     AnswerRefused,
     CodecFailure,
@@ -14,19 +15,36 @@ from agentsm_fn.durable.errors import (
     Stopped,
     StoreFailure,
 )
+from agentsm_fn.durable.identity import fingerprint, fingerprint_text
+from agentsm_fn.durable.runner import Durable, StoredRun
+from agentsm_fn.durable.sqlite import Durability, SqliteStore
+from agentsm_fn.durable.store import Checkpoint, JournalRow, NewRun, RunRecord, RunStatus, RunStore
 
 __all__ = [
     "AnswerRefused",
+    "Checkpoint",
     "CodecFailure",
     "CodecFailureKind",
     "Diverged",
+    "Durability",
+    "Durable",
     "DurableError",
+    "JournalRow",
     "MachineChanged",
+    "NewRun",
     "NotResumable",
     "RunBusy",
     "RunNotFound",
+    "RunRecord",
+    "RunStatus",
+    "RunStore",
+    "SqliteStore",
     "Stopped",
     "StoreFailure",
+    "StoredRun",
+    "content_digest",
+    "fingerprint",
+    "fingerprint_text",
     "from_bytes",
     "to_bytes",
 ]

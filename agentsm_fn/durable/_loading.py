@@ -1,0 +1,111 @@
+"""Loading a stored run to go on with it: from its latest checkpoint, or from its start."""
+
+from __future__ import annotations
+
+import enum
+from typing import Generic, TypeVar
+
+import attrs
+from returns.result import Failure, Result, Success
+
+from agentsm_fn.core.effects import Effect
+from agentsm_fn.core.machine import Machine
+from agentsm_fn.core.snapshot import Snapshot, Status
+from agentsm_fn.durable.codec import from_bytes
+from agentsm_fn.durable.errors import Diverged, DurableError, MachineChanged, NotResumable
+from agentsm_fn.durable.store import JournalRow, RunStatus, RunStore
+
+StateT = TypeVar("StateT", bound=enum.Enum)
+EventT = TypeVar("EventT", bound=enum.Enum)
+MemoryT = TypeVar("MemoryT")
+
+
+@attrs.frozen(kw_only=True)
+class Loaded(Generic[StateT, MemoryT]):
+    """A stored run ready to go on: where to start, and the journal rows still to replay."""
+
+    start: MemoryT | Snapshot[StateT, MemoryT]
+    rows: tuple[JournalRow, ...]
+    tail: tuple[float, ...]
+    first_seq: int
+    from_checkpoint: bool
+    checkpoint_bytes: int
+
+
+def load_for_resume(
+    store: RunStore,
+    machine: Machine[StateT, EventT, MemoryT],
+    run_id: str,
+    current: str,
+    allow_changed: bool,
+) -> Result[Loaded[StateT, MemoryT], DurableError]:
+    """The run's start (checkpoint or initial memory) and its journal after it."""
+    found = store.get(run_id)
+    if isinstance(found, Failure):
+        return found
+    record = found.unwrap()
+    if record.status is RunStatus.FINISHED:
+        return Failure(NotResumable(run_id=run_id, status=record.status.value, why="it is finished"))
+    changed = record.fingerprint != current
+    if changed and not allow_changed:
+        return Failure(MachineChanged(run_id=run_id, machine=record.machine, stored=record.fingerprint,
+                                      current=current))
+    point = None if changed else store.checkpoint(run_id)
+    if isinstance(point, Failure):
+        return point
+    checkpoint = None if point is None else point.unwrap()
+    tail = store.tail(run_id)
+    if isinstance(tail, Failure):
+        return tail
+    if checkpoint is not None:
+        start = _from_checkpoint(machine, run_id, checkpoint.seq, checkpoint.state, checkpoint.steps,
+                                 checkpoint.memory, checkpoint.pending)
+        if isinstance(start, Failure):
+            return start
+        rows = store.journal(run_id, checkpoint.seq)
+        if isinstance(rows, Failure):
+            return rows
+        return Success(Loaded(start=start.unwrap(), rows=rows.unwrap(), tail=tail.unwrap(), first_seq=checkpoint.seq,
+                              from_checkpoint=True,
+                              checkpoint_bytes=len(checkpoint.memory) + len(checkpoint.pending)))
+    initial = store.initial_memory(run_id)
+    if isinstance(initial, Failure):
+        return initial
+    memory = from_bytes(initial.unwrap(), object)
+    if isinstance(memory, Failure):
+        return Failure(memory.failure().within(run_id, "memory"))
+    rows = store.journal(run_id)
+    if isinstance(rows, Failure):
+        return rows
+    start_memory: MemoryT = memory.unwrap()  # type: ignore[assignment]  # stored by a run of this machine
+    return Success(Loaded(start=start_memory, rows=rows.unwrap(), tail=tail.unwrap(), first_seq=0,
+                          from_checkpoint=False, checkpoint_bytes=len(initial.unwrap())))
+
+
+def _from_checkpoint(
+    machine: Machine[StateT, EventT, MemoryT],
+    run_id: str,
+    seq: int,
+    state_name: str,
+    steps: int,
+    memory_data: bytes,
+    pending_data: bytes,
+) -> Result[Snapshot[StateT, MemoryT], DurableError]:
+    state = machine.states.__members__.get(state_name)
+    if state is None:
+        detail = f"the checkpoint waits in state {state_name}, which this machine no longer has"
+        return Failure(Diverged(run_id=run_id, seq=seq, step=steps + 1, detail=detail))
+    memory = from_bytes(memory_data, object)
+    if isinstance(memory, Failure):
+        return Failure(memory.failure().within(run_id, f"checkpoint[{seq}].memory"))
+    pending = from_bytes(pending_data, Effect)
+    if isinstance(pending, Failure):
+        return Failure(pending.failure().within(run_id, f"checkpoint[{seq}].pending"))
+    snapshot: Snapshot[StateT, MemoryT] = Snapshot(
+        state=state,
+        memory=memory.unwrap(),  # type: ignore[arg-type]  # stored by a run of this machine
+        status=Status.AWAITING,
+        pending=pending.unwrap(),
+        steps=steps,
+    )
+    return Success(snapshot)

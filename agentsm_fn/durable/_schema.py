@@ -1,0 +1,47 @@
+"""The SQLite store's tables (see :mod:`agentsm_fn.durable.sqlite`)."""
+
+SCHEMA_VERSION = 1
+
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS runs (
+        id TEXT PRIMARY KEY,
+        machine TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created REAL NOT NULL,
+        updated REAL NOT NULL,
+        state TEXT,
+        steps INTEGER,
+        effects INTEGER,
+        reason TEXT,
+        owner TEXT,
+        lease_until REAL,
+        parent TEXT,
+        parent_step INTEGER,
+        memory BLOB NOT NULL,
+        tail BLOB
+    )""",
+    "CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status)",
+    """CREATE TABLE IF NOT EXISTS journal (
+        run_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        digest BLOB NOT NULL,
+        ticks BLOB,
+        outcome BLOB,
+        at REAL,
+        waiting INTEGER NOT NULL DEFAULT 0,
+        summary TEXT,
+        effect BLOB,
+        PRIMARY KEY (run_id, seq)
+    )""",
+    """CREATE TABLE IF NOT EXISTS checkpoints (
+        run_id TEXT PRIMARY KEY,
+        seq INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        steps INTEGER NOT NULL,
+        memory BLOB NOT NULL,
+        pending BLOB NOT NULL
+    )""",
+)
+"""The statements that create the tables (idempotent)."""

@@ -1,0 +1,62 @@
+"""A machine's identity: its name and a fingerprint of its graph, stable across processes.
+
+The fingerprint is the SHA-256 of a canonical text listing the states and events (in
+definition order), the initial, terminal and budgeted states, every row of the table
+(sorted), and for each state the names of its handler's functions and its failure event.
+Two processes that import the same code compute the same fingerprint; any change to the
+graph, or a handler replaced by another function, changes it. (A handler whose body
+changed but whose name did not keeps the fingerprint: ``check`` replays stored runs
+against the current code to catch that.)
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+
+from agentsm_fn.core.machine import Machine
+
+__all__ = ["fingerprint", "fingerprint_text"]
+
+
+def _function_name(fn: object) -> str:
+    return f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', type(fn).__qualname__)}"
+
+
+def _names(states: frozenset[enum.Enum]) -> str:
+    return ",".join(sorted(s.name for s in states))
+
+
+def fingerprint_text(machine: Machine[enum.Enum, enum.Enum, object]) -> str:
+    """The canonical text the fingerprint hashes (readable, for diffs between versions).
+
+    Example:
+        >>> from agentsm_fn.agents.react import REACT_MACHINE
+        >>> fingerprint_text(REACT_MACHINE).splitlines()[1][:22]
+        'states State: Idle,Pla'
+    """
+    lines = [
+        f"machine {machine.name}",
+        f"states {machine.states.__qualname__}: " + ",".join(s.name for s in machine.states),
+        f"events {machine.events.__qualname__}: " + ",".join(e.name for e in machine.events),
+        f"initial {machine.initial.name}",
+        f"terminals {_names(machine.terminals)}",
+        f"budgeted {_names(machine.budgeted)}",
+    ]
+    lines += sorted(f"row {s.name} + {e.name} -> {t.name}" for (s, e), t in machine.table.items())
+    for state, handler in sorted(machine.handlers.items(), key=lambda item: item[0].name):
+        functions = ",".join(_function_name(fn) for fn in handler.functions)
+        failure = handler.failure_event
+        lines.append(f"handler {state.name}: {functions}" + (f" failure={failure.name}" if failure else ""))
+    return "\n".join(lines) + "\n"
+
+
+def fingerprint(machine: Machine[enum.Enum, enum.Enum, object]) -> str:
+    """The SHA-256 (hex) of :func:`fingerprint_text`.
+
+    Example:
+        >>> from agentsm_fn.agents.react import REACT_MACHINE
+        >>> len(fingerprint(REACT_MACHINE)), fingerprint(REACT_MACHINE) == fingerprint(REACT_MACHINE)
+        (64, True)
+    """
+    return hashlib.sha256(fingerprint_text(machine).encode()).hexdigest()

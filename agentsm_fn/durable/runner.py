@@ -1,0 +1,252 @@
+"""Durable runs: a machine run whose every effect outcome is committed to a store first.
+
+:class:`Durable` binds a machine to the name it is found by (``module:attribute``, so the
+``agentsm-runs`` command line and other processes can load it) and to a factory of the
+shell that performs its effects. ``start`` runs a new stored run; ``resume`` continues a
+stored one in any process, replaying its journal (no effect whose outcome is committed
+is performed again) from its latest checkpoint. Results are values: ``StoredRun`` (the
+run id and the snapshot it stopped at: finished, or awaiting an answer) or a
+:data:`~agentsm_fn.durable.errors.DurableError`.
+"""
+
+from __future__ import annotations
+
+import enum
+import uuid
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+import attrs
+from returns.result import Failure, Result, Success
+
+from agentsm_fn.core.failures import EffectFailed, RunFailed
+from agentsm_fn.core.machine import Machine
+from agentsm_fn.core.snapshot import Snapshot, Status
+from agentsm_fn.durable._loading import Loaded, load_for_resume
+from agentsm_fn.durable._owner import this_owner
+from agentsm_fn.durable.codec import to_bytes
+from agentsm_fn.durable.errors import Diverged, DurableError, RunBusy, Stopped
+from agentsm_fn.durable.identity import fingerprint
+from agentsm_fn.durable.session import Pause, Session
+from agentsm_fn.durable.store import Checkpoint, NewRun, RunRecord, RunStatus, RunStore
+from agentsm_fn.shell.run import RunResult, Shell, arun, run
+
+__all__ = ["Durable", "StoredRun"]
+
+StateT = TypeVar("StateT", bound=enum.Enum)
+EventT = TypeVar("EventT", bound=enum.Enum)
+MemoryT = TypeVar("MemoryT")
+
+
+@attrs.frozen(kw_only=True)
+class StoredRun(Generic[StateT, MemoryT]):
+    """Where a durable run stopped: finished, or awaiting an answer (``snapshot.pending``)."""
+
+    run_id: str
+    snapshot: Snapshot[StateT, MemoryT]
+
+    @property
+    def finished(self) -> bool:
+        """True once the run reached a terminal state."""
+        return self.snapshot.finished
+
+
+@attrs.frozen(kw_only=True)
+class Durable(Generic[StateT, EventT, MemoryT]):
+    """A machine as a durable program: its name, the machine, and how to perform its effects.
+
+    ``name`` is ``module:attribute`` of this object (the command line imports it from
+    there); ``shell`` makes the :class:`Shell` (performers and clock) each time a run
+    starts or resumes. A checkpoint is taken once at least ``checkpoint_after`` effects
+    and at least as many bytes as the last checkpoint were journaled since it (so
+    checkpoints cost at most about as much as the journal, and loading replays at most
+    about that much).
+
+    Example:
+        >>> from agentsm_fn.agents.react import REACT_MACHINE
+        >>> Durable(name="app:AGENT", machine=REACT_MACHINE).checkpoint_after
+        32
+    """
+
+    name: str
+    machine: Machine[StateT, EventT, MemoryT]
+    shell: Callable[[], Shell] = Shell
+    checkpoint_after: int = 32
+    lease: float = 300.0
+    clock: Callable[[], float] | None = None
+    """The clock for leases and store timestamps (default: the shell's)."""
+
+    @property
+    def fingerprint(self) -> str:
+        """The machine's fingerprint (:func:`~agentsm_fn.durable.identity.fingerprint`)."""
+        return fingerprint(self.machine)
+
+    def _now(self, shell: Shell) -> float:
+        return (self.clock or shell.clock)()
+
+    def _new(
+        self, store: RunStore, memory: MemoryT, run_id: str | None, parent: tuple[str, int] = ("", -1)
+    ) -> Result[tuple[Session, Shell], DurableError]:
+        shell = self.shell()
+        encoded = to_bytes(memory)
+        if isinstance(encoded, Failure):
+            return Failure(encoded.failure().within(run_id or "(new)", "memory"))
+        run_id = run_id or uuid.uuid4().hex
+        now, owner = self._now(shell), this_owner()
+        created = store.create(NewRun(run_id=run_id, machine=self.name, fingerprint=self.fingerprint,
+                                      memory=encoded.unwrap(), created=now, owner=owner,
+                                      lease_until=now + self.lease, parent=parent[0], parent_step=parent[1]))
+        if isinstance(created, Failure):
+            return created
+        session = Session(run_id=run_id, store=store, owner=owner, clock=shell.clock, rows=(), tail=(), first_seq=0,
+                          skip_first_ticks=False, checkpoint_after=self.checkpoint_after,
+                          checkpoint_bytes=len(encoded.unwrap()))
+        return Success((session, shell))
+
+    def start(
+        self, store: RunStore, memory: MemoryT, run_id: str | None = None
+    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+        """Store a new run from ``memory`` and run it until it finishes, waits, or fails."""
+        made = self._new(store, memory, run_id)
+        if isinstance(made, Failure):
+            return made
+        session, shell = made.unwrap()
+        return self._loop(session, shell, memory)
+
+    async def astart(
+        self, store: RunStore, memory: MemoryT, run_id: str | None = None
+    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+        """:meth:`start` on asyncio (async performers are awaited)."""
+        made = self._new(store, memory, run_id)
+        if isinstance(made, Failure):
+            return made
+        session, shell = made.unwrap()
+        return await self._aloop(session, shell, memory)
+
+    def _resumable(
+        self, store: RunStore, run_id: str, allow_changed: bool
+    ) -> Result[tuple[Session, Shell, Loaded[StateT, MemoryT]], DurableError]:
+        shell = self.shell()
+        now, owner = self._now(shell), this_owner()
+        claimed = store.claim(run_id, owner, now, now + self.lease)
+        if isinstance(claimed, Failure):
+            return claimed
+        loaded = load_for_resume(store, self.machine, run_id, self.fingerprint, allow_changed)
+        if isinstance(loaded, Failure):
+            self._release(store, run_id, owner, now)
+            return loaded
+        found = loaded.unwrap()
+        session = Session(run_id=run_id, store=store, owner=owner, clock=shell.clock, rows=found.rows,
+                          tail=found.tail, first_seq=found.first_seq, skip_first_ticks=found.from_checkpoint,
+                          checkpoint_after=self.checkpoint_after, checkpoint_bytes=found.checkpoint_bytes)
+        return Success((session, shell, found))
+
+    def _release(self, store: RunStore, run_id: str, owner: str, now: float) -> None:
+        record = store.get(run_id)
+        if isinstance(record, Success):
+            store.stop(run_id, attrs.evolve(record.unwrap(), updated=now), (), owner)
+
+    def resume(
+        self, store: RunStore, run_id: str, allow_changed: bool = False
+    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+        """Continue a stored run in this process: replay its journal, then run on.
+
+        A run stored by a machine with another fingerprint is refused
+        (:class:`~agentsm_fn.durable.errors.MachineChanged`) unless ``allow_changed``.
+        """
+        ready = self._resumable(store, run_id, allow_changed)
+        if isinstance(ready, Failure):
+            return ready
+        session, shell, loaded = ready.unwrap()
+        return self._loop(session, shell, loaded.start)
+
+    async def aresume(
+        self, store: RunStore, run_id: str, allow_changed: bool = False
+    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+        """:meth:`resume` on asyncio."""
+        ready = self._resumable(store, run_id, allow_changed)
+        if isinstance(ready, Failure):
+            return ready
+        session, shell, loaded = ready.unwrap()
+        return await self._aloop(session, shell, loaded.start)
+
+    def _loop(
+        self, session: Session, shell: Shell, start: MemoryT | Snapshot[StateT, MemoryT]
+    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+        journaled = Shell(session.performers(shell.performers), session.clock)
+        while True:
+            settled = self._settle(session, shell, run(self.machine, start, journaled))
+            if not isinstance(settled, Snapshot):
+                return settled
+            start = settled
+
+    async def _aloop(
+        self, session: Session, shell: Shell, start: MemoryT | Snapshot[StateT, MemoryT]
+    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+        journaled = Shell(session.performers(shell.performers), session.clock)
+        while True:
+            settled = self._settle(session, shell, await arun(self.machine, start, journaled))
+            if not isinstance(settled, Snapshot):
+                return settled
+            start = settled
+
+    def _settle(
+        self, session: Session, shell: Shell, result: RunResult[StateT, MemoryT]
+    ) -> Snapshot[StateT, MemoryT] | Result[StoredRun[StateT, MemoryT], DurableError]:
+        """Store where the run stopped; a snapshot means: checkpointed, run on from it."""
+        run_id, store, now = session.run_id, session.store, self._now(shell)
+        snapshot = result.unwrap() if isinstance(result, Success) else result.failure().snapshot
+        record = RunRecord(run_id=run_id, machine=self.name, fingerprint=self.fingerprint, status=RunStatus.FAILED,
+                           created=now, updated=now, state=snapshot.state.name, steps=snapshot.steps,
+                           effects=session.seq, owner=session.owner)
+        error = session.error
+        if error is not None:
+            if isinstance(error, Diverged):
+                error = attrs.evolve(error, step=snapshot.steps + 1)
+            if not isinstance(error, RunBusy):  # a run another process owns is not ours to mark
+                store.stop(run_id, attrs.evolve(record, reason=error.describe()), tuple(session.buffer),
+                           session.owner)
+            return Failure(error)
+        if isinstance(result, Failure):
+            failed = result.failure()
+            store.stop(run_id, attrs.evolve(record, reason=failed.reason.describe()), tuple(session.buffer),
+                       session.owner)
+            return Failure(Stopped(run_id=run_id, failed=failed))  # type: ignore[arg-type]  # erased for the error tree
+        if snapshot.status is Status.FINISHED:
+            store.stop(run_id, attrs.evolve(record, status=RunStatus.FINISHED), tuple(session.buffer), session.owner)
+            return Success(StoredRun(run_id=run_id, snapshot=snapshot))
+        pause, session.pause = session.pause, None
+        if pause is Pause.RAISED:
+            failed = RunFailed(EffectFailed(snapshot.state, _pending_summary(snapshot), session.raised), snapshot)
+            store.stop(run_id, attrs.evolve(record, reason=failed.reason.describe()), tuple(session.buffer),
+                       session.owner)
+            return Failure(Stopped(run_id=run_id, failed=failed))  # type: ignore[arg-type]  # erased for the error tree
+        saved = self._checkpoint(session, snapshot)
+        if isinstance(saved, Failure):
+            return saved
+        if pause is Pause.CHECKPOINT:
+            return snapshot
+        store.stop(run_id, attrs.evolve(record, status=RunStatus.WAITING), (), session.owner)
+        return Success(StoredRun(run_id=run_id, snapshot=snapshot))
+
+    def _checkpoint(self, session: Session, snapshot: Snapshot[StateT, MemoryT]) -> Result[None, DurableError]:
+        memory, pending = to_bytes(snapshot.memory), to_bytes(snapshot.pending)
+        column = f"checkpoint[{session.seq}]"
+        if isinstance(memory, Failure):
+            return Failure(memory.failure().within(session.run_id, f"{column}.memory"))
+        if isinstance(pending, Failure):
+            return Failure(pending.failure().within(session.run_id, f"{column}.pending"))
+        point = Checkpoint(seq=session.seq, state=snapshot.state.name, steps=snapshot.steps,
+                           memory=memory.unwrap(), pending=pending.unwrap())
+        saved = session.store.save_checkpoint(session.run_id, point)
+        if isinstance(saved, Failure):
+            return saved
+        session.checkpointed()
+        session.checkpoint_bytes = len(point.memory) + len(point.pending)
+        return Success(None)
+
+
+def _pending_summary(snapshot: Snapshot[enum.Enum, object]) -> str:
+    from agentsm_fn.core.effects import describe_effect  # noqa: PLC0415 - small helper
+
+    return describe_effect(snapshot.pending) if snapshot.pending is not None else "effect"

@@ -1,0 +1,290 @@
+"""One durable run in progress: the clock and performers that write the journal as the run goes.
+
+The durable runner runs the machine with the ordinary shell (``run``/``arun``) but gives it
+a :class:`Session`'s clock and wrapped performers:
+
+* the clock hands out the stored readings first (replaying the journal), then reads the
+  real clock and keeps each reading for the next commit (ticks are batched with it);
+* a wrapped performer first answers from the journal (an effect whose outcome is
+  committed is never performed again: its digest is checked and its outcome returned);
+  past the journal it marks the effect started (if it is not retry-safe), performs it
+  with the idempotency key ``run_id:seq``, and commits the outcome, with the clock
+  reading that goes with it, *before* returning it to the fold;
+* an effect found started but without an outcome was in flight when its process died:
+  it is performed again only if it is retry-safe, else its outcome is "unknown".
+
+Nothing here raises into the fold: a store or codec problem, or a divergence, is kept in
+:attr:`Session.error` and the performer pauses the run (``SUSPEND``), so the runner
+stops and reports it. A pause also takes a checkpoint (:attr:`Session.pause`).
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+from collections import deque
+from collections.abc import Awaitable, Callable
+from types import MappingProxyType
+from typing import Final
+
+from returns.result import Failure
+
+from agentsm_fn.core.effects import Effect, describe_effect
+from agentsm_fn.core import SUSPEND
+from agentsm_fn.durable import _contract
+from agentsm_fn.durable.codec import from_bytes, to_bytes
+from agentsm_fn.durable.digest import content_digest
+from agentsm_fn.durable.errors import CodecFailure, CodecFailureKind, Diverged, DurableError, NotResumable
+from agentsm_fn.durable.store import JournalRow, RunStore
+from agentsm_fn.shell.clock import Clock
+from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
+
+__all__ = ["Pause", "Session"]
+
+
+class Pause(enum.Enum):
+    """Why a wrapped performer paused the run (returned ``SUSPEND``)."""
+
+    CHECKPOINT = "checkpoint"
+    """The outcome is committed; take a checkpoint of the awaiting snapshot, then go on."""
+    WAIT = "wait"
+    """The effect waits for an answer from outside (its performer suspended the run)."""
+    RAISED = "raised"
+    """The performer raised and there is no failure value to deliver: the run stops as failed."""
+    ERROR = "error"
+    """:attr:`Session.error` says why the run must stop."""
+
+
+class _Stop(Exception):  # noqa: N818 - internal: the replaying clock refuses to read on
+    """Raised by the session's clock when the journal and the machine disagree."""
+
+
+_MISSING: Final = object()
+
+
+class Session:
+    """The journal cursor and writer of one run in one process (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        run_id: str,
+        store: RunStore,
+        owner: str,
+        clock: Clock,
+        rows: tuple[JournalRow, ...],
+        tail: tuple[float, ...],
+        first_seq: int,
+        skip_first_ticks: bool,
+        checkpoint_after: int,
+        checkpoint_bytes: int,
+    ) -> None:
+        self.run_id = run_id
+        self.store = store
+        self.owner = owner
+        self.real_clock = clock
+        self.rows: deque[JournalRow] = deque(rows)
+        self.tail: deque[float] = deque(tail)
+        self.seq = first_seq
+        self.replaying: deque[float] = deque(rows[0].ticks if rows and not skip_first_ticks else ())
+        self.buffer: list[float] = []
+        self.primed: float | None = None
+        self.redeliver: tuple[int, object, float] | None = None
+        self.error: DurableError | None = None
+        self.pause: Pause | None = None
+        self.raised = ""
+        self.performed = 0
+        self.since_checkpoint = 0
+        self.bytes_since_checkpoint = 0
+        self.checkpoint_after = checkpoint_after
+        self.checkpoint_bytes = checkpoint_bytes
+
+    # --- the clock ----------------------------------------------------------------------------
+
+    def clock(self) -> float:
+        """The next stored reading, or a real one (kept for the next commit)."""
+        primed = self.primed
+        if primed is not None:
+            self.primed = None
+            return primed
+        if self.replaying:
+            return self.replaying.popleft()
+        if self.rows:
+            row = self.rows[0]
+            detail = f"the machine runs more handlers before {row.summary or 'effect'} than the journal recorded"
+            self._fail(Diverged(run_id=self.run_id, seq=row.seq, step=-1, detail=detail))
+            raise _Stop(detail)
+        reading = self.tail.popleft() if self.tail else self.real_clock()
+        self.buffer.append(reading)
+        return reading
+
+    # --- performing ---------------------------------------------------------------------------
+
+    def performers(self, performers: Performers) -> Performers:
+        """``performers`` with every performer wrapped to journal through this session."""
+        sync = {kind: self._wrap(fn) for kind, fn in performers.sync.items()}
+        asynchronous = {kind: self._wrap_async(fn) for kind, fn in performers.asynchronous.items()}
+        return Performers(MappingProxyType(sync), MappingProxyType(asynchronous))
+
+    def _wrap(self, fn: Performer) -> Performer:
+        def perform(effect: Effect[object]) -> object:
+            ready = self._before(effect)
+            if ready[0] is not _MISSING:
+                return ready[0]
+            _, seq, digest, started = ready
+            try:
+                with _contract.keyed(self.run_id, seq):
+                    outcome = fn(effect)
+            except Exception as exc:
+                return self._raised(effect, seq, digest, started, exc)
+            if inspect.isawaitable(outcome):  # a sync performer's coroutine, under arun
+                return self._settle_later(effect, seq, digest, started, outcome)
+            return self._after(effect, seq, digest, started, outcome)
+
+        return perform
+
+    def _wrap_async(self, fn: AsyncPerformer) -> AsyncPerformer:
+        async def perform(effect: Effect[object]) -> object:
+            ready = self._before(effect)
+            if ready[0] is not _MISSING:
+                return ready[0]
+            _, seq, digest, started = ready
+            try:
+                with _contract.keyed(self.run_id, seq):
+                    outcome = await fn(effect)
+            except Exception as exc:
+                return self._raised(effect, seq, digest, started, exc)
+            return self._after(effect, seq, digest, started, outcome)
+
+        return perform
+
+    async def _settle_later(
+        self, effect: Effect[object], seq: int, digest: bytes, started: bool, pending: Awaitable[object]
+    ) -> object:
+        try:
+            with _contract.keyed(self.run_id, seq):
+                outcome = await pending
+        except Exception as exc:
+            return self._raised(effect, seq, digest, started, exc)
+        return self._after(effect, seq, digest, started, outcome)
+
+    def _before(self, effect: Effect[object]) -> tuple[object, int, bytes, bool]:
+        """The outcome from the journal, or (_MISSING, seq, digest, started) to perform it now."""
+        if self.error is not None:
+            return SUSPEND, 0, b"", False
+        seq = self.seq
+        again = self.redeliver
+        if again is not None and again[0] == seq:  # after a checkpoint pause
+            self.redeliver = None
+            self._delivered(again[2])
+            return again[1], seq, b"", False
+        digest = content_digest(effect)
+        if digest is None:
+            detail = f"{describe_effect(effect)} holds a value the codec cannot store"
+            return self._stop(CodecFailure(kind=CodecFailureKind.NOT_ENCODABLE, detail=detail).within(
+                self.run_id, f"journal[{seq}].effect"))
+        rows = self.rows
+        started = False
+        if rows:
+            row = rows[0]
+            if self.replaying or row.digest != digest:
+                what = "fewer handler runs than" if self.replaying else f"{describe_effect(effect)}, not"
+                detail = f"the machine asks for {what} the journal's {row.summary or 'effect'}"
+                return self._stop(Diverged(run_id=self.run_id, seq=row.seq, step=-1, detail=detail))
+            if row.outcome is not None:
+                decoded = from_bytes(row.outcome, object)
+                if isinstance(decoded, Failure):
+                    return self._stop(decoded.failure().within(self.run_id, f"journal[{seq}].outcome"))
+                rows.popleft()
+                if rows:
+                    self.replaying.extend(rows[0].ticks)
+                self._delivered(row.at if row.at is not None else 0.0)
+                return decoded.unwrap(), seq, digest, False
+            if row.waiting:  # still unanswered
+                self.pause = Pause.WAIT
+                return SUSPEND, seq, digest, False
+            rows.popleft()  # in flight when its process died
+            started = True
+            if not _contract.retry_safe(effect):
+                outcome = _contract.unknown(effect)
+                if outcome is None:
+                    why = (f"effect {seq} ({describe_effect(effect)}) was in flight when its process died and is not "
+                           "retry-safe, so its outcome is unknown")
+                    return self._stop(NotResumable(run_id=self.run_id, status="running", why=why))
+                return self._after(effect, seq, digest, True, outcome), seq, digest, True
+        elif not _contract.retry_safe(effect):
+            row = JournalRow(seq=seq, digest=digest, ticks=tuple(self.buffer), outcome=None, at=None,
+                             summary=describe_effect(effect)[:200])
+            written = self.store.start_effect(self.run_id, row, self.owner)
+            if isinstance(written, Failure):
+                return self._stop(written.failure())
+            self.buffer.clear()
+            started = True
+        return _MISSING, seq, digest, started
+
+    def _after(self, effect: Effect[object], seq: int, digest: bytes, started: bool, outcome: object) -> object:
+        """Commit ``outcome`` (or record a wait) and hand it to the fold."""
+        if outcome is SUSPEND:
+            return self._wait(effect, seq, digest, started)
+        encoded = to_bytes(outcome)
+        if isinstance(encoded, Failure):
+            return self._stop(encoded.failure().within(self.run_id, f"journal[{seq}].outcome"))[0]
+        data = encoded.unwrap()
+        at = self.real_clock()
+        row = JournalRow(seq=seq, digest=digest, ticks=() if started else tuple(self.buffer), outcome=data, at=at,
+                         summary=describe_effect(effect)[:200])
+        written = self.store.commit(self.run_id, row, self.owner, started)
+        if isinstance(written, Failure):
+            return self._stop(written.failure())[0]
+        if not started:
+            self.buffer.clear()
+        self.performed += 1
+        self.since_checkpoint += 1
+        self.bytes_since_checkpoint += len(data)
+        if self.since_checkpoint >= self.checkpoint_after and self.bytes_since_checkpoint >= self.checkpoint_bytes:
+            self.redeliver = (seq, outcome, at)
+            self.pause = Pause.CHECKPOINT
+            return SUSPEND
+        self._delivered(at)
+        return outcome
+
+    def _wait(self, effect: Effect[object], seq: int, digest: bytes, started: bool) -> object:
+        encoded = to_bytes(effect)
+        if isinstance(encoded, Failure):
+            return self._stop(encoded.failure().within(self.run_id, f"journal[{seq}].effect"))[0]
+        row = JournalRow(seq=seq, digest=digest, ticks=() if started else tuple(self.buffer), outcome=None, at=None,
+                         waiting=True, summary=describe_effect(effect)[:200], effect=encoded.unwrap())
+        written = self.store.wait(self.run_id, row, self.owner, started)
+        if isinstance(written, Failure):
+            return self._stop(written.failure())[0]
+        if not started:
+            self.buffer.clear()
+        self.pause = Pause.WAIT
+        return SUSPEND
+
+    def _raised(self, effect: Effect[object], seq: int, digest: bytes, started: bool, exc: Exception) -> object:
+        outcome = _contract.raised(effect, exc)
+        if outcome is not None:
+            return self._after(effect, seq, digest, started, outcome)
+        self.raised = f"performer raised {type(exc).__qualname__}: {exc}"[:500]
+        self.pause = Pause.RAISED
+        return SUSPEND
+
+    def _delivered(self, at: float) -> None:
+        self.seq += 1
+        self.primed = at
+
+    def _stop(self, error: DurableError) -> tuple[object, int, bytes, bool]:
+        self._fail(error)
+        return SUSPEND, 0, b"", False
+
+    def _fail(self, error: DurableError) -> None:
+        if self.error is None:
+            self.error = error
+        self.pause = Pause.ERROR
+
+    def checkpointed(self) -> None:
+        """Note that a checkpoint was just taken."""
+        self.since_checkpoint = 0
+        self.bytes_since_checkpoint = 0
+        self.pause = None

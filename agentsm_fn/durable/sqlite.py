@@ -1,0 +1,367 @@
+"""The embedded store: one SQLite file (standard library ``sqlite3``, WAL), no server.
+
+Every effect is one transaction: a row inserted (or a started row completed) in the
+``journal`` table. Writes are fenced by ownership: a row is written only while the
+writing process owns the run, so a process that lost its run (to ``recover`` after its
+lease expired) cannot write into it. Several processes may open the same file; SQLite
+serialises their writes and waits up to ``busy_timeout`` seconds for a lock.
+
+``durability`` is SQLite's ``synchronous`` setting, in WAL mode:
+
+* ``Durability.NORMAL`` (default): a commit is in the write-ahead log when it returns, but
+  not yet flushed to the disk. It survives a killed process (SIGKILL, a crash, an
+  out-of-memory kill): the operating system still writes the log. A power cut or an
+  operating-system crash may lose the last commits (the file stays consistent).
+* ``Durability.FULL``: every commit is flushed (``fsync``) before it returns, so it also
+  survives a power cut; each commit then costs a disk flush.
+"""
+
+from __future__ import annotations
+
+import enum
+import sqlite3
+import struct
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TypeVar
+
+from returns.result import Failure, Result, Success
+
+from agentsm_fn.durable._owner import owner_alive
+from agentsm_fn.durable._schema import SCHEMA, SCHEMA_VERSION
+from agentsm_fn.durable.errors import AnswerRefused, RunBusy, RunNotFound, StoreFailure
+from agentsm_fn.durable.store import Checkpoint, JournalRow, NewRun, RunRecord, RunStatus
+
+__all__ = ["Durability", "SqliteStore"]
+
+T = TypeVar("T")
+
+
+class Durability(enum.Enum):
+    """SQLite's ``synchronous`` setting: what a committed effect survives (see the module doc)."""
+
+    NORMAL = "NORMAL"
+    """Survives a killed process; a power cut may lose the last commits."""
+    FULL = "FULL"
+    """Survives a power cut too; every commit waits for the disk."""
+
+
+def pack_ticks(ticks: tuple[float, ...] | list[float]) -> bytes:
+    """Clock readings as little-endian doubles.
+
+    Example:
+        >>> unpack_ticks(pack_ticks([1.5, 2.0]))
+        (1.5, 2.0)
+    """
+    return struct.pack(f"<{len(ticks)}d", *ticks)
+
+
+def unpack_ticks(data: bytes | None) -> tuple[float, ...]:
+    """The readings :func:`pack_ticks` wrote (empty for NULL or malformed data)."""
+    if not data or len(data) % 8:
+        return ()
+    return struct.unpack(f"<{len(data) // 8}d", data)
+
+
+_RUN_COLUMNS = (
+    "id, machine, fingerprint, status, created, updated, state, steps, effects, reason, owner, lease_until, "
+    "parent, parent_step"
+)
+
+
+def _record(row: tuple[object, ...]) -> RunRecord:
+    (run_id, machine, fingerprint, status, created, updated, state, steps, effects, reason, owner, lease, parent, pstep) = (
+        row
+    )
+    return RunRecord(
+        run_id=str(run_id),
+        machine=str(machine),
+        fingerprint=str(fingerprint),
+        status=RunStatus(status),
+        created=float(created or 0.0),  # type: ignore[arg-type]  # a REAL column
+        updated=float(updated or 0.0),  # type: ignore[arg-type]  # a REAL column
+        state=str(state or ""),
+        steps=int(steps or 0),  # type: ignore[call-overload]  # an INTEGER column
+        effects=int(effects or 0),  # type: ignore[call-overload]  # an INTEGER column
+        reason=str(reason or ""),
+        owner=str(owner or ""),
+        lease_until=float(lease or 0.0),  # type: ignore[arg-type]  # a REAL column
+        parent=str(parent or ""),
+        parent_step=int(pstep if pstep is not None else -1),  # type: ignore[call-overload]  # an INTEGER column
+    )
+
+
+def _row(row: tuple[object, ...]) -> JournalRow:
+    seq, digest, ticks, outcome, at, waiting, summary, effect = row
+    return JournalRow(
+        seq=int(seq),  # type: ignore[call-overload]  # an INTEGER column
+        digest=bytes(digest or b""),  # type: ignore[call-overload]  # a BLOB column
+        ticks=unpack_ticks(ticks),  # type: ignore[arg-type]  # a BLOB column
+        outcome=outcome,  # type: ignore[arg-type]  # a BLOB column
+        at=at,  # type: ignore[arg-type]  # a REAL column
+        waiting=bool(waiting),
+        summary=str(summary or ""),
+        effect=effect,  # type: ignore[arg-type]  # a BLOB column
+    )
+
+
+class SqliteStore:
+    """A :class:`~agentsm_fn.durable.store.RunStore` in one SQLite file.
+
+    Example:
+        >>> import tempfile, os
+        >>> folder = tempfile.mkdtemp()
+        >>> store = SqliteStore.open(os.path.join(folder, "runs.db")).unwrap()
+        >>> store.runs().unwrap()
+        ()
+        >>> store.close()
+    """
+
+    def __init__(self, connection: sqlite3.Connection, path: str) -> None:
+        self._db = connection
+        self._lock = threading.Lock()
+        self.path = path
+
+    @classmethod
+    def open(
+        cls, path: str | Path, durability: Durability = Durability.NORMAL, busy_timeout: float = 10.0
+    ) -> Result[SqliteStore, StoreFailure]:
+        """Open (or create) the store at ``path``.
+
+        Example:
+            >>> SqliteStore.open("/nonexistent/dir/runs.db").failure().operation
+            'open'
+        """
+        try:
+            db = sqlite3.connect(str(path), timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            return Failure(StoreFailure(operation="open", detail=f"{path}: {exc}"))
+        try:
+            db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute(f"PRAGMA synchronous = {durability.value}")
+            with _transaction(db):
+                for statement in SCHEMA:
+                    db.execute(statement)
+                found = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+                if found is None:
+                    db.execute("INSERT INTO meta(key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+                elif found[0] != str(SCHEMA_VERSION):
+                    db.close()
+                    detail = f"{path} has schema {found[0]}; this version reads schema {SCHEMA_VERSION}"
+                    return Failure(StoreFailure(operation="open", detail=detail))
+        except sqlite3.Error as exc:
+            db.close()
+            return Failure(StoreFailure(operation="open", detail=f"{path}: {exc}"))
+        return Success(cls(db, str(path)))
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            self._db.close()
+
+    def _do(self, operation: str, work: Callable[[sqlite3.Connection], T], run_id: str = "") -> Result[T, StoreFailure]:
+        with self._lock:
+            try:
+                return Success(work(self._db))
+            except sqlite3.Error as exc:
+                return Failure(StoreFailure(operation=operation, detail=str(exc), run_id=run_id))
+
+    # --- runs ---------------------------------------------------------------------------------
+
+    def create(self, run: NewRun) -> Result[None, StoreFailure]:
+        """Store a new run (status RUNNING, owned by ``run.owner``)."""
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute(
+                "INSERT INTO runs(id, machine, fingerprint, status, created, updated, owner, lease_until, parent, "
+                "parent_step, memory) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)",
+                (run.run_id, run.machine, run.fingerprint, run.created, run.created, run.owner, run.lease_until,
+                 run.parent, run.parent_step, run.memory),
+            )
+
+        return self._do("create run", work, run.run_id)
+
+    def get(self, run_id: str) -> Result[RunRecord, RunNotFound | StoreFailure]:
+        """The run's record."""
+        found = self._do("read run", lambda db: db.execute(
+            f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone(), run_id)
+        if isinstance(found, Failure):
+            return found
+        row = found.unwrap()
+        return Failure(RunNotFound(run_id=run_id)) if row is None else Success(_record(row))
+
+    def runs(self, unfinished_only: bool = False) -> Result[tuple[RunRecord, ...], StoreFailure]:
+        """Every run (or every unfinished one), newest first."""
+        where = "WHERE status != 'finished'" if unfinished_only else ""
+        return self._do("list runs", lambda db: tuple(
+            _record(r) for r in db.execute(f"SELECT {_RUN_COLUMNS} FROM runs {where} ORDER BY created DESC, id")))
+
+    def initial_memory(self, run_id: str) -> Result[bytes, RunNotFound | StoreFailure]:
+        """The encoded memory the run started from."""
+        found = self._do("read memory", lambda db: db.execute(
+            "SELECT memory FROM runs WHERE id = ?", (run_id,)).fetchone(), run_id)
+        if isinstance(found, Failure):
+            return found
+        row = found.unwrap()
+        return Failure(RunNotFound(run_id=run_id)) if row is None else Success(bytes(row[0]))
+
+    def journal(self, run_id: str, start: int = 0) -> Result[tuple[JournalRow, ...], StoreFailure]:
+        """The run's journal rows from ``seq == start`` on, in order."""
+        return self._do("read journal", lambda db: tuple(_row(r) for r in db.execute(
+            "SELECT seq, digest, ticks, outcome, at, waiting, summary, effect FROM journal "
+            "WHERE run_id = ? AND seq >= ? ORDER BY seq", (run_id, start))), run_id)
+
+    def tail(self, run_id: str) -> Result[tuple[float, ...], StoreFailure]:
+        """Clock readings taken after the last effect, written when the run stopped."""
+        found = self._do("read tail", lambda db: db.execute(
+            "SELECT tail FROM runs WHERE id = ?", (run_id,)).fetchone(), run_id)
+        return found.map(lambda row: () if row is None else unpack_ticks(row[0]))
+
+    def checkpoint(self, run_id: str) -> Result[Checkpoint | None, StoreFailure]:
+        """The latest checkpoint, if any."""
+
+        def work(db: sqlite3.Connection) -> Checkpoint | None:
+            row = db.execute("SELECT seq, state, steps, memory, pending FROM checkpoints WHERE run_id = ?",
+                             (run_id,)).fetchone()
+            if row is None:
+                return None
+            return Checkpoint(seq=row[0], state=row[1], steps=row[2], memory=bytes(row[3]), pending=bytes(row[4]))
+
+        return self._do("read checkpoint", work, run_id)
+
+    def claim(self, run_id: str, owner: str, now: float, until: float) -> Result[None, RunBusy | StoreFailure]:
+        """Make ``owner`` the run's owner unless another live owner holds it."""
+
+        def work(db: sqlite3.Connection) -> str:
+            with _transaction(db):
+                row = db.execute("SELECT owner, lease_until FROM runs WHERE id = ?", (run_id,)).fetchone()
+                if row is None:
+                    return "missing"
+                held, lease = row
+                if held and held != owner and float(lease or 0.0) > now and owner_alive(held):
+                    return str(held)
+                db.execute("UPDATE runs SET owner = ?, lease_until = ?, status = CASE WHEN status = 'ready' "
+                           "THEN 'running' ELSE status END WHERE id = ?", (owner, until, run_id))
+                return ""
+
+        done = self._do("claim run", work, run_id)
+        if isinstance(done, Failure):
+            return done
+        holder = done.unwrap()
+        if holder == "missing":
+            return Failure(StoreFailure(operation="claim run", detail="no such run", run_id=run_id))
+        return Failure(RunBusy(run_id=run_id, owner=holder)) if holder else Success(None)
+
+    # --- journal ------------------------------------------------------------------------------
+
+    def start_effect(self, run_id: str, row: JournalRow, owner: str) -> Result[None, RunBusy | StoreFailure]:
+        """Record that effect ``row.seq`` is about to be performed (no outcome yet), fenced by ownership."""
+        return self._write(run_id, owner, row, outcome=None)
+
+    def commit(self, run_id: str, row: JournalRow, owner: str, started: bool) -> Result[None, RunBusy | StoreFailure]:
+        """Commit an effect's outcome: complete its started row, or insert a new one."""
+        if not started:
+            return self._write(run_id, owner, row, outcome=row.outcome)
+
+        def work(db: sqlite3.Connection) -> int:
+            return db.execute(
+                "UPDATE journal SET outcome = ?, at = ? WHERE run_id = ? AND seq = ? AND outcome IS NULL "
+                "AND EXISTS (SELECT 1 FROM runs WHERE id = ? AND owner = ?)",
+                (row.outcome, row.at, run_id, row.seq, run_id, owner)).rowcount
+
+        return self._fenced(self._do("commit effect", work, run_id), run_id)
+
+    def _write(self, run_id: str, owner: str, row: JournalRow, outcome: bytes | None) -> Result[None, RunBusy | StoreFailure]:
+        def work(db: sqlite3.Connection) -> int:
+            return db.execute(
+                "INSERT INTO journal(run_id, seq, digest, ticks, outcome, at, waiting, summary, effect) "
+                "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE id = ? AND owner = ?)",
+                (run_id, row.seq, row.digest, pack_ticks(row.ticks), outcome, row.at, int(row.waiting),
+                 row.summary, row.effect, run_id, owner)).rowcount
+
+        return self._fenced(self._do("commit effect", work, run_id), run_id)
+
+    def _fenced(self, done: Result[int, StoreFailure], run_id: str) -> Result[None, RunBusy | StoreFailure]:
+        if isinstance(done, Failure):
+            failure = done.failure()
+            if "UNIQUE" in failure.detail:
+                return Failure(RunBusy(run_id=run_id, owner="another process (it wrote this entry first)"))
+            return done  # type: ignore[return-value]  # a Failure of the same error type
+        if done.unwrap() == 0:
+            return Failure(RunBusy(run_id=run_id, owner="another process (this one no longer owns the run)"))
+        return Success(None)
+
+    def wait(self, run_id: str, row: JournalRow, owner: str, started: bool) -> Result[None, RunBusy | StoreFailure]:
+        """Record that effect ``row.seq`` waits for an answer from outside (``row.effect`` says what)."""
+        if not started:
+            return self._write(run_id, owner, row, outcome=None)
+
+        def work(db: sqlite3.Connection) -> int:
+            return db.execute(
+                "UPDATE journal SET waiting = 1, effect = ? WHERE run_id = ? AND seq = ? AND outcome IS NULL",
+                (row.effect, run_id, row.seq)).rowcount
+
+        return self._fenced(self._do("record wait", work, run_id), run_id)
+
+    def answer(self, run_id: str, seq: int, outcome: bytes, at: float) -> Result[None, AnswerRefused | StoreFailure]:
+        """Commit the answer to a waiting effect, once: a second answer is refused."""
+
+        def work(db: sqlite3.Connection) -> str:
+            with _transaction(db):
+                updated = db.execute(
+                    "UPDATE journal SET outcome = ?, at = ? WHERE run_id = ? AND seq = ? AND waiting = 1 "
+                    "AND outcome IS NULL", (outcome, at, run_id, seq)).rowcount
+                if updated:
+                    db.execute("UPDATE runs SET status = 'ready', updated = ? WHERE id = ? AND status = 'waiting'",
+                               (at, run_id))
+                    return ""
+                row = db.execute("SELECT waiting, outcome IS NOT NULL FROM journal WHERE run_id = ? AND seq = ?",
+                                 (run_id, seq)).fetchone()
+            if row is None:
+                return f"run {run_id} has no entry {seq}"
+            if not row[0]:
+                return "that entry is not waiting for an answer"
+            return "it was answered already"
+
+        done = self._do("answer", work, run_id)
+        if isinstance(done, Failure):
+            return done
+        why = done.unwrap()
+        return Failure(AnswerRefused(run_id=run_id, seq=seq, why=why)) if why else Success(None)
+
+    def save_checkpoint(self, run_id: str, checkpoint: Checkpoint) -> Result[None, StoreFailure]:
+        """Store a checkpoint (replacing the older one)."""
+        return self._do("save checkpoint", lambda db: db.execute(
+            "INSERT OR REPLACE INTO checkpoints(run_id, seq, state, steps, memory, pending) VALUES (?, ?, ?, ?, ?, ?)",
+            (run_id, checkpoint.seq, checkpoint.state, checkpoint.steps, checkpoint.memory, checkpoint.pending),
+        ) and None, run_id)
+
+    def stop(self, run_id: str, record: RunRecord, tail: tuple[float, ...], owner: str) -> Result[None, StoreFailure]:
+        """Record where the run stopped (status, state, steps, effects, reason, tail) and release it."""
+        status = record.status.value
+        if record.status is RunStatus.WAITING:  # answered meanwhile: ready to go on
+            status_sql = ("CASE WHEN EXISTS (SELECT 1 FROM journal WHERE run_id = ? AND waiting = 1 AND outcome "
+                          "IS NOT NULL AND seq = ?) THEN 'ready' ELSE 'waiting' END")
+            status_args: tuple[object, ...] = (run_id, record.effects)
+        else:
+            status_sql, status_args = "?", (status,)
+        return self._do("stop run", lambda db: db.execute(
+            f"UPDATE runs SET status = {status_sql}, state = ?, steps = ?, effects = ?, reason = ?, tail = ?, "
+            "updated = ?, owner = NULL, lease_until = NULL WHERE id = ? AND (owner = ? OR owner IS NULL)",
+            (*status_args, record.state, record.steps, record.effects, record.reason, pack_ticks(tail),
+             record.updated, run_id, owner),
+        ) and None, run_id)
+
+
+@contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")

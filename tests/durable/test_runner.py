@@ -1,0 +1,72 @@
+"""Durable runs of a user machine: the same result as an in-memory run, resumed without repeats."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+import pytest
+from returns.result import Failure, Success
+
+from agentsm_fn.core import Status
+from agentsm_fn.durable import Durable, NotResumable, RunStatus, SqliteStore, Stopped
+from agentsm_fn.shell import Shell, StepClock, run
+from tests.durable.machines import DURABLE_ORDERS, ORDERS, Order, performers
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SqliteStore:
+    return SqliteStore.open(tmp_path / "runs.db").unwrap()
+
+
+def counted(tmp_path: Path) -> tuple[Durable[object, object, Order], Path]:  # type: ignore[type-var]
+    counts = tmp_path / "counts.txt"
+    return attrs.evolve(DURABLE_ORDERS, shell=lambda: Shell(performers(counts), StepClock(start=1.0))), counts
+
+
+def test_a_durable_run_ends_with_the_memory_of_an_in_memory_run(store: SqliteStore) -> None:
+    plain = run(ORDERS, Order(items=5), Shell(performers(), StepClock())).unwrap()
+    stored = DURABLE_ORDERS.start(store, Order(items=5)).unwrap()
+    assert stored.finished
+    assert stored.snapshot.memory == plain.memory
+    record = store.get(stored.run_id).unwrap()
+    assert (record.status, record.effects, record.state) == (RunStatus.FINISHED, 10, "DONE")
+    assert len(store.journal(stored.run_id).unwrap()) == 10
+
+
+def test_checkpoints_are_taken_and_a_run_resumes_from_one(store: SqliteStore, tmp_path: Path) -> None:
+    durable, counts = counted(tmp_path)
+    durable = attrs.evolve(durable, checkpoint_after=1)
+    stored = durable.start(store, Order(items=20, approval_over=0)).unwrap()
+    assert stored.snapshot.status is Status.AWAITING
+    point = store.checkpoint(stored.run_id).unwrap()
+    assert point is not None and point.seq == 40 and point.state == "APPROVING"
+    assert store.get(stored.run_id).unwrap().status is RunStatus.WAITING
+    before = counts.read_text().count("\n")
+    assert before == 40
+
+
+def test_a_finished_run_is_not_resumed(store: SqliteStore) -> None:
+    stored = DURABLE_ORDERS.start(store, Order(items=1)).unwrap()
+    refused = DURABLE_ORDERS.resume(store, stored.run_id)
+    assert isinstance(refused, Failure) and isinstance(refused.failure(), NotResumable)
+
+
+def test_a_performer_that_raises_stops_the_run_as_failed(store: SqliteStore) -> None:
+    def broken() -> Shell:
+        def boom(effect: object) -> int:
+            raise RuntimeError("price service down")
+
+        from tests.durable.machines import Lookup
+
+        return Shell(performers().on(Lookup, boom), StepClock())
+
+    result = attrs.evolve(DURABLE_ORDERS, shell=broken).start(store, Order(items=2))
+    assert isinstance(result, Failure)
+    error = result.failure()
+    assert isinstance(error, Stopped)
+    assert "price service down" in error.describe()
+    record = store.get(error.run_id).unwrap()
+    assert record.status is RunStatus.FAILED and "price service down" in record.reason
+    resumed = DURABLE_ORDERS.resume(store, error.run_id)
+    assert isinstance(resumed, Success) and resumed.unwrap().finished
