@@ -96,10 +96,16 @@ def _digest(value: object) -> bytes:
                 feed(getattr(value, name))
         elif plan.tag == Tag.ENUM:
             feed(value.name)  # type: ignore[attr-defined]  # an enum member
-        elif plan.tag in (Tag.DICT, Tag.PROXY, Tag.PMAP):
+        elif plan.tag in (Tag.DICT, Tag.PROXY):  # insertion order: the code that built it decides
             for name, item in value.items():  # type: ignore[attr-defined]  # a mapping, by its plan
                 feed(name)
                 feed(item)
+        elif plan.tag == Tag.PMAP:  # hash order, which differs between processes: sort by key digest
+            pairs = sorted((_member(name), index) for index, name in enumerate(value))  # type: ignore[call-overload]  # a map
+            keys = list(value)  # type: ignore[call-overload]  # a map
+            for key_digest, index in pairs:
+                update(key_digest)
+                feed(value[keys[index]])  # type: ignore[index]  # a map
         elif plan.tag in (Tag.FROZENSET, Tag.SET, Tag.PSET):
             for part in sorted(_member(item) for item in value):  # type: ignore[attr-defined]  # a set
                 update(part)

@@ -7,6 +7,7 @@ a file (one line per execution), so tests can tell how often each really happene
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -130,16 +131,21 @@ def count(path: Path | None, line: str) -> None:
             out.write(line + "\n")
 
 
-def performers(counts: Path | None = None) -> Performers:
+def performers(counts: Path | None = None, log: Callable[[str], None] | None = None) -> Performers:
     """Lookup and Charge performers that log each execution; AskApproval suspends the run."""
     from agentsm_fn.core import SUSPEND
 
+    def note(line: str) -> None:
+        count(counts, line)
+        if log is not None:
+            log(line)
+
     def lookup(effect: Lookup) -> int:
-        count(counts, f"lookup {effect.item}")
+        note(f"lookup {effect.item}")
         return 10 + effect.item
 
     def pay(effect: Charge) -> str:
-        count(counts, f"charge {effect.item}")
+        note(f"charge {effect.item}")
         return f"receipt-{effect.item}-{effect.amount}"
 
     return Performers().on(Lookup, lookup).on(Charge, pay).on(AskApproval, lambda effect: SUSPEND)

@@ -1,0 +1,99 @@
+"""Runs for the crash test: orders (a user machine) and the ReAct agent on a deterministic LLM.
+
+Every tool execution is appended to ``COUNTS`` (when set) as ``<run id> <tool> <call>``,
+so a test can tell how often each call really ran. The LLM answers from the request
+alone (how many tool results it holds), so a recovered run gets the same replies as an
+uninterrupted one whatever process asks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+
+from agentsm_fn.agents.react import AgentBuilder, AgentConfig, AgentMemory
+from agentsm_fn.durable import Durable
+from agentsm_fn.llm import LlmReply, LlmRequest, ToolCall, ToolResultMessage
+from agentsm_fn.shell import Shell, StepClock
+from agentsm_fn.shell.react_agent import shell_for
+from agentsm_fn.tools import tool
+from tests.durable import machines
+
+COUNTS: list[Path] = []
+"""The executions log (at most one path), set by the worker and the test."""
+RUN: list[str] = [""]
+"""The id of the run being performed (tools write it next to each execution)."""
+TOOL_CALLS = 4
+
+
+def log(line: str) -> None:
+    if COUNTS:
+        with COUNTS[0].open("a", encoding="utf-8") as out:
+            out.write(f"{RUN[0]} {line}\n")
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two integers (counted: not retry-safe).
+
+    Args:
+        a: First.
+        b: Second.
+    """
+    log(f"add {a}")
+    return a + b
+
+
+class DeterministicLlm:
+    """Asks for ``add(n, n)`` until the request holds TOOL_CALLS tool results, then answers."""
+
+    name = "deterministic"
+
+    def complete(self, request: LlmRequest) -> LlmReply:
+        done = sum(isinstance(m, ToolResultMessage) for m in request.messages)
+        if done < TOOL_CALLS:
+            return LlmReply(tool_calls=(ToolCall(f"call_{done}", "add", {"a": done, "b": done}),))
+        return LlmReply(content=f"The sums are done: {done} tool results were checked carefully.")
+
+
+def react_agent_memory() -> AgentMemory:
+    return agent().memory
+
+
+def agent() -> object:
+    return (
+        AgentBuilder.new("Add some numbers")
+        .llm(DeterministicLlm())
+        .tools(add)
+        .config(AgentConfig(max_steps=TOOL_CALLS + 3, reflect_every_n_steps=100))
+        .with_clock(StepClock(start=5000.0))
+        .build()
+        .unwrap()
+    )
+
+
+def _react_shell() -> Shell:
+    return shell_for(agent())  # type: ignore[arg-type]  # agent() is an Agent
+
+
+REACT = Durable(name="tests.durable.agents:REACT", machine=agent().machine, shell=_react_shell)  # type: ignore[attr-defined]
+
+
+def _orders_shell() -> Shell:
+    def counted(path_line: str) -> None:
+        log(path_line)
+
+    return Shell(machines.performers(None, counted), StepClock(start=1000.0))
+
+
+ORDERS = attrs.evolve(machines.DURABLE_ORDERS, name="tests.durable.agents:ORDERS", shell=_orders_shell)
+
+KINDS: dict[str, tuple[Durable[object, object, object], object]] = {  # type: ignore[type-var]
+    "orders": (ORDERS, machines.Order(items=3)),  # type: ignore[dict-item]
+    "react": (REACT, None),  # type: ignore[dict-item]
+}
+
+
+def start_memory(kind: str) -> object:
+    return react_agent_memory() if kind == "react" else machines.Order(items=3)

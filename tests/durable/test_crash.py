@@ -1,0 +1,120 @@
+"""Crash test: durable runs SIGKILLed at random points recover exactly.
+
+A subprocess runs short durable runs one after another (a user machine, and the ReAct
+agent on a deterministic LLM), logging every tool execution to a file. The test waits
+until a random number of effects is journaled (polling the store, seeded RNG), kills
+the process with SIGKILL, and recovers every run in this process. Then, for every run:
+its final memory is the memory of an uninterrupted run; every outcome committed before
+the kill is still in the journal, unchanged, and was not performed again; no tool that
+is not retry-safe ran twice. An effect that was in flight at the kill and is not
+retry-safe is never performed again: its outcome is unknown (see test_unknown_outcome).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from returns.result import Failure
+
+from agentsm_fn.durable import NotResumable, RunNotFound, RunStatus, SqliteStore, StoredRun
+from agentsm_fn.durable.travel import replay_stored
+from tests.durable import agents
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = int(os.environ.get("CRASH_SEED", "20261124"))
+BATCHES = 12
+RUNS_PER_BATCH = 10
+EFFECTS = {"orders": 6, "react": 2 * agents.TOOL_CALLS + 1}
+
+
+def committed(db: Path, prefix: str) -> dict[tuple[str, int], bytes]:
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT run_id, seq, outcome FROM journal WHERE run_id LIKE ? AND outcome IS NOT NULL", (f"{prefix}-%",)
+        ).fetchall()
+    return {(run_id, seq): bytes(outcome) for run_id, seq, outcome in rows}
+
+
+def journaled(db: Path, prefix: str) -> int:
+    try:
+        with sqlite3.connect(db, timeout=5) as conn:
+            return int(conn.execute("SELECT count(*) FROM journal WHERE run_id LIKE ?", (f"{prefix}-%",)).fetchone()[0])
+    except sqlite3.OperationalError:  # the worker has not created the tables yet
+        return 0
+
+
+def uninterrupted(kind: str, tmp_path: Path) -> object:
+    store = SqliteStore.open(tmp_path / f"reference-{kind}.db").unwrap()
+    durable = agents.KINDS[kind][0]
+    return durable.start(store, agents.start_memory(kind)).unwrap().snapshot.memory
+
+
+def test_runs_killed_at_random_points_recover_with_nothing_lost_or_repeated(tmp_path: Path) -> None:
+    rng = random.Random(SEED)
+    db, counts = tmp_path / "runs.db", tmp_path / "executions.log"
+    expected = {kind: uninterrupted(kind, tmp_path) for kind in EFFECTS}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    killed_mid_run = 0
+    recovered: list[tuple[str, str]] = []
+    unknown: set[str] = set()
+    for batch in range(BATCHES):
+        kind = ("orders", "react")[batch % 2]
+        prefix = f"{kind}{batch}"
+        target = rng.randrange(1, RUNS_PER_BATCH * EFFECTS[kind])
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "tests.durable.crash_worker", str(db), str(counts), kind, prefix,
+             str(RUNS_PER_BATCH)],
+            cwd=ROOT, env=env,
+        )
+        deadline = time.monotonic() + 60
+        while journaled(db, prefix) < target and worker.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.001)
+        worker.send_signal(signal.SIGKILL)
+        worker.wait()
+        before = committed(db, prefix)
+        store = SqliteStore.open(db).unwrap()
+        agents.COUNTS[:] = [counts]
+        durable, _ = agents.KINDS[kind]
+        for index in range(RUNS_PER_BATCH):
+            run_id = f"{prefix}-{index}"
+            agents.RUN[0] = run_id
+            found = store.get(run_id)
+            if isinstance(found, Failure):
+                assert isinstance(found.failure(), RunNotFound)
+                done = durable.start(store, agents.start_memory(kind), run_id=run_id)
+            elif found.unwrap().status is not RunStatus.FINISHED:
+                killed_mid_run += 1
+                done = durable.resume(store, run_id)
+                if isinstance(done, Failure) and isinstance(done.failure(), NotResumable):
+                    # in flight at the kill and not retry-safe: never performed again (checked below)
+                    assert "in flight" in done.failure().describe()
+                    unknown.add(run_id)
+                    continue
+            else:
+                done = replay_stored(store, durable.machine, run_id).map(lambda snap: StoredRun(run_id="", snapshot=snap))
+            assert done.unwrap().snapshot.memory == expected[kind], f"{run_id}: recovered memory differs"
+            recovered.append((kind, run_id))
+        after = committed(db, prefix)
+        lost = {key for key, outcome in before.items() if after.get(key) != outcome}
+        assert not lost, f"committed outcomes lost or changed: {sorted(lost)}"
+        store.close()
+    assert len(recovered) + len(unknown) >= 100
+    assert len(unknown) < len(recovered) / 4
+    assert killed_mid_run > 0
+    executions = Counter(counts.read_text(encoding="utf-8").splitlines())
+    not_retry_safe = {line: n for line, n in executions.items() if line.split()[1] in ("charge", "add")}
+    repeated = {line: n for line, n in not_retry_safe.items() if n > 1}
+    assert not repeated, f"tools that are not retry-safe ran more than once: {repeated}"
+    per_run = Counter(line.split()[0] for line in not_retry_safe)
+    for kind, run_id in recovered:
+        assert per_run[run_id] == (3 if kind == "orders" else agents.TOOL_CALLS), run_id
+    print(f"{len(recovered)} runs recovered exactly ({killed_mid_run} killed mid-run), {len(unknown)} in flight")
