@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import time
 from collections.abc import Callable
+
+from pyrsistent import PMap, PVector, pmap, pvector
 
 from agentsm_fn.agents.react import AgentMemory, HistoryEntry
 from agentsm_fn.agents.react import codec as react_codec
@@ -40,7 +43,7 @@ def memory(entries: int) -> AgentMemory:
         )
         for i in range(entries)
     ]
-    return AgentMemory.new("What is the population of Paris?").with_tools([SEARCH]).evolve(history=history)
+    return AgentMemory.new("What is the population of Paris?").with_tools([SEARCH]).evolve(history=pvector(history))
 
 
 def timed(label: str, rounds: int, work: Callable[[], object]) -> float:
@@ -54,15 +57,14 @@ def timed(label: str, rounds: int, work: Callable[[], object]) -> float:
 def cattrs_round_trip() -> Callable[[AgentMemory], object] | None:
     if importlib.util.find_spec("cattrs") is None:
         return None
-    import json
-
-    from cattrs.preconf.json import make_converter
-    from pyrsistent import PMap, PVector, pmap, pvector
+    from cattrs.preconf.json import make_converter  # noqa: PLC0415 - the bench extra, if installed
 
     converter = make_converter()
     converter.register_unstructure_hook(PVector, lambda v: [converter.unstructure(x) for x in v])
     converter.register_unstructure_hook(PMap, lambda m: {k: converter.unstructure(x) for k, x in m.items()})
-    converter.register_structure_hook(PVector, lambda v, _: pvector(converter.structure(x, HistoryEntry) for x in v))
+    converter.register_structure_hook(
+        PVector, lambda v, _: pvector(converter.structure(x, HistoryEntry) for x in v)
+    )
     converter.register_structure_hook(PMap, lambda m, _: pmap(m))
 
     def round_trip(value: AgentMemory) -> object:

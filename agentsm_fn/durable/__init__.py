@@ -1,4 +1,4 @@
-"""Durable runs: a run survives a crash, resumes in another process, and is checked against a changed machine."""
+"""Durable runs: a run survives a crash, resumes in another process, is checked against a changed machine."""
 
 from agentsm_fn.durable.codec import from_bytes, to_bytes
 from agentsm_fn.durable.digest import content_digest

@@ -68,11 +68,13 @@ class _Decoder:
         for part in qualname.split("."):
             found = getattr(found, part, None)
         if not isinstance(found, type) or not qualname:
-            detail = f"{name} is not loaded here (import its module before decoding; the codec imports nothing)"
+            detail = (
+                f"{name} is not loaded here (import its module before decoding; the codec imports nothing)"
+            )
             raise Problem(CodecFailureKind.UNKNOWN_CLASS, detail)
         return found
 
-    def value(self, data: object) -> object:  # noqa: PLR0911 - one branch per tag
+    def value(self, data: object) -> object:
         if type(data) in _SCALARS:
             return data
         if type(data) is not list or not data:
@@ -93,7 +95,11 @@ class _Decoder:
             return self._mapping(data, tag)
         if tag == Tag.ENUM:
             cls, _ = self.resolve(data[1] if len(data) == 3 else None)
-            if not issubclass(cls, enum.Enum) or not isinstance(data[2], str) or data[2] not in cls.__members__:
+            if (
+                not issubclass(cls, enum.Enum)
+                or not isinstance(data[2], str)
+                or data[2] not in cls.__members__
+            ):
                 raise _corrupt(f"{cls.__qualname__} has no member {data[2]!r}")
             return cls[data[2]]
         if tag in (Tag.SUCCESS, Tag.FAILURE) and len(data) == 2:
@@ -141,10 +147,14 @@ class _Decoder:
         try:
             return cls(**kwargs)
         except Exception as exc:  # a validator or converter refused the stored fields
-            raise _corrupt(f"{cls.__qualname__} refused its stored fields: {type(exc).__name__}: {exc}") from None
+            raise _corrupt(
+                f"{cls.__qualname__} refused its stored fields: {type(exc).__name__}: {exc}"
+            ) from None
 
 
-def decode_tree(classes: object, tree: object, modules: Mapping[str, ModuleType]) -> Result[object, CodecFailure]:
+def decode_tree(
+    classes: object, tree: object, modules: Mapping[str, ModuleType]
+) -> Result[object, CodecFailure]:
     """Rebuild the value of one payload; every problem is a ``Failure`` naming the field."""
     try:
         return Success(_Decoder(classes, modules).value(tree))

@@ -48,8 +48,9 @@ def load_for_resume(
         return Failure(NotResumable(run_id=run_id, status=record.status.value, why="it is finished"))
     changed = record.fingerprint != current
     if changed and not allow_changed:
-        return Failure(MachineChanged(run_id=run_id, machine=record.machine, stored=record.fingerprint,
-                                      current=current))
+        return Failure(
+            MachineChanged(run_id=run_id, machine=record.machine, stored=record.fingerprint, current=current)
+        )
     point = None if changed else store.checkpoint(run_id)
     if isinstance(point, Failure):
         return point
@@ -58,16 +59,30 @@ def load_for_resume(
     if isinstance(tail, Failure):
         return tail
     if checkpoint is not None:
-        start = _from_checkpoint(machine, run_id, checkpoint.seq, checkpoint.state, checkpoint.steps,
-                                 checkpoint.memory, checkpoint.pending)
+        start = _from_checkpoint(
+            machine,
+            run_id,
+            checkpoint.seq,
+            checkpoint.state,
+            checkpoint.steps,
+            checkpoint.memory,
+            checkpoint.pending,
+        )
         if isinstance(start, Failure):
             return start
         rows = store.journal(run_id, checkpoint.seq)
         if isinstance(rows, Failure):
             return rows
-        return Success(Loaded(start=start.unwrap(), rows=rows.unwrap(), tail=tail.unwrap(), first_seq=checkpoint.seq,
-                              from_checkpoint=True,
-                              checkpoint_bytes=len(checkpoint.memory) + len(checkpoint.pending)))
+        return Success(
+            Loaded(
+                start=start.unwrap(),
+                rows=rows.unwrap(),
+                tail=tail.unwrap(),
+                first_seq=checkpoint.seq,
+                from_checkpoint=True,
+                checkpoint_bytes=len(checkpoint.memory) + len(checkpoint.pending),
+            )
+        )
     initial = store.initial_memory(run_id)
     if isinstance(initial, Failure):
         return initial
@@ -78,8 +93,16 @@ def load_for_resume(
     if isinstance(rows, Failure):
         return rows
     start_memory: MemoryT = memory.unwrap()  # type: ignore[assignment]  # stored by a run of this machine
-    return Success(Loaded(start=start_memory, rows=rows.unwrap(), tail=tail.unwrap(), first_seq=0,
-                          from_checkpoint=False, checkpoint_bytes=len(initial.unwrap())))
+    return Success(
+        Loaded(
+            start=start_memory,
+            rows=rows.unwrap(),
+            tail=tail.unwrap(),
+            first_seq=0,
+            from_checkpoint=False,
+            checkpoint_bytes=len(initial.unwrap()),
+        )
+    )
 
 
 def _from_checkpoint(

@@ -35,7 +35,7 @@ class Tag:
     PSET = 13
 
 
-class Problem(Exception):  # noqa: N818 - internal; always converted to a CodecFailure value
+class Problem(Exception):
     """Raised inside the codec only, and turned into a :class:`CodecFailure` at its door."""
 
     def __init__(self, kind: CodecFailureKind, detail: str) -> None:
@@ -104,8 +104,9 @@ def _fields(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     if dataclasses.is_dataclass(cls):
         names = tuple(f.name for f in dataclasses.fields(cls) if f.init)
         return names, names
-    if issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple):
-        names = tuple(cls._fields)
+    named = getattr(cls, "_fields", None)
+    if issubclass(cls, tuple) and isinstance(named, tuple):
+        names = tuple(str(name) for name in named)
         return names, names
     return None
 
@@ -130,10 +131,7 @@ def plan_for(cls: type) -> Plan:
         for base, base_tag in ((PVector, Tag.PVECTOR), (PMap, Tag.PMAP), (PSet, Tag.PSET)):
             if issubclass(cls, base):
                 tag = base_tag
-    if tag is not None:
-        plan = Plan(cls=cls, tag=tag, name=cls.__qualname__)
-    else:
-        plan = _class_plan(cls)
+    plan = Plan(cls=cls, tag=tag, name=cls.__qualname__) if tag is not None else _class_plan(cls)
     _PLANS[cls] = plan
     return plan
 

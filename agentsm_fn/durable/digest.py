@@ -90,7 +90,9 @@ def _digest(value: object) -> bytes:
             feed(item)
     else:
         plan = plan_for(kind)
-        update(b"%d:%s" % (plan.tag, (class_name(kind) if plan.tag in (Tag.OBJECT, Tag.ENUM) else "").encode()))
+        update(
+            b"%d:%s" % (plan.tag, (class_name(kind) if plan.tag in (Tag.OBJECT, Tag.ENUM) else "").encode())
+        )
         if plan.tag == Tag.OBJECT:
             for name in plan.attributes:
                 feed(getattr(value, name))
@@ -101,11 +103,10 @@ def _digest(value: object) -> bytes:
                 feed(name)
                 feed(item)
         elif plan.tag == Tag.PMAP:  # hash order, which differs between processes: sort by key digest
-            pairs = sorted((_member(name), index) for index, name in enumerate(value))  # type: ignore[call-overload]  # a map
-            keys = list(value)  # type: ignore[call-overload]  # a map
-            for key_digest, index in pairs:
+            mapping: PMap[object, object] = value  # type: ignore[assignment]  # by its plan
+            for key_digest, item in sorted(((_member(k), v) for k, v in mapping.items()), key=lambda p: p[0]):
                 update(key_digest)
-                feed(value[keys[index]])  # type: ignore[index]  # a map
+                feed(item)
         elif plan.tag in (Tag.FROZENSET, Tag.SET, Tag.PSET):
             for part in sorted(_member(item) for item in value):  # type: ignore[attr-defined]  # a set
                 update(part)
@@ -145,4 +146,3 @@ def content_digest(effect: Effect[object]) -> bytes | None:
         return _digest(effect.underlying())
     except (Problem, RecursionError):
         return None
-

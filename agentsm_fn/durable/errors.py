@@ -219,7 +219,8 @@ class Stopped:
         >>> from agentsm_fn.core import MissingHandler, Snapshot
         >>> class S(enum.Enum):
         ...     A = 1
-        >>> Stopped(run_id="r1", failed=RunFailed(MissingHandler(S.A), Snapshot(state=S.A, memory=0))).describe()
+        >>> failed = RunFailed(MissingHandler(S.A), Snapshot(state=S.A, memory=0))
+        >>> Stopped(run_id="r1", failed=failed).describe()
         'run r1 failed: no handler registered for state A'
     """
 

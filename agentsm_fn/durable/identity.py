@@ -13,8 +13,13 @@ from __future__ import annotations
 
 import enum
 import hashlib
+from typing import TypeVar
 
 from agentsm_fn.core.machine import Machine
+
+StateT = TypeVar("StateT", bound=enum.Enum)
+EventT = TypeVar("EventT", bound=enum.Enum)
+MemoryT = TypeVar("MemoryT")
 
 __all__ = ["fingerprint", "fingerprint_text"]
 
@@ -23,11 +28,11 @@ def _function_name(fn: object) -> str:
     return f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', type(fn).__qualname__)}"
 
 
-def _names(states: frozenset[enum.Enum]) -> str:
+def _names(states: frozenset[StateT]) -> str:
     return ",".join(sorted(s.name for s in states))
 
 
-def fingerprint_text(machine: Machine[enum.Enum, enum.Enum, object]) -> str:
+def fingerprint_text(machine: Machine[StateT, EventT, MemoryT]) -> str:
     """The canonical text the fingerprint hashes (readable, for diffs between versions).
 
     Example:
@@ -51,7 +56,7 @@ def fingerprint_text(machine: Machine[enum.Enum, enum.Enum, object]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def fingerprint(machine: Machine[enum.Enum, enum.Enum, object]) -> str:
+def fingerprint(machine: Machine[StateT, EventT, MemoryT]) -> str:
     """The SHA-256 (hex) of :func:`fingerprint_text`.
 
     Example:

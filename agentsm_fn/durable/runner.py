@@ -19,6 +19,7 @@ from typing import Generic, TypeVar
 import attrs
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.core.effects import describe_effect
 from agentsm_fn.core.failures import EffectFailed, RunFailed
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
@@ -93,14 +94,33 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             return Failure(encoded.failure().within(run_id or "(new)", "memory"))
         run_id = run_id or uuid.uuid4().hex
         now, owner = self._now(shell), this_owner()
-        created = store.create(NewRun(run_id=run_id, machine=self.name, fingerprint=self.fingerprint,
-                                      memory=encoded.unwrap(), created=now, owner=owner,
-                                      lease_until=now + self.lease, parent=parent[0], parent_step=parent[1]))
+        created = store.create(
+            NewRun(
+                run_id=run_id,
+                machine=self.name,
+                fingerprint=self.fingerprint,
+                memory=encoded.unwrap(),
+                created=now,
+                owner=owner,
+                lease_until=now + self.lease,
+                parent=parent[0],
+                parent_step=parent[1],
+            )
+        )
         if isinstance(created, Failure):
             return created
-        session = Session(run_id=run_id, store=store, owner=owner, clock=shell.clock, rows=(), tail=(), first_seq=0,
-                          skip_first_ticks=False, checkpoint_after=self.checkpoint_after,
-                          checkpoint_bytes=len(encoded.unwrap()))
+        session = Session(
+            run_id=run_id,
+            store=store,
+            owner=owner,
+            clock=shell.clock,
+            rows=(),
+            tail=(),
+            first_seq=0,
+            skip_first_ticks=False,
+            checkpoint_after=self.checkpoint_after,
+            checkpoint_bytes=len(encoded.unwrap()),
+        )
         return Success((session, shell))
 
     def start(
@@ -136,9 +156,18 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             self._release(store, run_id, owner, now)
             return loaded
         found = loaded.unwrap()
-        session = Session(run_id=run_id, store=store, owner=owner, clock=shell.clock, rows=found.rows,
-                          tail=found.tail, first_seq=found.first_seq, skip_first_ticks=found.from_checkpoint,
-                          checkpoint_after=self.checkpoint_after, checkpoint_bytes=found.checkpoint_bytes)
+        session = Session(
+            run_id=run_id,
+            store=store,
+            owner=owner,
+            clock=shell.clock,
+            rows=found.rows,
+            tail=found.tail,
+            first_seq=found.first_seq,
+            skip_first_ticks=found.from_checkpoint,
+            checkpoint_after=self.checkpoint_after,
+            checkpoint_bytes=found.checkpoint_bytes,
+        )
         return Success((session, shell, found))
 
     def _release(self, store: RunStore, run_id: str, owner: str, now: float) -> None:
@@ -196,31 +225,56 @@ class Durable(Generic[StateT, EventT, MemoryT]):
         """Store where the run stopped; a snapshot means: checkpointed, run on from it."""
         run_id, store, now = session.run_id, session.store, self._now(shell)
         snapshot = result.unwrap() if isinstance(result, Success) else result.failure().snapshot
-        record = RunRecord(run_id=run_id, machine=self.name, fingerprint=self.fingerprint, status=RunStatus.FAILED,
-                           created=now, updated=now, state=snapshot.state.name, steps=snapshot.steps,
-                           effects=session.seq, owner=session.owner)
+        record = RunRecord(
+            run_id=run_id,
+            machine=self.name,
+            fingerprint=self.fingerprint,
+            status=RunStatus.FAILED,
+            created=now,
+            updated=now,
+            state=snapshot.state.name,
+            steps=snapshot.steps,
+            effects=session.seq,
+            owner=session.owner,
+        )
         error = session.error
         if error is not None:
             if isinstance(error, Diverged):
                 error = attrs.evolve(error, step=snapshot.steps + 1)
             if not isinstance(error, RunBusy):  # a run another process owns is not ours to mark
-                store.stop(run_id, attrs.evolve(record, reason=error.describe()), tuple(session.buffer),
-                           session.owner)
+                store.stop(
+                    run_id,
+                    attrs.evolve(record, reason=error.describe()),
+                    tuple(session.buffer),
+                    session.owner,
+                )
             return Failure(error)
         if isinstance(result, Failure):
             failed = result.failure()
-            store.stop(run_id, attrs.evolve(record, reason=failed.reason.describe()), tuple(session.buffer),
-                       session.owner)
-            return Failure(Stopped(run_id=run_id, failed=failed))  # type: ignore[arg-type]  # erased for the error tree
+            store.stop(
+                run_id,
+                attrs.evolve(record, reason=failed.reason.describe()),
+                tuple(session.buffer),
+                session.owner,
+            )
+            return Failure(Stopped(run_id=run_id, failed=failed))
         if snapshot.status is Status.FINISHED:
-            store.stop(run_id, attrs.evolve(record, status=RunStatus.FINISHED), tuple(session.buffer), session.owner)
+            store.stop(
+                run_id, attrs.evolve(record, status=RunStatus.FINISHED), tuple(session.buffer), session.owner
+            )
             return Success(StoredRun(run_id=run_id, snapshot=snapshot))
         pause, session.pause = session.pause, None
         if pause is Pause.RAISED:
-            failed = RunFailed(EffectFailed(snapshot.state, _pending_summary(snapshot), session.raised), snapshot)
-            store.stop(run_id, attrs.evolve(record, reason=failed.reason.describe()), tuple(session.buffer),
-                       session.owner)
-            return Failure(Stopped(run_id=run_id, failed=failed))  # type: ignore[arg-type]  # erased for the error tree
+            failed = RunFailed(
+                EffectFailed(snapshot.state, _pending_summary(snapshot), session.raised), snapshot
+            )
+            store.stop(
+                run_id,
+                attrs.evolve(record, reason=failed.reason.describe()),
+                tuple(session.buffer),
+                session.owner,
+            )
+            return Failure(Stopped(run_id=run_id, failed=failed))
         saved = self._checkpoint(session, snapshot)
         if isinstance(saved, Failure):
             return saved
@@ -229,15 +283,22 @@ class Durable(Generic[StateT, EventT, MemoryT]):
         store.stop(run_id, attrs.evolve(record, status=RunStatus.WAITING), (), session.owner)
         return Success(StoredRun(run_id=run_id, snapshot=snapshot))
 
-    def _checkpoint(self, session: Session, snapshot: Snapshot[StateT, MemoryT]) -> Result[None, DurableError]:
+    def _checkpoint(
+        self, session: Session, snapshot: Snapshot[StateT, MemoryT]
+    ) -> Result[None, DurableError]:
         memory, pending = to_bytes(snapshot.memory), to_bytes(snapshot.pending)
         column = f"checkpoint[{session.seq}]"
         if isinstance(memory, Failure):
             return Failure(memory.failure().within(session.run_id, f"{column}.memory"))
         if isinstance(pending, Failure):
             return Failure(pending.failure().within(session.run_id, f"{column}.pending"))
-        point = Checkpoint(seq=session.seq, state=snapshot.state.name, steps=snapshot.steps,
-                           memory=memory.unwrap(), pending=pending.unwrap())
+        point = Checkpoint(
+            seq=session.seq,
+            state=snapshot.state.name,
+            steps=snapshot.steps,
+            memory=memory.unwrap(),
+            pending=pending.unwrap(),
+        )
         saved = session.store.save_checkpoint(session.run_id, point)
         if isinstance(saved, Failure):
             return saved
@@ -246,7 +307,5 @@ class Durable(Generic[StateT, EventT, MemoryT]):
         return Success(None)
 
 
-def _pending_summary(snapshot: Snapshot[enum.Enum, object]) -> str:
-    from agentsm_fn.core.effects import describe_effect  # noqa: PLC0415 - small helper
-
+def _pending_summary(snapshot: Snapshot[StateT, MemoryT]) -> str:
     return describe_effect(snapshot.pending) if snapshot.pending is not None else "effect"

@@ -23,14 +23,14 @@ from __future__ import annotations
 import enum
 import inspect
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from types import MappingProxyType
 from typing import Final
 
 from returns.result import Failure
 
-from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.core import SUSPEND
+from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.durable import _contract
 from agentsm_fn.durable.codec import from_bytes, to_bytes
 from agentsm_fn.durable.digest import content_digest
@@ -55,7 +55,7 @@ class Pause(enum.Enum):
     """:attr:`Session.error` says why the run must stop."""
 
 
-class _Stop(Exception):  # noqa: N818 - internal: the replaying clock refuses to read on
+class _Stop(Exception):
     """Raised by the session's clock when the journal and the machine disagree."""
 
 
@@ -111,7 +111,9 @@ class Session:
             return self.replaying.popleft()
         if self.rows:
             row = self.rows[0]
-            detail = f"the machine runs more handlers before {row.summary or 'effect'} than the journal recorded"
+            detail = (
+                f"the machine runs more handlers before {row.summary or 'effect'} than the journal recorded"
+            )
             self._fail(Diverged(run_id=self.run_id, seq=row.seq, step=-1, detail=detail))
             raise _Stop(detail)
         reading = self.tail.popleft() if self.tail else self.real_clock()
@@ -181,8 +183,11 @@ class Session:
         digest = content_digest(effect)
         if digest is None:
             detail = f"{describe_effect(effect)} holds a value the codec cannot store"
-            return self._stop(CodecFailure(kind=CodecFailureKind.NOT_ENCODABLE, detail=detail).within(
-                self.run_id, f"journal[{seq}].effect"))
+            return self._stop(
+                CodecFailure(kind=CodecFailureKind.NOT_ENCODABLE, detail=detail).within(
+                    self.run_id, f"journal[{seq}].effect"
+                )
+            )
         rows = self.rows
         started = False
         if rows:
@@ -208,13 +213,22 @@ class Session:
             if not _contract.retry_safe(effect):
                 outcome = _contract.unknown(effect)
                 if outcome is None:
-                    why = (f"effect {seq} ({describe_effect(effect)}) was in flight when its process died and is not "
-                           "retry-safe, so its outcome is unknown")
+                    why = (
+                        f"effect {seq} ({describe_effect(effect)}) was in flight when its process died "
+                        "and is not "
+                        "retry-safe, so its outcome is unknown"
+                    )
                     return self._stop(NotResumable(run_id=self.run_id, status="running", why=why))
                 return self._after(effect, seq, digest, True, outcome), seq, digest, True
         elif not _contract.retry_safe(effect):
-            row = JournalRow(seq=seq, digest=digest, ticks=tuple(self.buffer), outcome=None, at=None,
-                             summary=describe_effect(effect)[:200])
+            row = JournalRow(
+                seq=seq,
+                digest=digest,
+                ticks=tuple(self.buffer),
+                outcome=None,
+                at=None,
+                summary=describe_effect(effect)[:200],
+            )
             written = self.store.start_effect(self.run_id, row, self.owner)
             if isinstance(written, Failure):
                 return self._stop(written.failure())
@@ -222,7 +236,9 @@ class Session:
             started = True
         return _MISSING, seq, digest, started
 
-    def _after(self, effect: Effect[object], seq: int, digest: bytes, started: bool, outcome: object) -> object:
+    def _after(
+        self, effect: Effect[object], seq: int, digest: bytes, started: bool, outcome: object
+    ) -> object:
         """Commit ``outcome`` (or record a wait) and hand it to the fold."""
         if outcome is SUSPEND:
             return self._wait(effect, seq, digest, started)
@@ -231,8 +247,14 @@ class Session:
             return self._stop(encoded.failure().within(self.run_id, f"journal[{seq}].outcome"))[0]
         data = encoded.unwrap()
         at = self.real_clock()
-        row = JournalRow(seq=seq, digest=digest, ticks=() if started else tuple(self.buffer), outcome=data, at=at,
-                         summary=describe_effect(effect)[:200])
+        row = JournalRow(
+            seq=seq,
+            digest=digest,
+            ticks=() if started else tuple(self.buffer),
+            outcome=data,
+            at=at,
+            summary=describe_effect(effect)[:200],
+        )
         written = self.store.commit(self.run_id, row, self.owner, started)
         if isinstance(written, Failure):
             return self._stop(written.failure())[0]
@@ -241,7 +263,10 @@ class Session:
         self.performed += 1
         self.since_checkpoint += 1
         self.bytes_since_checkpoint += len(data)
-        if self.since_checkpoint >= self.checkpoint_after and self.bytes_since_checkpoint >= self.checkpoint_bytes:
+        if (
+            self.since_checkpoint >= self.checkpoint_after
+            and self.bytes_since_checkpoint >= self.checkpoint_bytes
+        ):
             self.redeliver = (seq, outcome, at)
             self.pause = Pause.CHECKPOINT
             return SUSPEND
@@ -252,8 +277,16 @@ class Session:
         encoded = to_bytes(effect)
         if isinstance(encoded, Failure):
             return self._stop(encoded.failure().within(self.run_id, f"journal[{seq}].effect"))[0]
-        row = JournalRow(seq=seq, digest=digest, ticks=() if started else tuple(self.buffer), outcome=None, at=None,
-                         waiting=True, summary=describe_effect(effect)[:200], effect=encoded.unwrap())
+        row = JournalRow(
+            seq=seq,
+            digest=digest,
+            ticks=() if started else tuple(self.buffer),
+            outcome=None,
+            at=None,
+            waiting=True,
+            summary=describe_effect(effect)[:200],
+            effect=encoded.unwrap(),
+        )
         written = self.store.wait(self.run_id, row, self.owner, started)
         if isinstance(written, Failure):
             return self._stop(written.failure())[0]
@@ -262,7 +295,9 @@ class Session:
         self.pause = Pause.WAIT
         return SUSPEND
 
-    def _raised(self, effect: Effect[object], seq: int, digest: bytes, started: bool, exc: Exception) -> object:
+    def _raised(
+        self, effect: Effect[object], seq: int, digest: bytes, started: bool, exc: Exception
+    ) -> object:
         outcome = _contract.raised(effect, exc)
         if outcome is not None:
             return self._after(effect, seq, digest, started, outcome)

@@ -72,9 +72,22 @@ _RUN_COLUMNS = (
 
 
 def _record(row: tuple[object, ...]) -> RunRecord:
-    (run_id, machine, fingerprint, status, created, updated, state, steps, effects, reason, owner, lease, parent, pstep) = (
-        row
-    )
+    (
+        run_id,
+        machine,
+        fingerprint,
+        status,
+        created,
+        updated,
+        state,
+        steps,
+        effects,
+        reason,
+        owner,
+        lease,
+        parent,
+        pstep,
+    ) = row
     return RunRecord(
         run_id=str(run_id),
         machine=str(machine),
@@ -135,7 +148,9 @@ class SqliteStore:
             'open'
         """
         try:
-            db = sqlite3.connect(str(path), timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+            db = sqlite3.connect(
+                str(path), timeout=busy_timeout, isolation_level=None, check_same_thread=False
+            )
         except sqlite3.Error as exc:
             return Failure(StoreFailure(operation="open", detail=f"{path}: {exc}"))
         try:
@@ -162,7 +177,9 @@ class SqliteStore:
         with self._lock:
             self._db.close()
 
-    def _do(self, operation: str, work: Callable[[sqlite3.Connection], T], run_id: str = "") -> Result[T, StoreFailure]:
+    def _do(
+        self, operation: str, work: Callable[[sqlite3.Connection], T], run_id: str = ""
+    ) -> Result[T, StoreFailure]:
         with self._lock:
             try:
                 return Success(work(self._db))
@@ -176,18 +193,32 @@ class SqliteStore:
 
         def work(db: sqlite3.Connection) -> None:
             db.execute(
-                "INSERT INTO runs(id, machine, fingerprint, status, created, updated, owner, lease_until, parent, "
+                "INSERT INTO runs(id, machine, fingerprint, status, created, updated, owner, lease_until, "
+                "parent, "
                 "parent_step, memory) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)",
-                (run.run_id, run.machine, run.fingerprint, run.created, run.created, run.owner, run.lease_until,
-                 run.parent, run.parent_step, run.memory),
+                (
+                    run.run_id,
+                    run.machine,
+                    run.fingerprint,
+                    run.created,
+                    run.created,
+                    run.owner,
+                    run.lease_until,
+                    run.parent,
+                    run.parent_step,
+                    run.memory,
+                ),
             )
 
         return self._do("create run", work, run.run_id)
 
     def get(self, run_id: str) -> Result[RunRecord, RunNotFound | StoreFailure]:
         """The run's record."""
-        found = self._do("read run", lambda db: db.execute(
-            f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone(), run_id)
+        found = self._do(
+            "read run",
+            lambda db: db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone(),
+            run_id,
+        )
         if isinstance(found, Failure):
             return found
         row = found.unwrap()
@@ -196,13 +227,21 @@ class SqliteStore:
     def runs(self, unfinished_only: bool = False) -> Result[tuple[RunRecord, ...], StoreFailure]:
         """Every run (or every unfinished one), newest first."""
         where = "WHERE status != 'finished'" if unfinished_only else ""
-        return self._do("list runs", lambda db: tuple(
-            _record(r) for r in db.execute(f"SELECT {_RUN_COLUMNS} FROM runs {where} ORDER BY created DESC, id")))
+        return self._do(
+            "list runs",
+            lambda db: tuple(
+                _record(r)
+                for r in db.execute(f"SELECT {_RUN_COLUMNS} FROM runs {where} ORDER BY created DESC, id")
+            ),
+        )
 
     def initial_memory(self, run_id: str) -> Result[bytes, RunNotFound | StoreFailure]:
         """The encoded memory the run started from."""
-        found = self._do("read memory", lambda db: db.execute(
-            "SELECT memory FROM runs WHERE id = ?", (run_id,)).fetchone(), run_id)
+        found = self._do(
+            "read memory",
+            lambda db: db.execute("SELECT memory FROM runs WHERE id = ?", (run_id,)).fetchone(),
+            run_id,
+        )
         if isinstance(found, Failure):
             return found
         row = found.unwrap()
@@ -210,29 +249,46 @@ class SqliteStore:
 
     def journal(self, run_id: str, start: int = 0) -> Result[tuple[JournalRow, ...], StoreFailure]:
         """The run's journal rows from ``seq == start`` on, in order."""
-        return self._do("read journal", lambda db: tuple(_row(r) for r in db.execute(
-            "SELECT seq, digest, ticks, outcome, at, waiting, summary, effect FROM journal "
-            "WHERE run_id = ? AND seq >= ? ORDER BY seq", (run_id, start))), run_id)
+        return self._do(
+            "read journal",
+            lambda db: tuple(
+                _row(r)
+                for r in db.execute(
+                    "SELECT seq, digest, ticks, outcome, at, waiting, summary, effect FROM journal "
+                    "WHERE run_id = ? AND seq >= ? ORDER BY seq",
+                    (run_id, start),
+                )
+            ),
+            run_id,
+        )
 
     def tail(self, run_id: str) -> Result[tuple[float, ...], StoreFailure]:
         """Clock readings taken after the last effect, written when the run stopped."""
-        found = self._do("read tail", lambda db: db.execute(
-            "SELECT tail FROM runs WHERE id = ?", (run_id,)).fetchone(), run_id)
+        found = self._do(
+            "read tail",
+            lambda db: db.execute("SELECT tail FROM runs WHERE id = ?", (run_id,)).fetchone(),
+            run_id,
+        )
         return found.map(lambda row: () if row is None else unpack_ticks(row[0]))
 
     def checkpoint(self, run_id: str) -> Result[Checkpoint | None, StoreFailure]:
         """The latest checkpoint, if any."""
 
         def work(db: sqlite3.Connection) -> Checkpoint | None:
-            row = db.execute("SELECT seq, state, steps, memory, pending FROM checkpoints WHERE run_id = ?",
-                             (run_id,)).fetchone()
+            row = db.execute(
+                "SELECT seq, state, steps, memory, pending FROM checkpoints WHERE run_id = ?", (run_id,)
+            ).fetchone()
             if row is None:
                 return None
-            return Checkpoint(seq=row[0], state=row[1], steps=row[2], memory=bytes(row[3]), pending=bytes(row[4]))
+            return Checkpoint(
+                seq=row[0], state=row[1], steps=row[2], memory=bytes(row[3]), pending=bytes(row[4])
+            )
 
         return self._do("read checkpoint", work, run_id)
 
-    def claim(self, run_id: str, owner: str, now: float, until: float) -> Result[None, RunBusy | StoreFailure]:
+    def claim(
+        self, run_id: str, owner: str, now: float, until: float
+    ) -> Result[None, RunBusy | StoreFailure]:
         """Make ``owner`` the run's owner unless another live owner holds it."""
 
         def work(db: sqlite3.Connection) -> str:
@@ -243,8 +299,11 @@ class SqliteStore:
                 held, lease = row
                 if held and held != owner and float(lease or 0.0) > now and owner_alive(held):
                     return str(held)
-                db.execute("UPDATE runs SET owner = ?, lease_until = ?, status = CASE WHEN status = 'ready' "
-                           "THEN 'running' ELSE status END WHERE id = ?", (owner, until, run_id))
+                db.execute(
+                    "UPDATE runs SET owner = ?, lease_until = ?, status = CASE WHEN status = 'ready' "
+                    "THEN 'running' ELSE status END WHERE id = ?",
+                    (owner, until, run_id),
+                )
                 return ""
 
         done = self._do("claim run", work, run_id)
@@ -261,7 +320,9 @@ class SqliteStore:
         """Record that effect ``row.seq`` is about to be performed (no outcome yet), fenced by ownership."""
         return self._write(run_id, owner, row, outcome=None)
 
-    def commit(self, run_id: str, row: JournalRow, owner: str, started: bool) -> Result[None, RunBusy | StoreFailure]:
+    def commit(
+        self, run_id: str, row: JournalRow, owner: str, started: bool
+    ) -> Result[None, RunBusy | StoreFailure]:
         """Commit an effect's outcome: complete its started row, or insert a new one."""
         if not started:
             return self._write(run_id, owner, row, outcome=row.outcome)
@@ -270,17 +331,33 @@ class SqliteStore:
             return db.execute(
                 "UPDATE journal SET outcome = ?, at = ? WHERE run_id = ? AND seq = ? AND outcome IS NULL "
                 "AND EXISTS (SELECT 1 FROM runs WHERE id = ? AND owner = ?)",
-                (row.outcome, row.at, run_id, row.seq, run_id, owner)).rowcount
+                (row.outcome, row.at, run_id, row.seq, run_id, owner),
+            ).rowcount
 
         return self._fenced(self._do("commit effect", work, run_id), run_id)
 
-    def _write(self, run_id: str, owner: str, row: JournalRow, outcome: bytes | None) -> Result[None, RunBusy | StoreFailure]:
+    def _write(
+        self, run_id: str, owner: str, row: JournalRow, outcome: bytes | None
+    ) -> Result[None, RunBusy | StoreFailure]:
         def work(db: sqlite3.Connection) -> int:
             return db.execute(
                 "INSERT INTO journal(run_id, seq, digest, ticks, outcome, at, waiting, summary, effect) "
-                "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE id = ? AND owner = ?)",
-                (run_id, row.seq, row.digest, pack_ticks(row.ticks), outcome, row.at, int(row.waiting),
-                 row.summary, row.effect, run_id, owner)).rowcount
+                "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? "
+                "WHERE EXISTS (SELECT 1 FROM runs WHERE id = ? AND owner = ?)",
+                (
+                    run_id,
+                    row.seq,
+                    row.digest,
+                    pack_ticks(row.ticks),
+                    outcome,
+                    row.at,
+                    int(row.waiting),
+                    row.summary,
+                    row.effect,
+                    run_id,
+                    owner,
+                ),
+            ).rowcount
 
         return self._fenced(self._do("commit effect", work, run_id), run_id)
 
@@ -289,12 +366,14 @@ class SqliteStore:
             failure = done.failure()
             if "UNIQUE" in failure.detail:
                 return Failure(RunBusy(run_id=run_id, owner="another process (it wrote this entry first)"))
-            return done  # type: ignore[return-value]  # a Failure of the same error type
+            return Failure(failure)
         if done.unwrap() == 0:
             return Failure(RunBusy(run_id=run_id, owner="another process (this one no longer owns the run)"))
         return Success(None)
 
-    def wait(self, run_id: str, row: JournalRow, owner: str, started: bool) -> Result[None, RunBusy | StoreFailure]:
+    def wait(
+        self, run_id: str, row: JournalRow, owner: str, started: bool
+    ) -> Result[None, RunBusy | StoreFailure]:
         """Record that effect ``row.seq`` waits for an answer from outside (``row.effect`` says what)."""
         if not started:
             return self._write(run_id, owner, row, outcome=None)
@@ -302,24 +381,33 @@ class SqliteStore:
         def work(db: sqlite3.Connection) -> int:
             return db.execute(
                 "UPDATE journal SET waiting = 1, effect = ? WHERE run_id = ? AND seq = ? AND outcome IS NULL",
-                (row.effect, run_id, row.seq)).rowcount
+                (row.effect, run_id, row.seq),
+            ).rowcount
 
         return self._fenced(self._do("record wait", work, run_id), run_id)
 
-    def answer(self, run_id: str, seq: int, outcome: bytes, at: float) -> Result[None, AnswerRefused | StoreFailure]:
+    def answer(
+        self, run_id: str, seq: int, outcome: bytes, at: float
+    ) -> Result[None, AnswerRefused | StoreFailure]:
         """Commit the answer to a waiting effect, once: a second answer is refused."""
 
         def work(db: sqlite3.Connection) -> str:
             with _transaction(db):
                 updated = db.execute(
                     "UPDATE journal SET outcome = ?, at = ? WHERE run_id = ? AND seq = ? AND waiting = 1 "
-                    "AND outcome IS NULL", (outcome, at, run_id, seq)).rowcount
+                    "AND outcome IS NULL",
+                    (outcome, at, run_id, seq),
+                ).rowcount
                 if updated:
-                    db.execute("UPDATE runs SET status = 'ready', updated = ? WHERE id = ? AND status = 'waiting'",
-                               (at, run_id))
+                    db.execute(
+                        "UPDATE runs SET status = 'ready', updated = ? WHERE id = ? AND status = 'waiting'",
+                        (at, run_id),
+                    )
                     return ""
-                row = db.execute("SELECT waiting, outcome IS NOT NULL FROM journal WHERE run_id = ? AND seq = ?",
-                                 (run_id, seq)).fetchone()
+                row = db.execute(
+                    "SELECT waiting, outcome IS NOT NULL FROM journal WHERE run_id = ? AND seq = ?",
+                    (run_id, seq),
+                ).fetchone()
             if row is None:
                 return f"run {run_id} has no entry {seq}"
             if not row[0]:
@@ -334,26 +422,56 @@ class SqliteStore:
 
     def save_checkpoint(self, run_id: str, checkpoint: Checkpoint) -> Result[None, StoreFailure]:
         """Store a checkpoint (replacing the older one)."""
-        return self._do("save checkpoint", lambda db: db.execute(
-            "INSERT OR REPLACE INTO checkpoints(run_id, seq, state, steps, memory, pending) VALUES (?, ?, ?, ?, ?, ?)",
-            (run_id, checkpoint.seq, checkpoint.state, checkpoint.steps, checkpoint.memory, checkpoint.pending),
-        ) and None, run_id)
+        return self._do(
+            "save checkpoint",
+            lambda db: db.execute(
+                "INSERT OR REPLACE INTO checkpoints(run_id, seq, state, steps, memory, pending) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    run_id,
+                    checkpoint.seq,
+                    checkpoint.state,
+                    checkpoint.steps,
+                    checkpoint.memory,
+                    checkpoint.pending,
+                ),
+            ),
+            run_id,
+        ).map(lambda _: None)
 
-    def stop(self, run_id: str, record: RunRecord, tail: tuple[float, ...], owner: str) -> Result[None, StoreFailure]:
+    def stop(
+        self, run_id: str, record: RunRecord, tail: tuple[float, ...], owner: str
+    ) -> Result[None, StoreFailure]:
         """Record where the run stopped (status, state, steps, effects, reason, tail) and release it."""
         status = record.status.value
         if record.status is RunStatus.WAITING:  # answered meanwhile: ready to go on
-            status_sql = ("CASE WHEN EXISTS (SELECT 1 FROM journal WHERE run_id = ? AND waiting = 1 AND outcome "
-                          "IS NOT NULL AND seq = ?) THEN 'ready' ELSE 'waiting' END")
+            status_sql = (
+                "CASE WHEN EXISTS (SELECT 1 FROM journal WHERE run_id = ? AND waiting = 1 AND outcome "
+                "IS NOT NULL AND seq = ?) THEN 'ready' ELSE 'waiting' END"
+            )
             status_args: tuple[object, ...] = (run_id, record.effects)
         else:
             status_sql, status_args = "?", (status,)
-        return self._do("stop run", lambda db: db.execute(
-            f"UPDATE runs SET status = {status_sql}, state = ?, steps = ?, effects = ?, reason = ?, tail = ?, "
-            "updated = ?, owner = NULL, lease_until = NULL WHERE id = ? AND (owner = ? OR owner IS NULL)",
-            (*status_args, record.state, record.steps, record.effects, record.reason, pack_ticks(tail),
-             record.updated, run_id, owner),
-        ) and None, run_id)
+        return self._do(
+            "stop run",
+            lambda db: db.execute(
+                f"UPDATE runs SET status = {status_sql}, state = ?, steps = ?, effects = ?, reason = ?, "
+                "tail = ?, "
+                "updated = ?, owner = NULL, lease_until = NULL WHERE id = ? AND (owner = ? OR owner IS NULL)",
+                (
+                    *status_args,
+                    record.state,
+                    record.steps,
+                    record.effects,
+                    record.reason,
+                    pack_ticks(tail),
+                    record.updated,
+                    run_id,
+                    owner,
+                ),
+            ),
+            run_id,
+        ).map(lambda _: None)
 
 
 @contextmanager

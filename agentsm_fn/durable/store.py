@@ -147,25 +147,31 @@ class RunStore(Protocol):
         """The latest checkpoint, if any."""
         ...
 
-    def claim(self, run_id: str, owner: str, now: float, until: float) -> Result[None, RunBusy | StoreFailure]:
+    def claim(
+        self, run_id: str, owner: str, now: float, until: float
+    ) -> Result[None, RunBusy | StoreFailure]:
         """Make ``owner`` the run's owner unless another live owner holds it."""
         ...
 
     def start_effect(self, run_id: str, row: JournalRow, owner: str) -> Result[None, RunBusy | StoreFailure]:
-        """Record that effect ``row.seq`` is about to be performed (no outcome yet), if ``owner`` owns the run."""
+        """Record that effect ``row.seq`` is about to be performed (no outcome yet), if ``owner`` owns it."""
         ...
 
     def commit(
         self, run_id: str, row: JournalRow, owner: str, started: bool
     ) -> Result[None, RunBusy | StoreFailure]:
-        """Commit an effect's outcome: complete its started row, or insert a new one (if ``owner`` owns the run)."""
+        """Commit an effect's outcome: complete its started row, or insert one (if ``owner`` owns the run)."""
         ...
 
-    def wait(self, run_id: str, row: JournalRow, owner: str, started: bool) -> Result[None, RunBusy | StoreFailure]:
+    def wait(
+        self, run_id: str, row: JournalRow, owner: str, started: bool
+    ) -> Result[None, RunBusy | StoreFailure]:
         """Record that effect ``row.seq`` waits for an answer from outside (``row.effect`` says what)."""
         ...
 
-    def answer(self, run_id: str, seq: int, outcome: bytes, at: float) -> Result[None, AnswerRefused | StoreFailure]:
+    def answer(
+        self, run_id: str, seq: int, outcome: bytes, at: float
+    ) -> Result[None, AnswerRefused | StoreFailure]:
         """Commit the answer to a waiting effect, once: a second answer is refused."""
         ...
 
@@ -173,6 +179,8 @@ class RunStore(Protocol):
         """Store a checkpoint (replacing older ones)."""
         ...
 
-    def stop(self, run_id: str, record: RunRecord, tail: tuple[float, ...], owner: str) -> Result[None, StoreFailure]:
-        """Record where the run stopped (``record``'s status, state, steps, effects, reason) and release it."""
+    def stop(
+        self, run_id: str, record: RunRecord, tail: tuple[float, ...], owner: str
+    ) -> Result[None, StoreFailure]:
+        """Record where the run stopped (``record``'s status, state, steps, effects, reason); release it."""
         ...

@@ -82,9 +82,14 @@ def replay_stored(
         if done(snap) or row.outcome is None:
             return Success(snap)
         if snap.status is not Status.AWAITING or snap.pending is None:
-            return diverged(row.seq, f"the journal has an outcome of {row.summary}; the machine asks for nothing")
+            return diverged(
+                row.seq, f"the journal has an outcome of {row.summary}; the machine asks for nothing"
+            )
         if content_digest(snap.pending) != row.digest:
-            return diverged(row.seq, f"the machine asks for {describe_effect(snap.pending)}; the journal has {row.summary}")
+            return diverged(
+                row.seq,
+                f"the machine asks for {describe_effect(snap.pending)}; the journal has {row.summary}",
+            )
         outcome = from_bytes(row.outcome, object)
         if isinstance(outcome, Failure):
             return Failure(outcome.failure().within(run_id, f"journal[{row.seq}].outcome"))

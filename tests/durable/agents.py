@@ -9,10 +9,11 @@ uninterrupted one whatever process asks.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import attrs
 
-from agentsm_fn.agents.react import AgentBuilder, AgentConfig, AgentMemory
+from agentsm_fn.agents.react import Agent, AgentBuilder, AgentConfig, AgentMemory
 from agentsm_fn.durable import Durable
 from agentsm_fn.llm import LlmReply, LlmRequest, ToolCall, ToolResultMessage
 from agentsm_fn.shell import Shell, StepClock
@@ -61,7 +62,7 @@ def react_agent_memory() -> AgentMemory:
     return agent().memory
 
 
-def agent() -> object:
+def agent() -> Agent:
     return (
         AgentBuilder.new("Add some numbers")
         .llm(DeterministicLlm())
@@ -74,10 +75,10 @@ def agent() -> object:
 
 
 def _react_shell() -> Shell:
-    return shell_for(agent())  # type: ignore[arg-type]  # agent() is an Agent
+    return shell_for(agent())
 
 
-REACT = Durable(name="tests.durable.agents:REACT", machine=agent().machine, shell=_react_shell)  # type: ignore[attr-defined]
+REACT = Durable(name="tests.durable.agents:REACT", machine=agent().machine, shell=_react_shell)
 
 
 def _orders_shell() -> Shell:
@@ -89,9 +90,9 @@ def _orders_shell() -> Shell:
 
 ORDERS = attrs.evolve(machines.DURABLE_ORDERS, name="tests.durable.agents:ORDERS", shell=_orders_shell)
 
-KINDS: dict[str, tuple[Durable[object, object, object], object]] = {  # type: ignore[type-var]
-    "orders": (ORDERS, machines.Order(items=3)),  # type: ignore[dict-item]
-    "react": (REACT, None),  # type: ignore[dict-item]
+KINDS: dict[str, tuple[Durable[Any, Any, Any], object]] = {
+    "orders": (ORDERS, machines.Order(items=3)),
+    "react": (REACT, None),
 }
 
 

@@ -1,6 +1,6 @@
 """Run N durable runs one after another (the crash test kills this process at random points).
 
-    python -m tests.durable.crash_worker DB COUNTS KIND PREFIX N
+python -m tests.durable.crash_worker DB COUNTS KIND PREFIX N
 """
 
 from __future__ import annotations

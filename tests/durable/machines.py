@@ -63,7 +63,7 @@ class Order:
     next_item: int = 0
     price: int = 0
     total: int = 0
-    receipts: PVector[str] = attrs.field(factory=pvector, converter=pvector)
+    receipts: PVector[str] = attrs.field(factory=pvector)
     approval_over: int = 1_000_000
     approved: bool | None = None
 
@@ -85,8 +85,12 @@ def charge(order: Order) -> Result[Perform[str, Order], Fault]:
 
 
 def charged(order: Order, receipt: str) -> Result[tuple[Literal[E.CHARGED, E.LARGE, E.PRICED], Order], Fault]:
-    done = attrs.evolve(order, next_item=order.next_item + 1, total=order.total + order.price,
-                        receipts=order.receipts.append(receipt))
+    done = attrs.evolve(
+        order,
+        next_item=order.next_item + 1,
+        total=order.total + order.price,
+        receipts=order.receipts.append(receipt),
+    )
     if done.next_item >= done.items:
         return emit(E.LARGE if done.total > done.approval_over else E.CHARGED, done)
     return emit(E.PRICED, done)

@@ -22,7 +22,6 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import pytest
 from returns.result import Failure
 
 from agentsm_fn.durable import NotResumable, RunNotFound, RunStatus, SqliteStore, StoredRun
@@ -39,7 +38,8 @@ EFFECTS = {"orders": 6, "react": 2 * agents.TOOL_CALLS + 1}
 def committed(db: Path, prefix: str) -> dict[tuple[str, int], bytes]:
     with sqlite3.connect(db) as conn:
         rows = conn.execute(
-            "SELECT run_id, seq, outcome FROM journal WHERE run_id LIKE ? AND outcome IS NOT NULL", (f"{prefix}-%",)
+            "SELECT run_id, seq, outcome FROM journal WHERE run_id LIKE ? AND outcome IS NOT NULL",
+            (f"{prefix}-%",),
         ).fetchall()
     return {(run_id, seq): bytes(outcome) for run_id, seq, outcome in rows}
 
@@ -47,7 +47,11 @@ def committed(db: Path, prefix: str) -> dict[tuple[str, int], bytes]:
 def journaled(db: Path, prefix: str) -> int:
     try:
         with sqlite3.connect(db, timeout=5) as conn:
-            return int(conn.execute("SELECT count(*) FROM journal WHERE run_id LIKE ?", (f"{prefix}-%",)).fetchone()[0])
+            return int(
+                conn.execute("SELECT count(*) FROM journal WHERE run_id LIKE ?", (f"{prefix}-%",)).fetchone()[
+                    0
+                ]
+            )
     except sqlite3.OperationalError:  # the worker has not created the tables yet
         return 0
 
@@ -71,9 +75,18 @@ def test_runs_killed_at_random_points_recover_with_nothing_lost_or_repeated(tmp_
         prefix = f"{kind}{batch}"
         target = rng.randrange(1, RUNS_PER_BATCH * EFFECTS[kind])
         worker = subprocess.Popen(
-            [sys.executable, "-m", "tests.durable.crash_worker", str(db), str(counts), kind, prefix,
-             str(RUNS_PER_BATCH)],
-            cwd=ROOT, env=env,
+            [
+                sys.executable,
+                "-m",
+                "tests.durable.crash_worker",
+                str(db),
+                str(counts),
+                kind,
+                prefix,
+                str(RUNS_PER_BATCH),
+            ],
+            cwd=ROOT,
+            env=env,
         )
         deadline = time.monotonic() + 60
         while journaled(db, prefix) < target and worker.poll() is None and time.monotonic() < deadline:
@@ -100,7 +113,9 @@ def test_runs_killed_at_random_points_recover_with_nothing_lost_or_repeated(tmp_
                     unknown.add(run_id)
                     continue
             else:
-                done = replay_stored(store, durable.machine, run_id).map(lambda snap: StoredRun(run_id="", snapshot=snap))
+                done = replay_stored(store, durable.machine, run_id).map(
+                    lambda snap: StoredRun(run_id="", snapshot=snap)
+                )
             assert done.unwrap().snapshot.memory == expected[kind], f"{run_id}: recovered memory differs"
             recovered.append((kind, run_id))
         after = committed(db, prefix)
@@ -117,4 +132,6 @@ def test_runs_killed_at_random_points_recover_with_nothing_lost_or_repeated(tmp_
     per_run = Counter(line.split()[0] for line in not_retry_safe)
     for kind, run_id in recovered:
         assert per_run[run_id] == (3 if kind == "orders" else agents.TOOL_CALLS), run_id
-    print(f"{len(recovered)} runs recovered exactly ({killed_mid_run} killed mid-run), {len(unknown)} in flight")
+    print(
+        f"{len(recovered)} runs recovered exactly ({killed_mid_run} killed mid-run), {len(unknown)} in flight"
+    )

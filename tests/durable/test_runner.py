@@ -11,7 +11,7 @@ from returns.result import Failure, Success
 from agentsm_fn.core import Status
 from agentsm_fn.durable import Durable, NotResumable, RunStatus, SqliteStore, Stopped
 from agentsm_fn.shell import Shell, StepClock, run
-from tests.durable.machines import DURABLE_ORDERS, ORDERS, Order, performers
+from tests.durable.machines import DURABLE_ORDERS, ORDERS, E, Order, S, performers
 
 
 @pytest.fixture
@@ -19,7 +19,7 @@ def store(tmp_path: Path) -> SqliteStore:
     return SqliteStore.open(tmp_path / "runs.db").unwrap()
 
 
-def counted(tmp_path: Path) -> tuple[Durable[object, object, Order], Path]:  # type: ignore[type-var]
+def counted(tmp_path: Path) -> tuple[Durable[S, E, Order], Path]:
     counts = tmp_path / "counts.txt"
     return attrs.evolve(DURABLE_ORDERS, shell=lambda: Shell(performers(counts), StepClock(start=1.0))), counts
 
