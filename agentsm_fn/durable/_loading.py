@@ -9,6 +9,7 @@ import attrs
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.effects import Effect
+from agentsm_fn.core.engine import begin
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.durable.codec import from_bytes
@@ -83,24 +84,21 @@ def load_for_resume(
                 checkpoint_bytes=len(checkpoint.memory) + len(checkpoint.pending),
             )
         )
-    initial = store.initial_memory(run_id)
+    initial = initial_snapshot(store, machine, run_id)
     if isinstance(initial, Failure):
         return initial
-    memory = from_bytes(initial.unwrap(), object)
-    if isinstance(memory, Failure):
-        return Failure(memory.failure().within(run_id, "memory"))
+    first, size = initial.unwrap()
     rows = store.journal(run_id)
     if isinstance(rows, Failure):
         return rows
-    start_memory: MemoryT = memory.unwrap()  # type: ignore[assignment]  # stored by a run of this machine
     return Success(
         Loaded(
-            start=start_memory,
+            start=first,
             rows=rows.unwrap(),
             tail=tail.unwrap(),
             first_seq=0,
             from_checkpoint=False,
-            checkpoint_bytes=len(initial.unwrap()),
+            checkpoint_bytes=size,
         )
     )
 
@@ -132,3 +130,28 @@ def _from_checkpoint(
         steps=steps,
     )
     return Success(snapshot)
+
+
+def initial_snapshot(
+    store: RunStore, machine: Machine[StateT, EventT, MemoryT], run_id: str
+) -> Result[tuple[Snapshot[StateT, MemoryT], int], DurableError]:
+    """The snapshot a stored run began from (a fork's begins mid-run), and its memory's size in bytes."""
+    initial = store.initial_memory(run_id)
+    if isinstance(initial, Failure):
+        return initial
+    start = store.start(run_id)
+    if isinstance(start, Failure):
+        return start
+    memory = from_bytes(initial.unwrap(), object)
+    if isinstance(memory, Failure):
+        return Failure(memory.failure().within(run_id, "memory"))
+    value: MemoryT = memory.unwrap()  # type: ignore[assignment]  # stored by a run of this machine
+    state_name, steps = start.unwrap()
+    if not state_name:
+        return Success((begin(machine, value), len(initial.unwrap())))
+    state = machine.states.__members__.get(state_name)
+    if state is None:
+        detail = f"the run starts in state {state_name}, which this machine no longer has"
+        return Failure(Diverged(run_id=run_id, seq=0, step=steps + 1, detail=detail))
+    status = Status.FINISHED if state in machine.terminals else Status.READY
+    return Success((Snapshot(state=state, memory=value, status=status, steps=steps), len(initial.unwrap())))

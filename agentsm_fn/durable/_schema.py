@@ -20,6 +20,8 @@ SCHEMA = (
         parent TEXT,
         parent_step INTEGER,
         memory BLOB NOT NULL,
+        start_state TEXT,
+        start_steps INTEGER,
         tail BLOB
     )""",
     "CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status)",

@@ -86,7 +86,12 @@ class Durable(Generic[StateT, EventT, MemoryT]):
         return (self.clock or shell.clock)()
 
     def _new(
-        self, store: RunStore, memory: MemoryT, run_id: str | None, parent: tuple[str, int] = ("", -1)
+        self,
+        store: RunStore,
+        start: Snapshot[StateT, MemoryT] | None,
+        memory: MemoryT,
+        run_id: str | None,
+        parent: tuple[str, int] = ("", -1),
     ) -> Result[tuple[Session, Shell], DurableError]:
         shell = self.shell()
         encoded = to_bytes(memory)
@@ -94,19 +99,19 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             return Failure(encoded.failure().within(run_id or "(new)", "memory"))
         run_id = run_id or uuid.uuid4().hex
         now, owner = self._now(shell), this_owner()
-        created = store.create(
-            NewRun(
-                run_id=run_id,
-                machine=self.name,
-                fingerprint=self.fingerprint,
-                memory=encoded.unwrap(),
-                created=now,
-                owner=owner,
-                lease_until=now + self.lease,
-                parent=parent[0],
-                parent_step=parent[1],
-            )
+        new = NewRun(
+            run_id=run_id,
+            machine=self.name,
+            fingerprint=self.fingerprint,
+            memory=encoded.unwrap(),
+            created=now,
+            owner=owner,
+            lease_until=now + self.lease,
+            parent=parent[0],
+            parent_step=parent[1] if start is None else start.steps,
+            start_state="" if start is None else start.state.name,
         )
+        created = store.create(new)
         if isinstance(created, Failure):
             return created
         session = Session(
@@ -123,11 +128,25 @@ class Durable(Generic[StateT, EventT, MemoryT]):
         )
         return Success((session, shell))
 
+    def start_at(
+        self,
+        store: RunStore,
+        snapshot: Snapshot[StateT, MemoryT],
+        run_id: str | None = None,
+        parent: tuple[str, int] = ("", -1),
+    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+        """Store a new run that starts from a READY ``snapshot`` (a fork: see ``travel.fork``)."""
+        made = self._new(store, snapshot, snapshot.memory, run_id, parent)
+        if isinstance(made, Failure):
+            return made
+        session, shell = made.unwrap()
+        return self._loop(session, shell, snapshot)
+
     def start(
         self, store: RunStore, memory: MemoryT, run_id: str | None = None
     ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
         """Store a new run from ``memory`` and run it until it finishes, waits, or fails."""
-        made = self._new(store, memory, run_id)
+        made = self._new(store, None, memory, run_id)
         if isinstance(made, Failure):
             return made
         session, shell = made.unwrap()
@@ -137,7 +156,7 @@ class Durable(Generic[StateT, EventT, MemoryT]):
         self, store: RunStore, memory: MemoryT, run_id: str | None = None
     ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
         """:meth:`start` on asyncio (async performers are awaited)."""
-        made = self._new(store, memory, run_id)
+        made = self._new(store, None, memory, run_id)
         if isinstance(made, Failure):
             return made
         session, shell = made.unwrap()

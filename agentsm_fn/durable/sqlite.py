@@ -195,7 +195,8 @@ class SqliteStore:
             db.execute(
                 "INSERT INTO runs(id, machine, fingerprint, status, created, updated, owner, lease_until, "
                 "parent, "
-                "parent_step, memory) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)",
+                "parent_step, memory, start_state, start_steps) "
+                "VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     run.run_id,
                     run.machine,
@@ -207,6 +208,8 @@ class SqliteStore:
                     run.parent,
                     run.parent_step,
                     run.memory,
+                    run.start_state,
+                    max(run.parent_step, 0),
                 ),
             )
 
@@ -246,6 +249,19 @@ class SqliteStore:
             return found
         row = found.unwrap()
         return Failure(RunNotFound(run_id=run_id)) if row is None else Success(bytes(row[0]))
+
+    def start(self, run_id: str) -> Result[tuple[str, int], StoreFailure]:
+        """The state and transition count a fork starts at (``("", 0)``: the machine's initial state)."""
+        found = self._do(
+            "read start",
+            lambda db: db.execute(
+                "SELECT start_state, start_steps FROM runs WHERE id = ?", (run_id,)
+            ).fetchone(),
+            run_id,
+        )
+        return found.map(
+            lambda row: ("", 0) if row is None or not row[0] else (str(row[0]), int(row[1] or 0))
+        )
 
     def journal(self, run_id: str, start: int = 0) -> Result[tuple[JournalRow, ...], StoreFailure]:
         """The run's journal rows from ``seq == start`` on, in order."""
@@ -419,6 +435,21 @@ class SqliteStore:
             return done
         why = done.unwrap()
         return Failure(AnswerRefused(run_id=run_id, seq=seq, why=why)) if why else Success(None)
+
+    def waiting(self) -> Result[tuple[tuple[str, JournalRow], ...], StoreFailure]:
+        """Every effect that waits for an answer: (run id, its journal row), oldest run first."""
+        return self._do(
+            "list waiting",
+            lambda db: tuple(
+                (str(r[0]), _row(r[1:]))
+                for r in db.execute(
+                    "SELECT j.run_id, j.seq, j.digest, j.ticks, j.outcome, j.at, j.waiting, j.summary, "
+                    "j.effect "
+                    "FROM journal j JOIN runs r ON r.id = j.run_id "
+                    "WHERE j.waiting = 1 AND j.outcome IS NULL ORDER BY r.created, j.run_id"
+                )
+            ),
+        )
 
     def save_checkpoint(self, run_id: str, checkpoint: Checkpoint) -> Result[None, StoreFailure]:
         """Store a checkpoint (replacing the older one)."""

@@ -55,6 +55,8 @@ class NewRun:
     lease_until: float
     parent: str = ""
     parent_step: int = -1
+    start_state: str = ""
+    """A fork starts in this state (after ``parent_step`` transitions); other runs in the initial state."""
 
 
 @attrs.frozen(kw_only=True)
@@ -135,6 +137,10 @@ class RunStore(Protocol):
         """The encoded memory the run started from."""
         ...
 
+    def start(self, run_id: str) -> Result[tuple[str, int], StoreFailure]:
+        """The state and transition count a fork starts at (``("", 0)``: the machine's initial state)."""
+        ...
+
     def journal(self, run_id: str, start: int = 0) -> Result[tuple[JournalRow, ...], StoreFailure]:
         """The run's journal rows from ``seq == start`` on, in order."""
         ...
@@ -173,6 +179,10 @@ class RunStore(Protocol):
         self, run_id: str, seq: int, outcome: bytes, at: float
     ) -> Result[None, AnswerRefused | StoreFailure]:
         """Commit the answer to a waiting effect, once: a second answer is refused."""
+        ...
+
+    def waiting(self) -> Result[tuple[tuple[str, JournalRow], ...], StoreFailure]:
+        """Every effect that waits for an answer: (run id, its journal row), oldest run first."""
         ...
 
     def save_checkpoint(self, run_id: str, checkpoint: Checkpoint) -> Result[None, StoreFailure]:

@@ -17,15 +17,17 @@ from typing import TypeVar
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.effects import describe_effect
-from agentsm_fn.core.engine import begin, resume, step
+from agentsm_fn.core.engine import resume, step
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
+from agentsm_fn.durable._loading import initial_snapshot
 from agentsm_fn.durable.codec import from_bytes
 from agentsm_fn.durable.digest import content_digest
-from agentsm_fn.durable.errors import Diverged, DurableError
+from agentsm_fn.durable.errors import Diverged, DurableError, NotResumable
+from agentsm_fn.durable.runner import Durable, StoredRun
 from agentsm_fn.durable.store import RunStore
 
-__all__ = ["replay_stored"]
+__all__ = ["fork", "replay_stored"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
@@ -38,68 +40,84 @@ def replay_stored(
     run_id: str,
     until_step: int | None = None,
 ) -> Result[Snapshot[StateT, MemoryT], DurableError]:
-    """The run's snapshot after ``until_step`` transitions (default: as far as the journal goes).
+    """The run as it was after ``until_step`` transitions (default: as far as its journal goes).
 
-    The snapshot's trace is the run's full trace up to there. A journal that does not
-    fit the machine is :class:`~agentsm_fn.durable.errors.Diverged`, naming the first
-    step that differs.
+    The snapshot is taken before the next handler runs (READY), unless the run finished,
+    or waits there for an effect's outcome. Its trace is the run's trace up to there. A
+    journal that does not fit the machine is :class:`~agentsm_fn.durable.errors.Diverged`,
+    naming the first step that differs.
     """
-    initial = store.initial_memory(run_id)
+    initial = initial_snapshot(store, machine, run_id)
     if isinstance(initial, Failure):
         return initial
-    memory = from_bytes(initial.unwrap(), object)
-    if isinstance(memory, Failure):
-        return Failure(memory.failure().within(run_id, "memory"))
     rows = store.journal(run_id)
     if isinstance(rows, Failure):
         return rows
     tail = store.tail(run_id)
     if isinstance(tail, Failure):
         return tail
-    snap: Snapshot[StateT, MemoryT] = begin(machine, memory.unwrap())  # type: ignore[arg-type]  # stored by this machine
-    done: Callable[[Snapshot[StateT, MemoryT]], bool] = (
-        (lambda s: False) if until_step is None else (lambda s: s.steps >= until_step)
-    )
+    snap = initial.unwrap()[0]
+    limit = until_step
+
+    def reached() -> bool:
+        return limit is not None and snap.steps >= limit
 
     def diverged(seq: int, detail: str) -> Failure[DurableError]:
         return Failure(Diverged(run_id=run_id, seq=seq, step=snap.steps + 1, detail=detail))
 
-    def tick(at: float, seq: int) -> Result[Snapshot[StateT, MemoryT], DurableError]:
-        if snap.status is not Status.READY:
-            found = "finished" if snap.finished else f"awaiting {describe_effect(snap.pending)}"
-            return diverged(seq, f"the journal runs a handler where the machine is {found}")
-        stepped = step(machine, snap, at)
-        return Success(stepped.unwrap() if isinstance(stepped, Success) else stepped.failure().snapshot)
-
-    for row in rows.unwrap():
-        for at in row.ticks:
-            if done(snap):
+    for row in (*rows.unwrap(), None):
+        ticks = tail.unwrap() if row is None else row.ticks
+        seq = len(rows.unwrap()) if row is None else row.seq
+        for at in ticks:
+            if reached():
                 return Success(snap)
-            moved = tick(at, row.seq)
-            if isinstance(moved, Failure):
-                return moved
-            snap = moved.unwrap()
-        if done(snap) or row.outcome is None:
-            return Success(snap)
+            if snap.status is not Status.READY:
+                found = "finished" if snap.finished else f"awaiting {_pending(snap)}"
+                return diverged(seq, f"the journal runs a handler where the machine is {found}")
+            stepped = step(machine, snap, at)
+            snap = stepped.unwrap() if isinstance(stepped, Success) else stepped.failure().snapshot
+        if row is None or row.outcome is None:
+            break
         if snap.status is not Status.AWAITING or snap.pending is None:
             return diverged(
                 row.seq, f"the journal has an outcome of {row.summary}; the machine asks for nothing"
             )
         if content_digest(snap.pending) != row.digest:
-            return diverged(
-                row.seq,
-                f"the machine asks for {describe_effect(snap.pending)}; the journal has {row.summary}",
-            )
+            return diverged(row.seq, f"the machine asks for {_pending(snap)}; the journal has {row.summary}")
         outcome = from_bytes(row.outcome, object)
         if isinstance(outcome, Failure):
             return Failure(outcome.failure().within(run_id, f"journal[{row.seq}].outcome"))
         resumed = resume(machine, snap, outcome.unwrap(), row.at or 0.0)
         snap = resumed.unwrap() if isinstance(resumed, Success) else resumed.failure().snapshot
-    for at in tail.unwrap():
-        if done(snap) or snap.status is not Status.READY:
-            break
-        moved = tick(at, len(rows.unwrap()))
-        if isinstance(moved, Failure):
-            return moved
-        snap = moved.unwrap()
     return Success(snap)
+
+
+def _pending(snap: Snapshot[StateT, MemoryT]) -> str:
+    return describe_effect(snap.pending) if snap.pending is not None else "nothing"
+
+
+def fork(
+    store: RunStore,
+    source: Machine[StateT, EventT, MemoryT],
+    run_id: str,
+    at_step: int,
+    into: Durable[StateT, EventT, MemoryT],
+    change: Callable[[MemoryT], MemoryT] | None = None,
+    new_id: str | None = None,
+) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+    """Start a new stored run from ``run_id`` as it was after ``at_step`` transitions.
+
+    ``change`` edits the memory first (a fixed prompt, another config); ``into`` is the
+    durable machine the fork runs with (the same one, or one with other performers).
+    The fork's record names its parent and step; the parent is left as it was.
+    """
+    found = replay_stored(store, source, run_id, at_step)
+    if isinstance(found, Failure):
+        return found
+    snap = found.unwrap()
+    if snap.status is not Status.READY or snap.steps != at_step:
+        why = f"it has no step {at_step} to fork from (its journal ends at {snap.steps}, {snap.status.value})"
+        return Failure(NotResumable(run_id=run_id, status=snap.status.value, why=why))
+    memory = snap.memory if change is None else change(snap.memory)
+    start = Snapshot(state=snap.state, memory=memory, steps=snap.steps)
+    return into.start_at(store, start, new_id, parent=(run_id, at_step))

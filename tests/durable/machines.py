@@ -160,3 +160,35 @@ def shell() -> Shell:
 
 
 DURABLE_ORDERS = Durable(name="tests.durable.machines:DURABLE_ORDERS", machine=ORDERS, shell=shell)
+
+
+class S2(enum.Enum):
+    """The states of version 2 of the order machine: approvals are gone."""
+
+    START = "start"
+    PRICING = "pricing"
+    CHARGING = "charging"
+    DONE = "done"
+
+
+ORDERS_V2: Machine[S2, E, Order] = define_machine(
+    name="orders",
+    states=S2,
+    events=E,
+    initial=S2.START,
+    terminals={S2.DONE},
+    table={
+        (S2.START, E.BEGIN): S2.PRICING,
+        (S2.PRICING, E.PRICED): S2.CHARGING,
+        (S2.CHARGING, E.PRICED): S2.PRICING,
+        (S2.CHARGING, E.CHARGED): S2.DONE,
+        (S2.CHARGING, E.LARGE): S2.DONE,
+    },
+    handlers={
+        S2.START: pure(begin),
+        S2.PRICING: effectful(ask_price, priced),
+        S2.CHARGING: effectful(charge, charged),
+    },
+    budgeted={S2.PRICING},
+    safety_cap=lambda order: 10 + 3 * order.items,
+)

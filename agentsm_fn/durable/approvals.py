@@ -1,0 +1,94 @@
+"""Answering a waiting run from any process: list what waits, answer it once.
+
+A run whose performer suspends (a human approval, a callback from another system) is
+stored as WAITING with the effect it waits on. :func:`pending` lists those effects in
+any process; :func:`answer` commits the answer, once: answering an effect that was
+answered already, by this process or another at the same moment, is refused with
+:class:`~agentsm_fn.durable.errors.AnswerRefused` (SQLite's conditional update decides
+which one wins). The run is then READY: ``Durable.resume`` (or ``recover``) runs it on.
+"""
+
+from __future__ import annotations
+
+import attrs
+from returns.result import Failure, Result, Success
+
+from agentsm_fn.core.effects import Effect, describe_effect
+from agentsm_fn.durable.codec import from_bytes, to_bytes
+from agentsm_fn.durable.errors import AnswerRefused, CodecFailure, DurableError
+from agentsm_fn.durable.store import RunStore
+from agentsm_fn.shell.clock import Clock, system_clock
+
+__all__ = ["PendingAnswer", "answer", "pending"]
+
+
+@attrs.frozen(kw_only=True)
+class PendingAnswer:
+    """An effect a stored run waits on: the run, the effect's number and summary, the effect itself.
+
+    ``effect`` is None when its class is not loaded in this process (``problem`` says so);
+    the summary is always there.
+    """
+
+    run_id: str
+    seq: int
+    summary: str
+    effect: Effect[object] | None
+    problem: CodecFailure | None = None
+
+
+def pending(store: RunStore) -> Result[tuple[PendingAnswer, ...], DurableError]:
+    """Every effect that waits for an answer, oldest run first.
+
+    Example:
+        >>> import tempfile, os
+        >>> from agentsm_fn.durable.sqlite import SqliteStore
+        >>> store = SqliteStore.open(os.path.join(tempfile.mkdtemp(), "runs.db")).unwrap()
+        >>> pending(store).unwrap()
+        ()
+    """
+    found = store.waiting()
+    if isinstance(found, Failure):
+        return found
+    answers: list[PendingAnswer] = []
+    for run_id, row in found.unwrap():
+        decoded = from_bytes(row.effect or b"", Effect)
+        effect, problem = None, None
+        if isinstance(decoded, Success):
+            effect = decoded.unwrap()
+        else:
+            problem = decoded.failure().within(run_id, f"journal[{row.seq}].effect")
+        answers.append(
+            PendingAnswer(run_id=run_id, seq=row.seq, summary=row.summary, effect=effect, problem=problem)
+        )
+    return Success(tuple(answers))
+
+
+def answer(
+    store: RunStore, run_id: str, seq: int, outcome: object, clock: Clock = system_clock
+) -> Result[None, DurableError]:
+    """Commit ``outcome`` as the answer to effect ``seq`` of ``run_id``, unless it was answered already.
+
+    The outcome must be of a type the waiting effect accepts; otherwise it is refused
+    and nothing is written.
+    """
+    rows = store.journal(run_id, seq)
+    if isinstance(rows, Failure):
+        return rows
+    row = next((r for r in rows.unwrap() if r.seq == seq), None)
+    if row is None or not row.waiting:
+        why = "it has no such entry" if row is None else "that entry does not wait for an answer"
+        return Failure(AnswerRefused(run_id=run_id, seq=seq, why=why))
+    if row.outcome is not None:
+        return Failure(AnswerRefused(run_id=run_id, seq=seq, why="it was answered already"))
+    effect = from_bytes(row.effect or b"", Effect)
+    if isinstance(effect, Failure):
+        return Failure(effect.failure().within(run_id, f"journal[{seq}].effect"))
+    waiting = effect.unwrap()
+    if not waiting.accepts(outcome):
+        why = f"{describe_effect(waiting)} does not accept a {type(outcome).__qualname__}"
+        return Failure(AnswerRefused(run_id=run_id, seq=seq, why=why))
+    encoded = to_bytes(outcome)
+    if isinstance(encoded, Failure):
+        return Failure(encoded.failure().within(run_id, f"journal[{seq}].outcome"))
+    return store.answer(run_id, seq, encoded.unwrap(), clock())

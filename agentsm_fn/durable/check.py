@@ -1,0 +1,106 @@
+"""Checking a changed machine against stored runs, before deploying it.
+
+:func:`check_runs` replays every unfinished stored run of a machine against the
+machine as it is now (no effect is performed) and gives one :class:`Verdict` per run:
+it replays as it ran (``ok``), or it diverges (the first differing step and what
+differs), or it waits in a state the machine no longer has. A run whose fingerprint
+differs but that replays cleanly is safe to resume with ``allow_changed=True``; the
+runner never resumes a changed machine's run without that.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import TypeVar
+
+import attrs
+from returns.result import Failure, Result, Success
+
+from agentsm_fn.core.machine import Machine
+from agentsm_fn.durable.errors import DurableError, StoreFailure
+from agentsm_fn.durable.identity import fingerprint
+from agentsm_fn.durable.store import RunRecord, RunStatus, RunStore
+from agentsm_fn.durable.travel import replay_stored
+
+__all__ = ["Verdict", "check_runs"]
+
+StateT = TypeVar("StateT", bound=enum.Enum)
+EventT = TypeVar("EventT", bound=enum.Enum)
+MemoryT = TypeVar("MemoryT")
+
+
+@attrs.frozen(kw_only=True)
+class Verdict:
+    """What replaying one stored run against the current machine showed.
+
+    ``step`` is the first transition that differs (-1 when none does).
+
+    Example:
+        >>> Verdict(run_id="r1", status="waiting", changed=True, ok=False, step=4,
+        ...         detail="the machine asks for Refund; the journal has Charge").describe()[:96] + "..."
+        'r1 (waiting, machine changed): DIVERGES at step 4: the machine asks for Refund; the journal has...'
+    """
+
+    run_id: str
+    status: str
+    changed: bool
+    ok: bool
+    step: int = -1
+    detail: str = ""
+
+    def describe(self) -> str:
+        """One line for reports."""
+        head = f"{self.run_id} ({self.status}{', machine changed' if self.changed else ''})"
+        if self.ok:
+            return f"{head}: ok, replays as it ran"
+        where = f" at step {self.step}" if self.step >= 0 else ""
+        return f"{head}: DIVERGES{where}: {self.detail}"
+
+
+def _verdict(
+    store: RunStore, machine: Machine[StateT, EventT, MemoryT], record: RunRecord, current: str
+) -> Verdict:
+    base = Verdict(
+        run_id=record.run_id, status=record.status.value, changed=record.fingerprint != current, ok=True
+    )
+    if record.state and record.state not in machine.states.__members__:
+        detail = f"it stopped in state {record.state}, which the machine no longer has"
+        return attrs.evolve(base, ok=False, step=record.steps, detail=detail)
+    replayed = replay_stored(store, machine, record.run_id)
+    if isinstance(replayed, Failure):
+        error: DurableError = replayed.failure()
+        step = getattr(error, "step", -1)
+        return attrs.evolve(
+            base, ok=False, step=step if isinstance(step, int) else -1, detail=error.describe()
+        )
+    snap = replayed.unwrap()
+    if (
+        record.status in (RunStatus.WAITING, RunStatus.FAILED)
+        and record.state
+        and snap.state.name != record.state
+    ):
+        detail = (
+            f"it stopped in {record.state} after {record.steps} steps; replay now reaches {snap.state.name}"
+        )
+        return attrs.evolve(base, ok=False, step=min(snap.steps, record.steps) + 1, detail=detail)
+    return base
+
+
+def check_runs(
+    store: RunStore, machine: Machine[StateT, EventT, MemoryT], name: str
+) -> Result[tuple[Verdict, ...], StoreFailure]:
+    """Replay every unfinished run stored under ``name`` against ``machine``; one verdict each.
+
+    Example:
+        >>> import tempfile, os
+        >>> from agentsm_fn.agents.react import REACT_MACHINE
+        >>> from agentsm_fn.durable.sqlite import SqliteStore
+        >>> store = SqliteStore.open(os.path.join(tempfile.mkdtemp(), "runs.db")).unwrap()
+        >>> check_runs(store, REACT_MACHINE, "app:AGENT").unwrap()
+        ()
+    """
+    records = store.runs(unfinished_only=True)
+    if isinstance(records, Failure):
+        return records
+    current = fingerprint(machine)
+    return Success(tuple(_verdict(store, machine, r, current) for r in records.unwrap() if r.machine == name))

@@ -1,0 +1,66 @@
+"""Recovery: find the stored runs no live process is running, and run each on from its journal.
+
+:func:`recover` lists the unfinished runs of the given durable machines that can go on
+here: RUNNING runs whose process died (same host) or whose lease expired, and READY runs
+(answered, or let go). Each is resumed effect by effect: an outcome already committed is
+never performed again; an effect that was in flight is performed again only if it is
+retry-safe, otherwise its outcome is unknown and the machine decides. WAITING runs wait
+for an answer (``approvals``); FAILED runs wait for their cause to be fixed
+(``Durable.resume``). A run of a machine whose fingerprint changed is not resumed: its
+result is :class:`~agentsm_fn.durable.errors.MachineChanged` (check it first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import attrs
+from returns.result import Failure, Result, Success
+
+from agentsm_fn.durable._owner import owner_alive
+from agentsm_fn.durable.errors import DurableError, StoreFailure
+from agentsm_fn.durable.runner import Durable, StoredRun
+from agentsm_fn.durable.store import RunStatus, RunStore
+from agentsm_fn.shell.clock import Clock, system_clock
+
+__all__ = ["Recovered", "recover"]
+
+
+@attrs.frozen(kw_only=True)
+class Recovered:
+    """One run :func:`recover` took up, and how it went."""
+
+    run_id: str
+    machine: str
+    result: Result[StoredRun[Any, Any], DurableError]
+
+
+def recover(
+    store: RunStore, durables: Iterable[Durable[Any, Any, Any]], clock: Clock = system_clock
+) -> Result[tuple[Recovered, ...], StoreFailure]:
+    """Resume every stored run of ``durables`` that no live process runs; one result per run.
+
+    Example:
+        >>> import tempfile, os
+        >>> from agentsm_fn.durable.sqlite import SqliteStore
+        >>> store = SqliteStore.open(os.path.join(tempfile.mkdtemp(), "runs.db")).unwrap()
+        >>> recover(store, []).unwrap()
+        ()
+    """
+    by_name = {durable.name: durable for durable in durables}
+    records = store.runs(unfinished_only=True)
+    if isinstance(records, Failure):
+        return records
+    now = clock()
+    done: list[Recovered] = []
+    for record in reversed(records.unwrap()):  # oldest first
+        durable = by_name.get(record.machine)
+        if durable is None or record.status not in (RunStatus.RUNNING, RunStatus.READY):
+            continue
+        live = record.owner and record.lease_until > now and owner_alive(record.owner)
+        if record.status is RunStatus.RUNNING and live:
+            continue  # a live process runs it
+        result = durable.resume(store, record.run_id)
+        done.append(Recovered(run_id=record.run_id, machine=record.machine, result=result))
+    return Success(tuple(done))

@@ -1,0 +1,122 @@
+"""Approvals through the store, time travel, forks, the check of a changed machine, recovery."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import attrs
+import pytest
+from returns.result import Failure, Success
+
+from agentsm_fn.core import Status
+from agentsm_fn.durable import AnswerRefused, MachineChanged, RunStatus, SqliteStore
+from agentsm_fn.durable.approvals import answer, pending
+from agentsm_fn.durable.check import check_runs
+from agentsm_fn.durable.recover import recover
+from agentsm_fn.durable.travel import fork, replay_stored
+from agentsm_fn.shell import Shell, StepClock
+from tests.durable.machines import DURABLE_ORDERS, ORDERS, ORDERS_V2, AskApproval, E, Order, S, performers
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SqliteStore:
+    return SqliteStore.open(tmp_path / "runs.db").unwrap()
+
+
+def waiting_run(store: SqliteStore) -> str:
+    stored = DURABLE_ORDERS.start(store, Order(items=2, approval_over=0)).unwrap()
+    assert stored.snapshot.status is Status.AWAITING
+    return stored.run_id
+
+
+def test_a_waiting_run_is_listed_answered_once_and_then_finishes(store: SqliteStore) -> None:
+    run_id = waiting_run(store)
+    (waiting,) = pending(store).unwrap()
+    assert (waiting.run_id, waiting.seq, waiting.effect) == (run_id, 4, AskApproval(21))
+    assert answer(store, run_id, 4, True).unwrap() is None
+    again = answer(store, run_id, 4, False)
+    assert isinstance(again, Failure) and isinstance(again.failure(), AnswerRefused)
+    assert "answered already" in again.failure().describe()
+    assert store.get(run_id).unwrap().status is RunStatus.READY
+    done = DURABLE_ORDERS.resume(store, run_id).unwrap()
+    assert done.finished and done.snapshot.memory.approved is True
+    assert pending(store).unwrap() == ()
+
+
+def test_an_answer_of_the_wrong_type_is_refused_and_nothing_is_written(store: SqliteStore) -> None:
+    run_id = waiting_run(store)
+    refused = answer(store, run_id, 4, "yes please")
+    assert isinstance(refused, Failure) and "does not accept a str" in refused.failure().describe()
+    assert len(pending(store).unwrap()) == 1
+
+
+def test_two_connections_answering_at_once_give_one_success_and_one_refusal(tmp_path: Path) -> None:
+    first = SqliteStore.open(tmp_path / "runs.db").unwrap()
+    run_id = waiting_run(first)
+    results: list[object] = []
+    barrier = threading.Barrier(2)
+
+    def answer_from_own_connection(value: bool) -> None:
+        own = SqliteStore.open(tmp_path / "runs.db").unwrap()
+        barrier.wait()
+        results.append(answer(own, run_id, 4, value))
+        own.close()
+
+    threads = [threading.Thread(target=answer_from_own_connection, args=(v,)) for v in (True, False)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(isinstance(r, Success) for r in results) == [False, True]
+
+
+def test_time_travel_shows_memory_and_trace_at_any_step_without_performing(tmp_path: Path) -> None:
+    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
+    counts = tmp_path / "counts.txt"
+    durable = attrs.evolve(DURABLE_ORDERS, shell=lambda: Shell(performers(counts), StepClock()))
+    run_id = durable.start(store, Order(items=3)).unwrap().run_id
+    performed = counts.read_text().count("\n")
+    final = replay_stored(store, ORDERS, run_id).unwrap()
+    assert final.finished and final.memory.total == 33
+    at_three = replay_stored(store, ORDERS, run_id, until_step=3).unwrap()
+    assert (at_three.steps, at_three.state, at_three.memory.next_item) == (3, S.PRICING, 1)
+    assert [e.step for e in at_three.trace if e.event is not None][-1] == 3
+    assert counts.read_text().count("\n") == performed  # zero tool executions
+
+
+def test_a_fork_starts_a_new_run_from_a_step_with_changed_memory(store: SqliteStore) -> None:
+    run_id = DURABLE_ORDERS.start(store, Order(items=3)).unwrap().run_id
+    forked = fork(
+        store, ORDERS, run_id, 3, DURABLE_ORDERS, change=lambda o: attrs.evolve(o, items=5)
+    ).unwrap()
+    assert forked.finished and forked.snapshot.memory.next_item == 5
+    record = store.get(forked.run_id).unwrap()
+    assert (record.parent, record.parent_step) == (run_id, 3)
+    assert replay_stored(store, ORDERS, forked.run_id).unwrap().memory == forked.snapshot.memory
+
+
+def test_a_changed_machine_is_checked_against_stored_runs_and_never_resumed_silently(
+    store: SqliteStore,
+) -> None:
+    run_id = waiting_run(store)
+    changed = ORDERS.extend(rows={(S.CHARGING, E.LARGE): S.DONE}, remove_rows=[(S.CHARGING, E.LARGE)])
+    (verdict,) = check_runs(store, changed, DURABLE_ORDERS.name).unwrap()
+    assert verdict.changed and not verdict.ok
+    assert verdict.step == 6 and "where the machine is finished" in verdict.detail
+    (gone,) = check_runs(store, ORDERS_V2, DURABLE_ORDERS.name).unwrap()
+    assert not gone.ok and "stopped in state APPROVING, which the machine no longer has" in gone.detail
+    assert answer(store, run_id, 4, True).unwrap() is None
+    refused = attrs.evolve(DURABLE_ORDERS, machine=changed).resume(store, run_id)
+    assert isinstance(refused, Failure) and isinstance(refused.failure(), MachineChanged)
+    (same,) = check_runs(store, ORDERS, DURABLE_ORDERS.name).unwrap()
+    assert same.ok and not same.changed
+
+
+def test_recover_resumes_ready_runs_and_leaves_waiting_ones(store: SqliteStore) -> None:
+    run_id = waiting_run(store)
+    other = waiting_run(store)
+    answer(store, run_id, 4, True).unwrap()
+    (recovered,) = recover(store, [DURABLE_ORDERS]).unwrap()
+    assert recovered.run_id == run_id and recovered.result.unwrap().finished
+    assert store.get(other).unwrap().status is RunStatus.WAITING
