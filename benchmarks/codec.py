@@ -81,12 +81,12 @@ def main() -> None:
     args = parser.parse_args()
     value = memory(args.entries)
     assert from_bytes(to_bytes(value).unwrap(), AgentMemory).unwrap() == value
-    assert react_codec.loads(react_codec.dumps(value)).unwrap() == value
+    assert react_codec.loads_snapshot(react_codec.dumps_snapshot(value)).unwrap() == value
     sides: list[tuple[str, float, int]] = [
         (
             "hand-written JSON codec (agents/react/codec.py)",
-            timed("react", args.rounds, lambda: react_codec.loads(react_codec.dumps(value))),
-            len(react_codec.dumps(value).encode()),
+            timed("react", args.rounds, lambda: react_codec.loads_snapshot(react_codec.dumps_snapshot(value))),
+            len(react_codec.dumps_snapshot(value).encode()),
         ),
         (
             "durable codec (tagged tree, msgpack via msgspec)",

@@ -1,7 +1,7 @@
 """Checking a changed machine against stored runs, before deploying it.
 
 :func:`check_runs` replays every unfinished stored run of a machine against the
-machine as it is now (no effect is performed) and gives one :class:`Verdict` per run:
+machine as it is now (no effect is performed) and gives one :class:`RunCheck` per run:
 it replays as it ran (``ok``), or it diverges (the first differing step and what
 differs), or it waits in a state the machine no longer has. A run whose fingerprint
 differs but that replays cleanly is safe to resume with ``allow_changed=True``; the
@@ -22,7 +22,7 @@ from agentsm_fn.durable.identity import fingerprint
 from agentsm_fn.durable.store import RunRecord, RunStatus, RunStore
 from agentsm_fn.durable.travel import replay_stored
 
-__all__ = ["Verdict", "check_runs"]
+__all__ = ["RunCheck", "check_runs"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
@@ -30,13 +30,13 @@ MemoryT = TypeVar("MemoryT")
 
 
 @attrs.frozen(kw_only=True)
-class Verdict:
+class RunCheck:
     """What replaying one stored run against the current machine showed.
 
     ``step`` is the first transition that differs (-1 when none does).
 
     Example:
-        >>> Verdict(run_id="r1", status="waiting", changed=True, ok=False, step=4,
+        >>> RunCheck(run_id="r1", status="waiting", changed=True, ok=False, step=4,
         ...         detail="the machine asks for Refund; the journal has Charge").describe()[:96] + "..."
         'r1 (waiting, machine changed): DIVERGES at step 4: the machine asks for Refund; the journal has...'
     """
@@ -59,8 +59,8 @@ class Verdict:
 
 def _verdict(
     store: RunStore, machine: Machine[StateT, EventT, MemoryT], record: RunRecord, current: str
-) -> Verdict:
-    base = Verdict(
+) -> RunCheck:
+    base = RunCheck(
         run_id=record.run_id, status=record.status.value, changed=record.fingerprint != current, ok=True
     )
     if record.state and record.state not in machine.states.__members__:
@@ -88,7 +88,7 @@ def _verdict(
 
 def check_runs(
     store: RunStore, machine: Machine[StateT, EventT, MemoryT], name: str
-) -> Result[tuple[Verdict, ...], StoreFailure]:
+) -> Result[tuple[RunCheck, ...], StoreFailure]:
     """Replay every unfinished run stored under ``name`` against ``machine``; one verdict each.
 
     Example:

@@ -13,11 +13,11 @@ from typing import Any
 
 import attrs
 
-from agentsm_fn.agents.react import Agent, AgentBuilder, AgentConfig, AgentMemory
+from agentsm_fn.agents.react import AgentConfig, AgentMemory
 from agentsm_fn.durable import Durable
 from agentsm_fn.llm import LlmReply, LlmRequest, ToolCall, ToolResultMessage
 from agentsm_fn.shell import Shell, StepClock
-from agentsm_fn.shell.react_agent import shell_for
+from agentsm_fn.shell.react_agent import Agent, AgentBuilder
 from agentsm_fn.tools import tool
 from tests.durable import machines
 
@@ -75,7 +75,7 @@ def agent() -> Agent:
 
 
 def _react_shell() -> Shell:
-    return shell_for(agent())
+    return agent().shell()
 
 
 REACT = Durable(name="tests.durable.agents:REACT", machine=agent().machine, shell=_react_shell)
