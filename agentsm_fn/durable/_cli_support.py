@@ -1,0 +1,128 @@
+"""What the ``agentsm-runs`` commands share: exit codes, loading machines, answers, printing."""
+
+from __future__ import annotations
+
+import enum
+import importlib
+import os
+import sys
+import time
+from typing import Any
+
+from agentsm_fn.agents.react.outcomes import Approved, Rejected
+from agentsm_fn.core.effects import Effect
+from agentsm_fn.core.machine import Machine
+from agentsm_fn.durable.errors import (
+    AnswerRefused,
+    CodecFailure,
+    Diverged,
+    DurableError,
+    MachineChanged,
+    NotResumable,
+    RunBusy,
+    RunNotFound,
+    Stopped,
+    StoreFailure,
+)
+from agentsm_fn.durable.runner import Durable
+from agentsm_fn.durable.store import RunRecord
+
+
+class Exit(enum.IntEnum):
+    """The exit codes of ``agentsm-runs``: each means one thing."""
+
+    OK = 0
+    """Done."""
+    DIVERGES = 1
+    """``check``: at least one stored run would diverge under the current machine."""
+    USAGE = 2
+    """Bad command line (argparse's own code)."""
+    NOT_FOUND = 3
+    """No such run, or the machine named cannot be imported."""
+    REFUSED = 4
+    """Refused: answered already, answer of the wrong type, not resumable, machine changed, run busy."""
+    STORE = 5
+    """The store or the stored data failed (SQLite error, undecodable value)."""
+    RUN_FAILED = 6
+    """The run went on and failed, or diverged from its journal."""
+
+
+def exit_for(error: DurableError) -> Exit:
+    """The exit code that reports ``error``.
+
+    Example:
+        >>> exit_for(RunNotFound(run_id="r1")).name
+        'NOT_FOUND'
+    """
+    if isinstance(error, RunNotFound):
+        return Exit.NOT_FOUND
+    if isinstance(error, AnswerRefused | NotResumable | MachineChanged | RunBusy):
+        return Exit.REFUSED
+    if isinstance(error, StoreFailure | CodecFailure):
+        return Exit.STORE
+    if isinstance(error, Stopped | Diverged):
+        return Exit.RUN_FAILED
+    return Exit.RUN_FAILED  # pragma: no cover - every error kind is listed above
+
+
+def load_target(name: str) -> Durable[Any, Any, Any] | Machine[Any, Any, Any] | str:
+    """The Durable or Machine at ``module:attribute``, or why it cannot be loaded.
+
+    The current directory is put first on ``sys.path``, as pytest and agentsm-verify do.
+    """
+    module_name, _, attribute = name.partition(":")
+    if not module_name or not attribute:
+        return f"{name!r} is not module:attribute"
+    cwd = os.getcwd()
+    if cwd not in sys.path:
+        sys.path.insert(0, cwd)
+    try:
+        found: object = importlib.import_module(module_name)
+    except Exception as exc:  # any import error of the user's module is reported, not raised
+        return f"cannot import {module_name}: {type(exc).__name__}: {exc}"
+    for part in attribute.split("."):
+        found = getattr(found, part, None)
+    if isinstance(found, Durable | Machine):
+        return found
+    return f"{name} is not a Durable or a Machine (found {type(found).__name__})"
+
+
+def answer_for(effect: Effect[object] | None, approve: bool, reason: str) -> object | None:
+    """The outcome that approves (or rejects) ``effect``: the first of its kinds it accepts.
+
+    Example:
+        >>> answer_for(None, True, "")
+        True
+    """
+    candidates: tuple[object, ...] = (
+        (Approved(), True) if approve else (Rejected(reason or "rejected"), False)
+    )
+    if effect is None:
+        return candidates[-1]
+    return next((c for c in candidates if effect.accepts(c)), None)
+
+
+def age(seconds: float) -> str:
+    """A short age: 42s, 7m, 3h, 2d.
+
+    Example:
+        >>> age(90), age(7200)
+        ('1m', '2h')
+    """
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return f"{int(max(seconds, 0))}s"
+
+
+def table(records: tuple[RunRecord, ...]) -> str:
+    """The ``list`` table."""
+    now = time.time()
+    header = f"{'run':<34} {'status':<9} {'machine':<36} {'state':<16} {'steps':>6} {'effects':>7} {'age':>5}"
+    lines = [header]
+    for r in records:
+        lines.append(
+            f"{r.run_id:<34} {r.status.value:<9} {r.machine:<36} {r.state:<16} {r.steps:>6} {r.effects:>7} "
+            f"{age(now - r.created):>5}"
+        )
+    return "\n".join(lines)

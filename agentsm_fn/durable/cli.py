@@ -1,0 +1,306 @@
+"""``agentsm-runs``: the command line for stored runs.
+
+    agentsm-runs [--db FILE] list [--all]
+    agentsm-runs [--db FILE] show RUN [--machine M]          the trace, as a table
+    agentsm-runs [--db FILE] export RUN [--machine M]        the run as JSON
+    agentsm-runs [--db FILE] replay RUN [--step N]           memory at a step (no effect performed)
+    agentsm-runs [--db FILE] resume RUN [--allow-changed]
+    agentsm-runs [--db FILE] approve RUN SEQ [--resume]
+    agentsm-runs [--db FILE] reject RUN SEQ [--reason TEXT] [--resume]
+    agentsm-runs [--db FILE] fork RUN STEP [--set FIELD=JSON ...]
+    agentsm-runs [--db FILE] check MACHINE
+    agentsm-runs [--db FILE] recover MACHINE...
+
+Machines are named ``module:attribute`` (a ``Durable``, or a ``Machine`` for the commands
+that only replay); a run remembers the name it was started under. ``--db`` defaults to
+``$AGENTSM_RUNS_DB`` or ``runs.db``. Exit codes (each means one thing): 0 done; 1 ``check``
+found a run that would diverge; 2 bad usage; 3 no such run or machine; 4 refused
+(answered already, wrong answer, not resumable, machine changed, run busy); 5 the store or
+stored data failed; 6 the run went on and failed, or diverged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+from returns.result import Failure, Result
+
+from agentsm_fn.core.machine import Machine
+from agentsm_fn.durable._cli_support import Exit, answer_for, exit_for, load_target, table
+from agentsm_fn.durable.approvals import answer, pending
+from agentsm_fn.durable.check import check_runs
+from agentsm_fn.durable.codec import from_bytes
+from agentsm_fn.durable.errors import DurableError
+from agentsm_fn.durable.recover import recover
+from agentsm_fn.durable.runner import Durable, StoredRun
+from agentsm_fn.durable.sqlite import SqliteStore
+from agentsm_fn.durable.store import RunRecord
+from agentsm_fn.durable.travel import fork, replay_stored
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agentsm-runs",
+        description="Stored durable runs: list, show, export, replay, resume, answer, fork, check, recover.",
+        epilog="Exit codes: 0 done; 1 check found a diverging run; 2 usage; 3 no such run or machine; "
+        "4 refused; 5 store or stored data failed; 6 the run failed or diverged.",
+    )
+    parser.add_argument("--db", default=os.environ.get("AGENTSM_RUNS_DB", "runs.db"), help="the SQLite store")
+    sub = parser.add_subparsers(dest="command", required=True)
+    listing = sub.add_parser("list", help="runs with status, machine, state and age (unfinished by default)")
+    listing.add_argument("--all", action="store_true", help="include finished runs")
+    for name, text in (("show", "the run's trace as a table"), ("export", "the run as JSON")):
+        command = sub.add_parser(name, help=text)
+        command.add_argument("run")
+        command.add_argument(
+            "--machine", help="module:attribute (default: the name the run was stored under)"
+        )
+    replay = sub.add_parser(
+        "replay", help="replay the journal: final (or --step N) state and memory, no effects"
+    )
+    replay.add_argument("run")
+    replay.add_argument("--step", type=int, help="stop after this many transitions")
+    replay.add_argument("--machine", help="module:attribute (default: the run's)")
+    resume = sub.add_parser("resume", help="run a stored run on in this process")
+    resume.add_argument("run")
+    resume.add_argument(
+        "--allow-changed", action="store_true", help="resume even if the machine's fingerprint changed"
+    )
+    resume.add_argument("--machine", help="module:attribute of the Durable (default: the run's)")
+    for name, text in (("approve", "approve the effect a run waits on"), ("reject", "reject it")):
+        command = sub.add_parser(name, help=text)
+        command.add_argument("run")
+        command.add_argument("seq", type=int, help="the waiting effect's number (see `list` or `pending`)")
+        command.add_argument("--resume", action="store_true", help="then run the run on in this process")
+        if name == "reject":
+            command.add_argument("--reason", default="rejected", help="why (the machine sees it)")
+    sub.add_parser("pending", help="the effects stored runs wait on")
+    forking = sub.add_parser("fork", help="start a new run from a run's step (memory changed with --set)")
+    forking.add_argument("run")
+    forking.add_argument("step", type=int)
+    forking.add_argument(
+        "--set", action="append", default=[], metavar="FIELD=JSON", help="change a memory field"
+    )
+    forking.add_argument(
+        "--machine", help="module:attribute of the Durable to run the fork (default: the run's)"
+    )
+    check = sub.add_parser("check", help="replay every unfinished run of MACHINE against its current code")
+    check.add_argument("machine")
+    recovering = sub.add_parser(
+        "recover", help="resume every run of these machines that no live process runs"
+    )
+    recovering.add_argument("machines", nargs="+")
+    return parser
+
+
+def _fail(error: DurableError | str, code: Exit | None = None) -> int:
+    text = error if isinstance(error, str) else error.describe()
+    print(f"agentsm-runs: {text}", file=sys.stderr)
+    return int(code if code is not None else exit_for(error))  # type: ignore[arg-type]  # a str comes with a code
+
+
+def _target(store: SqliteStore, run_id: str, override: str | None) -> tuple[RunRecord, Any] | int:
+    record = store.get(run_id)
+    if isinstance(record, Failure):
+        return _fail(record.failure())
+    found = load_target(override or record.unwrap().machine)
+    if isinstance(found, str):
+        return _fail(found, Exit.NOT_FOUND)
+    return record.unwrap(), found
+
+
+def _machine(target: Durable[Any, Any, Any] | Machine[Any, Any, Any]) -> Machine[Any, Any, Any]:
+    return target.machine if isinstance(target, Durable) else target
+
+
+def _durable(target: object, name: str) -> Durable[Any, Any, Any] | int:
+    if isinstance(target, Durable):
+        return target
+    return _fail(
+        f"{name} is a Machine; running needs the Durable that says how to perform its effects", Exit.NOT_FOUND
+    )
+
+
+def _report(result: Result[StoredRun[Any, Any], DurableError]) -> int:
+    if isinstance(result, Failure):
+        return _fail(result.failure())
+    stored = result.unwrap()
+    snap = stored.snapshot
+    where = "finished" if snap.finished else f"waits in {snap.state.name} for {snap.pending!r}"[:200]
+    print(f"{stored.run_id}: {where} after {snap.steps} steps")
+    return int(Exit.OK)
+
+
+def _export(store: SqliteStore, record: RunRecord, machine: Machine[Any, Any, Any]) -> dict[str, object]:
+    rows = store.journal(record.run_id).value_or(())
+    journal = []
+    for row in rows:
+        outcome = None if row.outcome is None else from_bytes(row.outcome, object)
+        journal.append(
+            {
+                "seq": row.seq,
+                "effect": row.summary,
+                "digest": row.digest.hex(),
+                "ticks": list(row.ticks),
+                "at": row.at,
+                "waiting": row.waiting,
+                "outcome": None if outcome is None else outcome.map(repr).value_or("<undecodable>"),
+            }
+        )
+    replayed = replay_stored(store, machine, record.run_id)
+    trace = [
+        {
+            "step": e.step,
+            "at": e.at.isoformat(),
+            "state": e.state,
+            "event": e.event,
+            "target": e.target,
+            "data": e.data,
+        }
+        for e in (replayed.unwrap().trace if not isinstance(replayed, Failure) else ())
+    ]
+    run = {k: (v.value if hasattr(v, "value") else v) for k, v in attrs.asdict(record, recurse=False).items()}
+    return {"run": run, "journal": journal, "trace": trace}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``agentsm-runs`` with ``argv``; return its exit code.
+
+    Example:
+        >>> import tempfile, os
+        >>> main(["--db", os.path.join(tempfile.mkdtemp(), "runs.db"), "list"])  # doctest: +ELLIPSIS
+        run ... status ... machine ... age
+        0
+    """
+    args = _parser().parse_args(argv)
+    opened = SqliteStore.open(args.db)
+    if isinstance(opened, Failure):
+        return _fail(opened.failure())
+    store = opened.unwrap()
+    try:
+        return _dispatch(store, args)
+    finally:
+        store.close()
+
+
+def _dispatch(store: SqliteStore, args: argparse.Namespace) -> int:
+    command = args.command
+    if command == "list":
+        records = store.runs(unfinished_only=not args.all)
+        if isinstance(records, Failure):
+            return _fail(records.failure())
+        print(table(records.unwrap()))
+        return int(Exit.OK)
+    if command == "pending":
+        waiting = pending(store)
+        if isinstance(waiting, Failure):
+            return _fail(waiting.failure())
+        for item in waiting.unwrap():
+            print(f"{item.run_id} {item.seq} {item.summary}")
+        return int(Exit.OK)
+    if command == "check":
+        return _check(store, args.machine)
+    if command == "recover":
+        return _recover(store, args.machines)
+    found = _target(store, args.run, getattr(args, "machine", None))
+    if isinstance(found, int):
+        return found
+    record, target = found
+    if command in ("show", "export", "replay"):
+        return _replaying(store, record, _machine(target), command, getattr(args, "step", None))
+    durable = _durable(target, record.machine)
+    if isinstance(durable, int):
+        return durable
+    if command == "resume":
+        return _report(durable.resume(store, record.run_id, allow_changed=args.allow_changed))
+    if command in ("approve", "reject"):
+        return _answer(store, durable, args)
+    changes = dict(part.split("=", 1) for part in args.set)
+    try:
+        values = {field: json.loads(text) for field, text in changes.items()}
+    except json.JSONDecodeError as exc:
+        return _fail(f"--set needs FIELD=JSON: {exc}", Exit.USAGE)
+    return _report(
+        fork(store, durable.machine, record.run_id, args.step, durable, lambda m: attrs.evolve(m, **values))
+    )
+
+
+def _replaying(
+    store: SqliteStore, record: RunRecord, machine: Machine[Any, Any, Any], command: str, step: int | None
+) -> int:
+    if command == "export":
+        print(json.dumps(_export(store, record, machine), indent=2, default=str))
+        return int(Exit.OK)
+    replayed = replay_stored(store, machine, record.run_id, step)
+    if isinstance(replayed, Failure):
+        return _fail(replayed.failure())
+    snap = replayed.unwrap()
+    if command == "show":
+        print(snap.trace.render(width=140))
+    else:
+        print(f"state {snap.state.name} ({snap.status.value}) after {snap.steps} steps")
+        print(f"memory {snap.memory!r}")
+    return int(Exit.OK)
+
+
+def _answer(store: SqliteStore, durable: Durable[Any, Any, Any], args: argparse.Namespace) -> int:
+    waiting = {(p.run_id, p.seq): p for p in pending(store).value_or(())}
+    item = waiting.get((args.run, args.seq))
+    outcome = answer_for(
+        item.effect if item else None, args.command == "approve", getattr(args, "reason", "")
+    )
+    if outcome is None:
+        return _fail(
+            f"{item.summary if item else 'that effect'} accepts neither approval nor rejection", Exit.REFUSED
+        )
+    done = answer(store, args.run, args.seq, outcome)
+    if isinstance(done, Failure):
+        return _fail(done.failure())
+    print(f"{args.run}: entry {args.seq} {args.command}d")
+    return _report(durable.resume(store, args.run)) if args.resume else int(Exit.OK)
+
+
+def _check(store: SqliteStore, name: str) -> int:
+    target = load_target(name)
+    if isinstance(target, str):
+        return _fail(target, Exit.NOT_FOUND)
+    checked = check_runs(store, _machine(target), name)
+    if isinstance(checked, Failure):
+        return _fail(checked.failure())
+    results = checked.unwrap()
+    for result in results:
+        print(result.describe())
+    bad = sum(not r.ok for r in results)
+    print(f"agentsm-runs check {name}: {len(results)} unfinished run(s), {bad} would diverge")
+    return int(Exit.DIVERGES if bad else Exit.OK)
+
+
+def _recover(store: SqliteStore, names: Sequence[str]) -> int:
+    durables: list[Durable[Any, Any, Any]] = []
+    for name in names:
+        target = load_target(name)
+        durable = _durable(target, name) if not isinstance(target, str) else _fail(target, Exit.NOT_FOUND)
+        if isinstance(durable, int):
+            return durable
+        durables.append(durable)
+    recovered = recover(store, durables)
+    if isinstance(recovered, Failure):
+        return _fail(recovered.failure())
+    worst = Exit.OK
+    for item in recovered.unwrap():
+        code = _report(item.result)
+        worst = max(worst, Exit(code))
+    print(f"agentsm-runs recover: {len(recovered.unwrap())} run(s) taken up")
+    return int(worst)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,125 @@
+"""``agentsm-runs``: every command on a real store, in a subprocess where another process matters."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentsm_fn.durable import SqliteStore
+from agentsm_fn.durable.cli import main
+from tests.durable.machines import DURABLE_ORDERS, Order
+
+ROOT = Path(__file__).resolve().parents[2]
+NAME = DURABLE_ORDERS.name
+
+
+def cli(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exit_:  # argparse: --help, bad usage
+            code = int(exit_.code or 0)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "runs.db")
+
+
+def waiting(db: str) -> str:
+    store = SqliteStore.open(db).unwrap()
+    run_id = DURABLE_ORDERS.start(store, Order(items=2, approval_over=0), run_id="order-1").unwrap().run_id
+    store.close()
+    return run_id
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "list",
+        "show",
+        "export",
+        "replay",
+        "resume",
+        "approve",
+        "reject",
+        "pending",
+        "fork",
+        "check",
+        "recover",
+    ],
+)
+def test_every_command_has_help(command: str) -> None:
+    code, out, _ = cli(command, "--help")
+    assert code == 0 and "usage: agentsm-runs" in out
+
+
+def test_list_show_export_and_replay_a_waiting_run(db: str) -> None:
+    run_id = waiting(db)
+    code, out, _ = cli("--db", db, "list")
+    assert code == 0 and run_id in out and "waiting" in out and NAME in out and "APPROVING" in out
+    code, out, _ = cli("--db", db, "show", run_id)
+    assert code == 0 and "Priced" not in out and "CHARGING" in out and "request" in out
+    code, out, _ = cli("--db", db, "export", run_id)
+    exported = json.loads(out)
+    assert code == 0 and exported["run"]["status"] == "waiting" and len(exported["journal"]) == 5
+    assert exported["journal"][4]["waiting"] is True and exported["trace"]
+    code, out, _ = cli("--db", db, "replay", run_id, "--step", "3")
+    assert code == 0 and "state PRICING (ready) after 3 steps" in out
+
+
+def test_approve_twice_gives_one_success_and_one_refusal(db: str) -> None:
+    run_id = waiting(db)
+    code, out, _ = cli("--db", db, "pending")
+    assert code == 0 and f"{run_id} 4 AskApproval" in out
+    code, out, _ = cli("--db", db, "approve", run_id, "4", "--resume")
+    assert code == 0 and "finished" in out
+    code, _, err = cli("--db", db, "approve", run_id, "4")
+    assert code == 4 and "answered already" in err
+
+
+def test_unknown_run_and_unknown_machine_exit_3(db: str) -> None:
+    waiting(db)
+    assert cli("--db", db, "show", "nope")[0] == 3
+    code, _, err = cli("--db", db, "check", "tests.durable.machines:NOTHING")
+    assert code == 3 and "not a Durable or a Machine" in err
+
+
+def test_check_exits_1_when_a_run_would_diverge(db: str) -> None:
+    waiting(db)
+    code, out, _ = cli("--db", db, "check", NAME)
+    assert code == 0 and "1 unfinished run(s), 0 would diverge" in out
+    code, out, _ = cli("--db", db, "check", "tests.durable.machines:ORDERS_V2")
+    assert code == 0 and "0 unfinished" in out  # runs are matched by the name they were stored under
+
+
+def test_fork_with_a_changed_field(db: str) -> None:
+    store = SqliteStore.open(db).unwrap()
+    run_id = DURABLE_ORDERS.start(store, Order(items=2)).unwrap().run_id
+    code, out, _ = cli("--db", db, "fork", run_id, "1", "--set", "items=4")
+    assert code == 0 and "finished after 9 steps" in out
+
+
+def test_two_processes_approving_at_once_give_one_success_and_one_refusal(db: str) -> None:
+    run_id = waiting(db)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "agentsm_fn.durable.cli", "--db", db, "approve", run_id, "4"]
+    procs = [
+        subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
+    for proc in procs:
+        proc.communicate(timeout=60)
+    codes = sorted(proc.returncode for proc in procs)
+    assert codes == [0, 4]
