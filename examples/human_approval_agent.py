@@ -1,18 +1,19 @@
-"""Human in the loop: a tool that needs approval suspends the run; the paused run is
-stored as JSON and resumed later, possibly by another process, with the human's decision.
+"""Human in the loop: a tool that needs approval suspends the run; the paused run waits in
+a durable store (SQLite), another process lists what waits and answers it, and the run goes on.
 
-    python examples/human_approval_agent.py                      # both halves, one process
-    python examples/human_approval_agent.py --suspend-to run.json
-    python examples/human_approval_agent.py --resume-from run.json --decision approve|reject|modify
+    python examples/human_approval_agent.py                         # all three steps in one process
+    python examples/human_approval_agent.py --db runs.db --start    # process 1: run until a human is needed
+    python examples/human_approval_agent.py --db runs.db --pending  # process 2: what waits for an answer
+    python examples/human_approval_agent.py --db runs.db --answer RUN --decision approve  # or reject, modify
 
 Runs offline with a scripted LLM by default; with OPENAI_API_KEY, ANTHROPIC_API_KEY or
 OLLAMA_HOST in the environment it asks that provider instead (``--offline`` forces the
 script). Emails are never really sent: the tool prints them.
 
-A stored run is resumed once: ``--resume-from run.json`` first moves the file to
-``run.json.resumed`` (atomically), so a second resume, in this process or another,
-is refused instead of sending the approved email again. A file that is not a run
-stored by ``--suspend-to`` is refused with a message saying so.
+A waiting run is answered once: the store commits an answer only if none was committed
+before (one SQL statement decides), so a second answer, from this process or another at
+the same moment, is refused instead of sending the approved email again. The same store
+works with the command line: ``agentsm-runs --db runs.db list``, ``pending``, ``approve``.
 """
 
 from __future__ import annotations
@@ -26,8 +27,21 @@ from pathlib import Path
 from _common import choose_llm, finish
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.agents.react import Approved, Modified, ReactCompleted, Rejected, RunResult, Suspended
+from agentsm_fn.agents.react import (
+    AgentMemory,
+    Approved,
+    Event,
+    Modified,
+    ReactCompleted,
+    Rejected,
+    RunResult,
+    State,
+)
 from agentsm_fn.agents.react.outcomes import ApprovalDecision
+from agentsm_fn.agents.react.result import interpret_react
+from agentsm_fn.durable import AnswerRefused, Durable, DurableError, SqliteStore
+from agentsm_fn.durable.approvals import answer, pending
+from agentsm_fn.durable.travel import replay_stored
 from agentsm_fn.llm import AnyLlmProvider, LlmReply, ToolCall
 from agentsm_fn.shell.react_agent import Agent, AgentBuilder
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
@@ -79,70 +93,88 @@ def decision_from(name: str) -> ApprovalDecision:
     return Modified({"to": "leads@example.com", "subject": "Release date", "body": "Release: Friday."})
 
 
-def suspend(path: Path, offline: bool) -> int:
+def durable_for(agent: Agent) -> Durable[State, Event, AgentMemory]:
+    """The agent as a durable program: runs are stored under this name, effects performed by its shell."""
+    return Durable(name="human_approval_agent:EMAIL_AGENT", machine=agent.machine, shell=agent.shell)
+
+
+def open_store(path: Path) -> Result[SqliteStore, str]:
+    return SqliteStore.open(path).alt(lambda error: f"cannot open the run store: {error.describe()}")
+
+
+def start(path: Path, offline: bool) -> int:
     llm = choose_llm(offline, lambda: ScriptedLlm([_first_half()]))
     print(f"LLM: {llm.name}\n-- process 1: run until a human is needed")
-    match make_agent(llm.provider).run():
-        case Success(Suspended() as paused):
-            request = paused.request
+    agent = make_agent(llm.provider)
+    match open_store(path).bind(lambda store: durable_for(agent).start(store, agent.memory).alt(_why)):
+        case Success(stored) if not stored.finished:
+            request = stored.snapshot.memory.pending_approval
             assert request is not None
             call = request.tool_call
-            print(f"   paused in {paused.state.name}: {call.name}({call.arguments_json})")
+            print(f"   paused in {stored.snapshot.state.name}: {call.name}({call.arguments_json})")
             print(f"   reason: {request.reason}")
-            path.write_text(paused.to_json(), encoding="utf-8")
-            print(f"   stored the paused run ({path.stat().st_size} bytes of JSON) in {path}")
+            print(f"   stored as run {stored.run_id} in {path}")
             return 0
-        case Success(other):
-            print(f"   finished without needing approval: {other!r}")
+        case Success(stored):
+            print(f"   finished without needing approval: run {stored.run_id}")
             return 0
-        case Failure(error):
-            print(f"Agent failed: {error.describe()}", file=sys.stderr)
+        case Failure(reason):
+            print(f"error: {reason}", file=sys.stderr)
     return 1
 
 
-def claimed(path: Path) -> Path:
-    """Where a stored run goes once it is resumed: it can be resumed only once."""
-    return path.with_name(path.name + ".resumed")
+def _why(error: DurableError) -> str:
+    return error.describe()
 
 
-def load(path: Path) -> Result[Suspended, str]:
-    """The paused run stored in ``path`` by ``--suspend-to``, or why it cannot be resumed."""
-    if not path.exists() and claimed(path).exists():
-        return Failure(
-            f"the run stored in {path} was already resumed (it was moved to {claimed(path)}); "
-            "resuming it again would repeat the approved action. Start a new run with --suspend-to."
+def list_pending(path: Path) -> int:
+    print("-- process 2: what waits for an answer")
+    match open_store(path).bind(lambda store: pending(store).alt(_why)):
+        case Success(waiting):
+            for item in waiting:
+                print(f"   {item.run_id} {item.seq} {item.summary}")
+            if not waiting:
+                print("   nothing waits for an answer")
+            return 0
+        case Failure(reason):
+            print(f"error: {reason}", file=sys.stderr)
+    return 1
+
+
+def answer_and_resume(path: Path, run_id: str, decision: str, offline: bool) -> int:
+    llm = choose_llm(offline, lambda: ScriptedLlm([_second_half()]))
+    print(f"-- process 3: answer run {run_id} with {decision!r} and run it on")
+    opened = open_store(path)
+    if isinstance(opened, Failure):
+        print(f"error: {opened.failure()}", file=sys.stderr)
+        return 1
+    store = opened.unwrap()
+    waiting = [item for item in pending(store).value_or(()) if item.run_id == run_id]
+    seq = waiting[0].seq if waiting else _last_entry(store, run_id)
+    answered = answer(store, run_id, seq, decision_from(decision))
+    if isinstance(answered, Failure):
+        error = answered.failure()
+        hint = (
+            " (answering again would repeat the approved action)" if isinstance(error, AnswerRefused) else ""
         )
-    not_ours = f"{path} is not a stored run of this agent"
-    hint = "Store one with --suspend-to FILE."
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        return Failure(f"{not_ours} (it is not text). {hint}")
-    except OSError as error:
-        return Failure(f"cannot read {path}: {error.strerror or error}")
-    match Suspended.from_json(text):
-        case Success(paused) if paused.request is not None and paused.memory.task == TASK:
-            return Success(paused)
-        case Success(_):
-            return Failure(f"{not_ours} (it is a paused run of another agent or task). {hint}")
-        case Failure(error):
-            why = error.message.removeprefix("not a stored agent run: ")  # not_ours says that already
-            return Failure(f"{not_ours} ({why}). {hint}")
-    raise AssertionError("unreachable")  # pragma: no cover
+        print(f"error: {error.describe()}{hint}", file=sys.stderr)
+        return 1
+    print(f"   answered entry {seq}: this run cannot be answered twice")
+    durable = durable_for(make_agent(llm.provider))
+    resumed = durable.resume(store, run_id)
+    if isinstance(resumed, Failure):
+        print(f"error: {resumed.failure().describe()}", file=sys.stderr)
+        return 1
+    # The resumed run's trace starts where it was loaded; replaying the journal gives the whole of it.
+    whole = replay_stored(store, durable.machine, run_id).value_or(resumed.unwrap().snapshot)
+    result: RunResult = interpret_react(Success(whole))
+    return finish(result, show)
 
 
-def claim(path: Path) -> Result[Path, str]:
-    """Move the stored run aside before acting on it, so that a second resume finds nothing to repeat.
-
-    The move is atomic: of two processes resuming the same file at once, one gets it.
-    """
-    try:
-        path.replace(claimed(path))
-    except FileNotFoundError:
-        return Failure(f"the run stored in {path} was resumed by another process meanwhile")
-    except OSError as error:
-        return Failure(f"cannot mark {path} as resumed, so it is not resumed: {error.strerror or error}")
-    return Success(claimed(path))
+def _last_entry(store: SqliteStore, run_id: str) -> int:
+    """The run's last entry that waited for an answer (the one a second answer would be for)."""
+    rows = [row for row in store.journal(run_id).value_or(()) if row.waiting]
+    return rows[-1].seq if rows else 0
 
 
 def show(done: ReactCompleted) -> None:
@@ -156,46 +188,39 @@ def show(done: ReactCompleted) -> None:
     print(done.trace.render(width=160))
 
 
-def resume(path: Path, decision: str, offline: bool) -> int:
-    llm = choose_llm(offline, lambda: ScriptedLlm([_second_half()]))
-    print(f"-- process 2: load the paused run and resume it with decision {decision!r}")
-    ready = load(path).bind(lambda paused: claim(path).map(lambda _moved: paused))
-    match ready:
-        case Failure(reason):
-            print(f"error: {reason}", file=sys.stderr)
-            return 1
-        case Success(paused):
-            print(f"   moved {path} to {claimed(path)}: this stored run cannot be resumed twice")
-            result: RunResult = make_agent(llm.provider).resume(paused, decision_from(decision))
-            match result:
-                case Success(Suspended() as again):
-                    print(f"paused again: {again!r}")
-                    return 0
-                case _:
-                    return finish(result, show)
-    return 1  # pragma: no cover
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=(__doc__ or "").split("\n\n")[0],
-        epilog="With neither --suspend-to nor --resume-from, both halves run in this process.",
+        epilog="With none of --start, --pending, --answer, all three steps run in this process.",
     )
     parser.add_argument("--offline", action="store_true", help="use the scripted LLM even if a key is set")
+    parser.add_argument("--db", metavar="FILE", help="the SQLite run store (created if missing)")
     parser.add_argument(
-        "--suspend-to", metavar="FILE", help="run until approval is needed, store the run in FILE"
+        "--start", action="store_true", help="run until approval is needed; the run waits in --db"
     )
-    parser.add_argument("--resume-from", metavar="FILE", help="resume the run stored in FILE")
+    parser.add_argument(
+        "--pending", action="store_true", help="list the runs in --db that wait for an answer"
+    )
+    parser.add_argument("--answer", metavar="RUN", help="answer the run RUN in --db and run it on")
     parser.add_argument("--decision", choices=("approve", "reject", "modify"), default="approve")
     args = parser.parse_args(argv)
-    if args.suspend_to:
-        return suspend(Path(args.suspend_to), args.offline)
-    if args.resume_from:
-        return resume(Path(args.resume_from), args.decision, args.offline)
+    if (args.start or args.pending or args.answer) and not args.db:
+        parser.error("--start, --pending and --answer need --db FILE")
+    if args.start:
+        return start(Path(args.db), args.offline)
+    if args.pending:
+        return list_pending(Path(args.db))
+    if args.answer:
+        return answer_and_resume(Path(args.db), args.answer, args.decision, args.offline)
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "paused-run.json"
-        code = suspend(path, args.offline)
-        return code or (resume(path, args.decision, args.offline) if path.exists() else 0)
+        path = Path(folder) / "runs.db"
+        code = start(path, args.offline) or list_pending(path)
+        if code:
+            return code
+        store = SqliteStore.open(path).unwrap()
+        waiting = pending(store).unwrap()
+        store.close()
+        return answer_and_resume(path, waiting[0].run_id, args.decision, args.offline) if waiting else 0
 
 
 if __name__ == "__main__":

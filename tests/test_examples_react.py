@@ -58,85 +58,81 @@ def test_multi_tool_example_shows_blacklist_parallel_reflection_and_routing() ->
     assert "models per LLM call: ['scripted-small'" in out
 
 
-def test_human_approval_example_across_two_processes(tmp_path: Path) -> None:
-    stored = tmp_path / "run.json"
-    first = _run("examples/human_approval_agent.py", "--offline", "--suspend-to", str(stored))
-    assert first.returncode == 0, first.stderr
-    assert "paused in WaitingForHuman: send_email" in first.stdout
-    assert stored.exists()
-    second = _run(
-        "examples/human_approval_agent.py", "--offline", "--resume-from", str(stored), "--decision", "modify"
-    )
-    assert second.returncode == 0, second.stderr
-    assert "SUCCESS: email sent to leads@example.com" in second.stdout
-    assert "HumanModified" in second.stdout
-
-
 def _approval(*args: str) -> subprocess.CompletedProcess[str]:
     return _run("examples/human_approval_agent.py", "--offline", *args)
 
 
-@pytest.mark.parametrize(
-    ("content", "why"),
-    [
-        ('{"a": 1}', "(unknown tag 'a')"),
-        ("not json at all", "(not JSON: "),
-        ("", "(not JSON: "),
-        ("[1, 2, 3]", "(unexpected JSON array)"),
-    ],
-    ids=["other-json", "text", "empty", "json-list"],
-)
-def test_resuming_a_file_that_is_not_a_stored_run_says_so_and_fails(
-    tmp_path: Path, content: str, why: str
-) -> None:
-    stored = tmp_path / "notes.json"
-    stored.write_text(content, encoding="utf-8")
-    done = _approval("--resume-from", str(stored))
-    assert done.returncode == 1
-    assert f"{stored} is not a stored run of this agent {why}" in done.stderr
-    assert done.stderr.count("not a stored") == 1  # said once, then why
-    assert "--suspend-to" in done.stderr
-    assert "Traceback" not in done.stderr
-    assert not done.stderr.startswith("cannot load")
-    assert stored.read_text(encoding="utf-8") == content  # a file that is not ours is left alone
+def _started(db: Path) -> str:
+    first = _approval("--db", str(db), "--start")
+    assert first.returncode == 0, first.stderr
+    assert "paused in WaitingForHuman: send_email" in first.stdout
+    return first.stdout.split("stored as run ")[1].split()[0]
 
 
-def test_resuming_a_binary_or_missing_file_explains_without_a_traceback(tmp_path: Path) -> None:
-    binary = tmp_path / "image.png"
-    binary.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
-    done = _approval("--resume-from", str(binary))
-    assert done.returncode == 1
-    assert "is not a stored run of this agent" in done.stderr
-    missing = _approval("--resume-from", str(tmp_path / "nowhere.json"))
-    assert missing.returncode == 1
-    assert "cannot read" in missing.stderr
-    assert "Traceback" not in done.stderr + missing.stderr
+def test_human_approval_example_across_three_processes(tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    run_id = _started(db)
+    listed = _approval("--db", str(db), "--pending")
+    assert listed.returncode == 0 and f"{run_id} 1 AskHuman send_email" in listed.stdout
+    answered = _approval("--db", str(db), "--answer", run_id, "--decision", "modify")
+    assert answered.returncode == 0, answered.stderr
+    assert "SUCCESS: email sent to leads@example.com" in answered.stdout
+    assert "HumanModified" in answered.stdout
+    assert "Idle" in answered.stdout  # the whole trace, replayed from the journal
+    assert "nothing waits" in _approval("--db", str(db), "--pending").stdout
 
 
-def test_a_stored_run_of_another_task_is_refused(tmp_path: Path) -> None:
-    stored = tmp_path / "run.json"
-    assert _approval("--suspend-to", str(stored)).returncode == 0
-    text = stored.read_text(encoding="utf-8")
-    stored.write_text(text.replace("release moves to Friday", "release moves to Monday"), encoding="utf-8")
-    done = _approval("--resume-from", str(stored))
-    assert done.returncode == 1
-    assert "is not a stored run of this agent" in done.stderr
-    assert "[send_email]" not in done.stdout
-
-
-def test_a_stored_run_is_resumed_once_so_the_approved_email_is_sent_once(tmp_path: Path) -> None:
-    stored = tmp_path / "run.json"
-    assert _approval("--suspend-to", str(stored)).returncode == 0
-    first = _approval("--resume-from", str(stored), "--decision", "approve")
+def test_a_waiting_run_is_answered_once_so_the_approved_email_is_sent_once(tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    run_id = _started(db)
+    first = _approval("--db", str(db), "--answer", run_id, "--decision", "approve")
     assert first.returncode == 0, first.stderr
     assert first.stdout.count("[send_email]") == 1
-    assert not stored.exists()
-    assert (tmp_path / "run.json.resumed").exists()
-    second = _approval("--resume-from", str(stored), "--decision", "approve")
+    second = _approval("--db", str(db), "--answer", run_id, "--decision", "approve")
     assert second.returncode == 1
     assert "[send_email]" not in second.stdout
-    assert "already resumed" in second.stderr
+    assert "answered already" in second.stderr
     assert "would repeat the approved action" in second.stderr
+    assert "Traceback" not in second.stderr
+
+
+def test_two_processes_answering_at_once_send_the_email_once(tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    run_id = _started(db)
+    env = {k: v for k, v in os.environ.items() if k not in KEYS}
+    command = [
+        sys.executable,
+        "examples/human_approval_agent.py",
+        "--offline",
+        "--db",
+        str(db),
+        "--answer",
+        run_id,
+    ]
+    procs = [
+        subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
+    outputs = [proc.communicate(timeout=120) for proc in procs]
+    assert sorted(proc.returncode for proc in procs) == [0, 1]
+    assert sum(out.count("[send_email]") for out, _ in outputs) == 1
+    assert any("answered already" in err for _, err in outputs)
+
+
+def test_a_file_that_is_not_a_store_or_an_unknown_run_is_refused_without_a_traceback(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.db"
+    notes.write_text("not a database", encoding="utf-8")
+    done = _approval("--db", str(notes), "--pending")
+    assert done.returncode == 1
+    assert "cannot open the run store" in done.stderr and "Traceback" not in done.stderr
+    assert notes.read_text(encoding="utf-8") == "not a database"  # a file that is not ours is left alone
+    db = tmp_path / "runs.db"
+    _started(db)
+    unknown = _approval("--db", str(db), "--answer", "no-such-run")
+    assert unknown.returncode == 1 and "Traceback" not in unknown.stderr
+    assert "[send_email]" not in unknown.stdout
 
 
 def test_multi_tool_summary_counts_say_what_they_count_and_match_the_trace() -> None:
