@@ -28,3 +28,12 @@ def test_refund_workflow_runs_both_machines_and_replays() -> None:
     assert "strict-refunds: refund of 50 -> Paid" in out
     assert "request AskManager" in out
     assert "replays from its journal" in out
+
+
+def test_durable_orders_survive_a_sigkill_wait_for_approval_and_are_checked() -> None:
+    out = run_example("durable_orders.py")
+    assert "worker exit status -9" in out
+    assert out.count("charging o-1") == 1 and out.count("charging o-2") == 1
+    assert "o-2: receipt-o-2" in out
+    assert "waits in APPROVING" in out
+    assert "DIVERGES at step 1: it stopped in state APPROVING, which the machine no longer has" in out

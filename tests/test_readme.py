@@ -113,3 +113,28 @@ def test_the_mcp_example_runs_against_the_reference_server_with_a_scripted_llm()
         exec(compile(source, str(README), "exec"), {"__name__": "readme_mcp", "_scripted": script})
     assert out.getvalue() == "19 + 23 = 42, said the reference server.\n"
     assert "The sum of 19 and 23 is 42." in str(script.requests[1].messages)
+
+
+def test_the_durable_examples_run_as_printed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    examples = README.parent / "examples"
+    (tmp_path / "durable_orders.py").symlink_to(examples / "durable_orders.py")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    blocks = [_block_with("recover(store"), _block_with('"approve", "o-7"'), _block_with("check_runs(")]
+    namespace: dict[str, object] = {"__name__": "readme_durable"}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        for block in blocks:
+            exec(compile(block, str(README), "exec"), namespace)
+    charges = [line for line in out.getvalue().splitlines() if line.startswith("    charging")]
+    assert charges == [
+        "    charging o-2: 75",
+        "    charging o-7: 5000",
+    ]  # o-1 was charged once, by the worker
+    lines = [line for line in out.getvalue().splitlines() if not line.startswith("    charging")]
+    assert lines[0] == "o-2 receipt-o-2"
+    assert lines[1] == "Order(order_id='o-7', amount=5000, receipt='receipt-o-7', approved=True)"
+    assert lines[2].startswith(
+        "o-8 (waiting, machine changed): DIVERGES at step 1: it stopped in state APPROVING"
+    )
+    assert lines[3].startswith("run o-8: machine durable_orders:ORDERS changed")

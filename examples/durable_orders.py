@@ -1,0 +1,228 @@
+"""Durable runs: orders that survive a killed process, wait for approval, and are checked after a change.
+
+    python examples/durable_orders.py                          # a tour in a temporary store
+    python examples/durable_orders.py --db runs.db --orders 3 --die-after 1
+        # charge 3 orders; SIGKILL itself while looking up the second price
+
+An order looks up its price (a read: retry-safe), charges the card (not retry-safe), and a
+large order waits for a human's approval. Every effect's outcome is committed to a SQLite
+store before the machine sees it, so a process killed at any point loses nothing:
+``recover`` (or ``agentsm-runs recover durable_orders:ORDERS``) runs the unfinished orders
+on, and no card is charged twice. ``ORDERS_V2`` is the next version of the machine (large
+orders are charged without approval): ``check_runs`` says which stored runs it would break.
+"""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar, Literal
+
+import attrs
+from returns.result import Result
+
+from agentsm_fn.core import SUSPEND, Effect, Fault, Perform, effectful, emit, perform
+from agentsm_fn.core.machine import Machine, define_machine
+from agentsm_fn.durable import Durable, SqliteStore
+from agentsm_fn.durable.check import check_runs
+from agentsm_fn.durable.recover import recover
+from agentsm_fn.shell import Performers, Shell
+
+
+class S(enum.Enum):
+    PRICING = "pricing"
+    CHARGING = "charging"
+    APPROVING = "approving"
+    DONE = "done"
+
+
+class E(enum.Enum):
+    PRICED = "priced"
+    LARGE = "large"
+    CHARGED = "charged"
+    APPROVED = "approved"
+
+
+@attrs.frozen
+class LookUpPrice(Effect[int]):
+    outcome_types: ClassVar[tuple[type, ...]] = (int,)
+    retry_safe: ClassVar[bool] = True
+    order_id: str
+
+
+@attrs.frozen
+class ChargeCard(Effect[str]):
+    outcome_types: ClassVar[tuple[type, ...]] = (str,)
+    order_id: str
+    amount: int
+
+
+@attrs.frozen
+class AskManager(Effect[bool]):
+    outcome_types: ClassVar[tuple[type, ...]] = (bool,)
+    order_id: str
+    amount: int
+
+
+@attrs.frozen(kw_only=True)
+class Order:
+    order_id: str
+    amount: int = 0
+    receipt: str = ""
+    approved: bool | None = None
+
+
+def look_up(order: Order) -> Result[Perform[int, Order], Fault]:
+    return perform(LookUpPrice(order.order_id), order)
+
+
+def priced(order: Order, amount: int) -> Result[tuple[Literal[E.PRICED, E.LARGE], Order], Fault]:
+    return emit(E.LARGE if amount > 1_000 else E.PRICED, attrs.evolve(order, amount=amount))
+
+
+def charge(order: Order) -> Result[Perform[str, Order], Fault]:
+    return perform(ChargeCard(order.order_id, order.amount), order)
+
+
+def charged(order: Order, receipt: str) -> Result[tuple[Literal[E.CHARGED], Order], Fault]:
+    return emit(E.CHARGED, attrs.evolve(order, receipt=receipt))
+
+
+def ask(order: Order) -> Result[Perform[bool, Order], Fault]:
+    return perform(AskManager(order.order_id, order.amount), order)
+
+
+def answered(order: Order, yes: bool) -> Result[tuple[Literal[E.APPROVED, E.CHARGED], Order], Fault]:
+    return emit(E.APPROVED if yes else E.CHARGED, attrs.evolve(order, approved=yes))
+
+
+ORDER_MACHINE: Machine[S, E, Order] = define_machine(
+    name="orders",
+    states=S,
+    events=E,
+    initial=S.PRICING,
+    terminals={S.DONE},
+    table={
+        (S.PRICING, E.PRICED): S.CHARGING,
+        (S.PRICING, E.LARGE): S.APPROVING,
+        (S.APPROVING, E.APPROVED): S.CHARGING,
+        (S.APPROVING, E.CHARGED): S.DONE,
+        (S.CHARGING, E.CHARGED): S.DONE,
+    },
+    handlers={
+        S.PRICING: effectful(look_up, priced),
+        S.APPROVING: effectful(ask, answered),
+        S.CHARGING: effectful(charge, charged),
+    },
+)
+
+
+class S2(enum.Enum):
+    """Version 2: no APPROVING state; large orders are charged at once."""
+
+    PRICING = "pricing"
+    CHARGING = "charging"
+    DONE = "done"
+
+
+ORDER_MACHINE_V2: Machine[S2, E, Order] = define_machine(
+    name="orders",
+    states=S2,
+    events=E,
+    initial=S2.PRICING,
+    terminals={S2.DONE},
+    table={
+        (S2.PRICING, E.PRICED): S2.CHARGING,
+        (S2.PRICING, E.LARGE): S2.CHARGING,
+        (S2.CHARGING, E.CHARGED): S2.DONE,
+    },
+    handlers={S2.PRICING: effectful(look_up, priced), S2.CHARGING: effectful(charge, charged)},
+)
+
+
+PRICES = {"o-1": 40, "o-2": 75, "o-3": 120, "o-7": 5_000, "o-8": 2_500}
+DIE_AFTER: list[int] = []
+"""Set by --die-after N: SIGKILL this process during price lookup N + 1 (a crash, for the demo)."""
+
+
+def _look_up_price(effect: LookUpPrice) -> int:
+    if DIE_AFTER:
+        DIE_AFTER[0] -= 1
+        if DIE_AFTER[0] < 0:
+            os.kill(os.getpid(), signal.SIGKILL)  # a crash while an effect is in flight
+    return PRICES.get(effect.order_id, 10)
+
+
+def _charge_card(effect: ChargeCard) -> str:
+    print(f"    charging {effect.order_id}: {effect.amount}")
+    return f"receipt-{effect.order_id}"
+
+
+def shell() -> Shell:
+    """The performers: a price list, a card that prints each charge, a manager who answers later."""
+    performers = (
+        Performers()
+        .on(LookUpPrice, _look_up_price)
+        .on(ChargeCard, _charge_card)
+        .on(AskManager, lambda effect: SUSPEND)
+    )
+    return Shell(performers)
+
+
+ORDERS = Durable(name="durable_orders:ORDERS", machine=ORDER_MACHINE, shell=shell)
+ORDERS_V2 = Durable(name="durable_orders:ORDERS", machine=ORDER_MACHINE_V2, shell=shell)
+
+
+def charge_orders(db: Path, count: int) -> None:
+    store = SqliteStore.open(db).unwrap()
+    for number in range(1, count + 1):
+        ORDERS.start(store, Order(order_id=f"o-{number}"), run_id=f"o-{number}")
+
+
+def tour() -> int:
+    with tempfile.TemporaryDirectory() as folder:
+        db = Path(folder) / "runs.db"
+        print("-- a worker charges 3 orders and is killed (SIGKILL) while looking up the second price")
+        script = [sys.executable, __file__, "--db", str(db), "--orders", "3", "--die-after", "1"]
+        killed = subprocess.run(script, check=False)
+        print(f"   worker exit status {killed.returncode}")
+        store = SqliteStore.open(db).unwrap()
+        print("-- recover: the unfinished order runs on; the committed charge of o-1 is not repeated")
+        for run in recover(store, [ORDERS]).unwrap():
+            print(f"   {run.run_id}: {run.result.unwrap().snapshot.memory.receipt or run.result}")
+        print("-- a large order waits for the manager")
+        waiting = ORDERS.start(store, Order(order_id="o-7")).unwrap()
+        print(f"   {waiting.run_id} waits in {waiting.snapshot.state.name}")
+        print("-- version 2 of the machine charges large orders at once: checked against the stored runs")
+        for verdict in check_runs(store, ORDERS_V2.machine, ORDERS.name).unwrap():
+            print(f"   {verdict.describe()}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--db", help="the SQLite run store")
+    parser.add_argument("--orders", type=int, default=3)
+    parser.add_argument("--die-after", type=int, help="SIGKILL this process during price lookup N + 1")
+    args = parser.parse_args(argv)
+    if args.db is None:
+        return tour()
+    if args.die_after is not None:
+        DIE_AFTER.append(args.die_after)
+    charge_orders(Path(args.db), args.orders)
+    return 0
+
+
+if __name__ == "__main__":
+    # Run as the module ``durable_orders``, not ``__main__``: stored values name their classes by module,
+    # and every process (this one, the worker, agentsm-runs) must find them under the same name.
+    import durable_orders
+
+    raise SystemExit(durable_orders.main())
