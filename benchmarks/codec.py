@@ -43,7 +43,11 @@ def memory(entries: int) -> AgentMemory:
         )
         for i in range(entries)
     ]
-    return AgentMemory.new("What is the population of Paris?").with_tools([SEARCH]).evolve(history=pvector(history))
+    return (
+        AgentMemory.new("What is the population of Paris?")
+        .with_tools([SEARCH])
+        .evolve(history=pvector(history))
+    )
 
 
 def timed(label: str, rounds: int, work: Callable[[], object]) -> float:
@@ -85,7 +89,9 @@ def main() -> None:
     sides: list[tuple[str, float, int]] = [
         (
             "hand-written JSON codec (agents/react/codec.py)",
-            timed("react", args.rounds, lambda: react_codec.loads_snapshot(react_codec.dumps_snapshot(value))),
+            timed(
+                "react", args.rounds, lambda: react_codec.loads_snapshot(react_codec.dumps_snapshot(value))
+            ),
             len(react_codec.dumps_snapshot(value).encode()),
         ),
         (
