@@ -2,10 +2,10 @@
 
     python examples/durable_orders.py                          # a tour in a temporary store
     python examples/durable_orders.py --db runs.db --orders 3 --die-after 1
-        # charge 3 orders; SIGKILL itself while looking up the second price
+        # charge 3 orders; SIGKILL itself while checking the stock of the second
 
-An order looks up its price (a read: retry-safe), charges the card (not retry-safe), and a
-large order waits for a human's approval. Every effect's outcome is committed to a SQLite
+An order looks up its price and checks the stock (reads: retry-safe), charges the card (not
+retry-safe), and a large order waits for a human's approval. Every effect's outcome is committed to a SQLite
 store before the machine sees it, so a process killed at any point loses nothing:
 ``recover`` (or ``agentsm-runs recover durable_orders:ORDERS``) runs the unfinished orders
 on, and no card is charged twice. ``ORDERS_V2`` is the next version of the machine (large
@@ -38,6 +38,7 @@ from agentsm_fn.shell import Performers, Shell
 
 class S(enum.Enum):
     PRICING = "pricing"
+    STOCKING = "stocking"
     CHARGING = "charging"
     APPROVING = "approving"
     DONE = "done"
@@ -45,6 +46,7 @@ class S(enum.Enum):
 
 class E(enum.Enum):
     PRICED = "priced"
+    IN_STOCK = "in_stock"
     LARGE = "large"
     CHARGED = "charged"
     APPROVED = "approved"
@@ -53,6 +55,13 @@ class E(enum.Enum):
 @attrs.frozen
 class LookUpPrice(Effect[int]):
     outcome_types: ClassVar[tuple[type, ...]] = (int,)
+    retry_safe: ClassVar[bool] = True
+    order_id: str
+
+
+@attrs.frozen
+class CheckStock(Effect[bool]):
+    outcome_types: ClassVar[tuple[type, ...]] = (bool,)
     retry_safe: ClassVar[bool] = True
     order_id: str
 
@@ -87,6 +96,14 @@ def priced(order: Order, amount: int) -> Result[tuple[Literal[E.PRICED, E.LARGE]
     return emit(E.LARGE if amount > 1_000 else E.PRICED, attrs.evolve(order, amount=amount))
 
 
+def check_stock(order: Order) -> Result[Perform[bool, Order], Fault]:
+    return perform(CheckStock(order.order_id), order)
+
+
+def stocked(order: Order, available: bool) -> Result[tuple[Literal[E.IN_STOCK], Order], Fault]:
+    return emit(E.IN_STOCK, order)
+
+
 def charge(order: Order) -> Result[Perform[str, Order], Fault]:
     return perform(ChargeCard(order.order_id, order.amount), order)
 
@@ -110,15 +127,17 @@ ORDER_MACHINE: Machine[S, E, Order] = define_machine(
     initial=S.PRICING,
     terminals={S.DONE},
     table={
-        (S.PRICING, E.PRICED): S.CHARGING,
+        (S.PRICING, E.PRICED): S.STOCKING,
         (S.PRICING, E.LARGE): S.APPROVING,
-        (S.APPROVING, E.APPROVED): S.CHARGING,
+        (S.APPROVING, E.APPROVED): S.STOCKING,
         (S.APPROVING, E.CHARGED): S.DONE,
+        (S.STOCKING, E.IN_STOCK): S.CHARGING,
         (S.CHARGING, E.CHARGED): S.DONE,
     },
     handlers={
         S.PRICING: effectful(look_up, priced),
         S.APPROVING: effectful(ask, answered),
+        S.STOCKING: effectful(check_stock, stocked),
         S.CHARGING: effectful(charge, charged),
     },
 )
@@ -128,6 +147,7 @@ class S2(enum.Enum):
     """Version 2: no APPROVING state; large orders are charged at once."""
 
     PRICING = "pricing"
+    STOCKING = "stocking"
     CHARGING = "charging"
     DONE = "done"
 
@@ -139,25 +159,30 @@ ORDER_MACHINE_V2: Machine[S2, E, Order] = define_machine(
     initial=S2.PRICING,
     terminals={S2.DONE},
     table={
-        (S2.PRICING, E.PRICED): S2.CHARGING,
-        (S2.PRICING, E.LARGE): S2.CHARGING,
+        (S2.PRICING, E.PRICED): S2.STOCKING,
+        (S2.PRICING, E.LARGE): S2.STOCKING,
+        (S2.STOCKING, E.IN_STOCK): S2.CHARGING,
         (S2.CHARGING, E.CHARGED): S2.DONE,
     },
-    handlers={S2.PRICING: effectful(look_up, priced), S2.CHARGING: effectful(charge, charged)},
+    handlers={
+        S2.PRICING: effectful(look_up, priced),
+        S2.STOCKING: effectful(check_stock, stocked),
+        S2.CHARGING: effectful(charge, charged),
+    },
 )
 
 
 PRICES = {"o-1": 40, "o-2": 75, "o-3": 120, "o-7": 5_000, "o-8": 2_500}
 DIE_AFTER: list[int] = []
-"""Set by --die-after N: SIGKILL this process during price lookup N + 1 (a crash, for the demo)."""
+"""Set by --die-after N: SIGKILL this process during stock check N + 1 (a crash, for the demo)."""
 
 
-def _look_up_price(effect: LookUpPrice) -> int:
+def _check_stock(effect: CheckStock) -> bool:
     if DIE_AFTER:
         DIE_AFTER[0] -= 1
         if DIE_AFTER[0] < 0:
             os.kill(os.getpid(), signal.SIGKILL)  # a crash while an effect is in flight
-    return PRICES.get(effect.order_id, 10)
+    return True
 
 
 def _charge_card(effect: ChargeCard) -> str:
@@ -169,7 +194,8 @@ def shell() -> Shell:
     """The performers: a price list, a card that prints each charge, a manager who answers later."""
     performers = (
         Performers()
-        .on(LookUpPrice, _look_up_price)
+        .on(LookUpPrice, lambda effect: PRICES.get(effect.order_id, 10))
+        .on(CheckStock, _check_stock)
         .on(ChargeCard, _charge_card)
         .on(AskManager, lambda effect: SUSPEND)
     )
@@ -189,7 +215,7 @@ def charge_orders(db: Path, count: int) -> None:
 def tour() -> int:
     with tempfile.TemporaryDirectory() as folder:
         db = Path(folder) / "runs.db"
-        print("-- a worker charges 3 orders and is killed (SIGKILL) while looking up the second price")
+        print("-- a worker charges 3 orders and is killed (SIGKILL) while checking the stock of the second")
         script = [sys.executable, __file__, "--db", str(db), "--orders", "3", "--die-after", "1"]
         killed = subprocess.run(script, check=False)
         print(f"   worker exit status {killed.returncode}")
@@ -210,7 +236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--db", help="the SQLite run store")
     parser.add_argument("--orders", type=int, default=3)
-    parser.add_argument("--die-after", type=int, help="SIGKILL this process during price lookup N + 1")
+    parser.add_argument("--die-after", type=int, help="SIGKILL this process during stock check N + 1")
     args = parser.parse_args(argv)
     if args.db is None:
         return tour()

@@ -64,4 +64,13 @@ def fingerprint(machine: Machine[StateT, EventT, MemoryT]) -> str:
         >>> len(fingerprint(REACT_MACHINE)), fingerprint(REACT_MACHINE) == fingerprint(REACT_MACHINE)
         (64, True)
     """
-    return hashlib.sha256(fingerprint_text(machine).encode()).hexdigest()
+    found = _FINGERPRINTS.get(id(machine))
+    if found is not None and found[0] is machine:
+        return found[1]
+    digest = hashlib.sha256(fingerprint_text(machine).encode()).hexdigest()
+    _FINGERPRINTS[id(machine)] = (machine, digest)
+    return digest
+
+
+_FINGERPRINTS: dict[int, tuple[object, str]] = {}
+"""id(machine) -> (the machine, kept alive so its id is not reused, and its fingerprint)."""

@@ -111,9 +111,6 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             parent_step=parent[1] if start is None else start.steps,
             start_state="" if start is None else start.state.name,
         )
-        created = store.create(new)
-        if isinstance(created, Failure):
-            return created
         session = Session(
             run_id=run_id,
             store=store,
@@ -125,6 +122,7 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             skip_first_ticks=False,
             checkpoint_after=self.checkpoint_after,
             checkpoint_bytes=len(encoded.unwrap()),
+            create=new,
         )
         return Success((session, shell))
 
@@ -256,51 +254,45 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             effects=session.seq,
             owner=session.owner,
         )
+        tail = tuple(session.buffer)
+
+        def stop(stopped: RunRecord, ticks: tuple[float, ...] = tail) -> Result[None, DurableError]:
+            done = store.stop(run_id, stopped, ticks, session.owner, session.create)
+            session.create = None
+            return done
+
         error = session.error
         if error is not None:
             if isinstance(error, Diverged):
                 error = attrs.evolve(error, step=snapshot.steps + 1)
             if not isinstance(error, RunBusy):  # a run another process owns is not ours to mark
-                store.stop(
-                    run_id,
-                    attrs.evolve(record, reason=error.describe()),
-                    tuple(session.buffer),
-                    session.owner,
-                )
+                stop(attrs.evolve(record, reason=error.describe()))
             return Failure(error)
         if isinstance(result, Failure):
             failed = result.failure()
-            store.stop(
-                run_id,
-                attrs.evolve(record, reason=failed.reason.describe()),
-                tuple(session.buffer),
-                session.owner,
+            stopped = stop(attrs.evolve(record, reason=failed.reason.describe()))
+            return Failure(
+                stopped.failure() if isinstance(stopped, Failure) else Stopped(run_id=run_id, failed=failed)
             )
-            return Failure(Stopped(run_id=run_id, failed=failed))
         if snapshot.status is Status.FINISHED:
-            store.stop(
-                run_id, attrs.evolve(record, status=RunStatus.FINISHED), tuple(session.buffer), session.owner
-            )
-            return Success(StoredRun(run_id=run_id, snapshot=snapshot))
+            done = stop(attrs.evolve(record, status=RunStatus.FINISHED))
+            return done.map(lambda _: StoredRun(run_id=run_id, snapshot=snapshot))
         pause, session.pause = session.pause, None
         if pause is Pause.RAISED:
             failed = RunFailed(
                 EffectFailed(snapshot.state, _pending_summary(snapshot), session.raised), snapshot
             )
-            store.stop(
-                run_id,
-                attrs.evolve(record, reason=failed.reason.describe()),
-                tuple(session.buffer),
-                session.owner,
+            stopped = stop(attrs.evolve(record, reason=failed.reason.describe()))
+            return Failure(
+                stopped.failure() if isinstance(stopped, Failure) else Stopped(run_id=run_id, failed=failed)
             )
-            return Failure(Stopped(run_id=run_id, failed=failed))
         saved = self._checkpoint(session, snapshot)
         if isinstance(saved, Failure):
             return saved
         if pause is Pause.CHECKPOINT:
             return snapshot
-        store.stop(run_id, attrs.evolve(record, status=RunStatus.WAITING), (), session.owner)
-        return Success(StoredRun(run_id=run_id, snapshot=snapshot))
+        done = stop(attrs.evolve(record, status=RunStatus.WAITING), ())
+        return done.map(lambda _: StoredRun(run_id=run_id, snapshot=snapshot))
 
     def _checkpoint(
         self, session: Session, snapshot: Snapshot[StateT, MemoryT]

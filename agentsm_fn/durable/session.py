@@ -35,7 +35,7 @@ from agentsm_fn.durable import _contract
 from agentsm_fn.durable.codec import from_bytes, to_bytes
 from agentsm_fn.durable.digest import content_digest
 from agentsm_fn.durable.errors import CodecFailure, CodecFailureKind, Diverged, DurableError, NotResumable
-from agentsm_fn.durable.store import JournalRow, RunStore
+from agentsm_fn.durable.store import JournalRow, NewRun, RunStore
 from agentsm_fn.shell.clock import Clock
 from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
 
@@ -78,6 +78,7 @@ class Session:
         skip_first_ticks: bool,
         checkpoint_after: int,
         checkpoint_bytes: int,
+        create: NewRun | None = None,
     ) -> None:
         self.run_id = run_id
         self.store = store
@@ -98,6 +99,8 @@ class Session:
         self.bytes_since_checkpoint = 0
         self.checkpoint_after = checkpoint_after
         self.checkpoint_bytes = checkpoint_bytes
+        self.create = create
+        """The run itself, until its first write stores it (in the same transaction)."""
 
     # --- the clock ----------------------------------------------------------------------------
 
@@ -229,9 +232,10 @@ class Session:
                 at=None,
                 summary=describe_effect(effect)[:200],
             )
-            written = self.store.start_effect(self.run_id, row, self.owner)
+            written = self.store.start_effect(self.run_id, row, self.owner, self.create)
             if isinstance(written, Failure):
                 return self._stop(written.failure())
+            self.create = None
             self.buffer.clear()
             started = True
         return _MISSING, seq, digest, started
@@ -255,9 +259,10 @@ class Session:
             at=at,
             summary=describe_effect(effect)[:200],
         )
-        written = self.store.commit(self.run_id, row, self.owner, started)
+        written = self.store.commit(self.run_id, row, self.owner, started, None if started else self.create)
         if isinstance(written, Failure):
             return self._stop(written.failure())[0]
+        self.create = None
         if not started:
             self.buffer.clear()
         self.performed += 1
@@ -287,9 +292,10 @@ class Session:
             summary=describe_effect(effect)[:200],
             effect=encoded.unwrap(),
         )
-        written = self.store.wait(self.run_id, row, self.owner, started)
+        written = self.store.wait(self.run_id, row, self.owner, started, None if started else self.create)
         if isinstance(written, Failure):
             return self._stop(written.failure())[0]
+        self.create = None
         if not started:
             self.buffer.clear()
         self.pause = Pause.WAIT

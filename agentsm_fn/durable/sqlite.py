@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import enum
 import sqlite3
-import struct
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
@@ -31,6 +29,15 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable._owner import owner_alive
 from agentsm_fn.durable._schema import SCHEMA, SCHEMA_VERSION
+from agentsm_fn.durable._sqlite_rows import (
+    RUN_COLUMNS,
+    insert_run,
+    pack_ticks,
+    record_from,
+    row_from,
+    transaction,
+    unpack_ticks,
+)
 from agentsm_fn.durable.errors import AnswerRefused, RunBusy, RunNotFound, StoreFailure
 from agentsm_fn.durable.store import Checkpoint, JournalRow, NewRun, RunRecord, RunStatus
 
@@ -46,78 +53,6 @@ class Durability(enum.Enum):
     """Survives a killed process; a power cut may lose the last commits."""
     FULL = "FULL"
     """Survives a power cut too; every commit waits for the disk."""
-
-
-def pack_ticks(ticks: tuple[float, ...] | list[float]) -> bytes:
-    """Clock readings as little-endian doubles.
-
-    Example:
-        >>> unpack_ticks(pack_ticks([1.5, 2.0]))
-        (1.5, 2.0)
-    """
-    return struct.pack(f"<{len(ticks)}d", *ticks)
-
-
-def unpack_ticks(data: bytes | None) -> tuple[float, ...]:
-    """The readings :func:`pack_ticks` wrote (empty for NULL or malformed data)."""
-    if not data or len(data) % 8:
-        return ()
-    return struct.unpack(f"<{len(data) // 8}d", data)
-
-
-_RUN_COLUMNS = (
-    "id, machine, fingerprint, status, created, updated, state, steps, effects, reason, owner, lease_until, "
-    "parent, parent_step"
-)
-
-
-def _record(row: tuple[object, ...]) -> RunRecord:
-    (
-        run_id,
-        machine,
-        fingerprint,
-        status,
-        created,
-        updated,
-        state,
-        steps,
-        effects,
-        reason,
-        owner,
-        lease,
-        parent,
-        pstep,
-    ) = row
-    return RunRecord(
-        run_id=str(run_id),
-        machine=str(machine),
-        fingerprint=str(fingerprint),
-        status=RunStatus(status),
-        created=float(created or 0.0),  # type: ignore[arg-type]  # a REAL column
-        updated=float(updated or 0.0),  # type: ignore[arg-type]  # a REAL column
-        state=str(state or ""),
-        steps=int(steps or 0),  # type: ignore[call-overload]  # an INTEGER column
-        effects=int(effects or 0),  # type: ignore[call-overload]  # an INTEGER column
-        reason=str(reason or ""),
-        owner=str(owner or ""),
-        lease_until=float(lease or 0.0),  # type: ignore[arg-type]  # a REAL column
-        parent=str(parent or ""),
-        parent_step=int(pstep if pstep is not None else -1),  # type: ignore[call-overload]  # an INTEGER column
-    )
-
-
-def _row(row: tuple[object, ...]) -> JournalRow:
-    seq, digest, ticks, outcome, at, waiting, summary, effect = row
-    return JournalRow(
-        seq=int(seq),  # type: ignore[call-overload]  # an INTEGER column
-        digest=bytes(digest or b""),  # type: ignore[call-overload]  # a BLOB column
-        ticks=unpack_ticks(ticks),  # type: ignore[arg-type]  # a BLOB column
-        outcome=outcome,  # type: ignore[arg-type]  # a BLOB column
-        at=at,  # type: ignore[arg-type]  # a REAL column
-        waiting=bool(waiting),
-        summary=str(summary or ""),
-        effect=effect,  # type: ignore[arg-type]  # a BLOB column
-    )
 
 
 class SqliteStore:
@@ -157,7 +92,7 @@ class SqliteStore:
             db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
             db.execute("PRAGMA journal_mode = WAL")
             db.execute(f"PRAGMA synchronous = {durability.value}")
-            with _transaction(db):
+            with transaction(db):
                 for statement in SCHEMA:
                     db.execute(statement)
                 found = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
@@ -189,29 +124,14 @@ class SqliteStore:
     # --- runs ---------------------------------------------------------------------------------
 
     def create(self, run: NewRun) -> Result[None, StoreFailure]:
-        """Store a new run (status RUNNING, owned by ``run.owner``)."""
+        """Store a new run (status RUNNING, owned by ``run.owner``).
+
+        A durable run does not call this: its run row is written with its first journal row
+        (or when it stops), in the same transaction, saving one commit per run.
+        """
 
         def work(db: sqlite3.Connection) -> None:
-            db.execute(
-                "INSERT INTO runs(id, machine, fingerprint, status, created, updated, owner, lease_until, "
-                "parent, "
-                "parent_step, memory, start_state, start_steps) "
-                "VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    run.run_id,
-                    run.machine,
-                    run.fingerprint,
-                    run.created,
-                    run.created,
-                    run.owner,
-                    run.lease_until,
-                    run.parent,
-                    run.parent_step,
-                    run.memory,
-                    run.start_state,
-                    max(run.parent_step, 0),
-                ),
-            )
+            insert_run(db, run)
 
         return self._do("create run", work, run.run_id)
 
@@ -219,13 +139,13 @@ class SqliteStore:
         """The run's record."""
         found = self._do(
             "read run",
-            lambda db: db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone(),
+            lambda db: db.execute(f"SELECT {RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone(),
             run_id,
         )
         if isinstance(found, Failure):
             return found
         row = found.unwrap()
-        return Failure(RunNotFound(run_id=run_id)) if row is None else Success(_record(row))
+        return Failure(RunNotFound(run_id=run_id)) if row is None else Success(record_from(row))
 
     def runs(self, unfinished_only: bool = False) -> Result[tuple[RunRecord, ...], StoreFailure]:
         """Every run (or every unfinished one), newest first."""
@@ -233,8 +153,8 @@ class SqliteStore:
         return self._do(
             "list runs",
             lambda db: tuple(
-                _record(r)
-                for r in db.execute(f"SELECT {_RUN_COLUMNS} FROM runs {where} ORDER BY created DESC, id")
+                record_from(r)
+                for r in db.execute(f"SELECT {RUN_COLUMNS} FROM runs {where} ORDER BY created DESC, id")
             ),
         )
 
@@ -268,7 +188,7 @@ class SqliteStore:
         return self._do(
             "read journal",
             lambda db: tuple(
-                _row(r)
+                row_from(r)
                 for r in db.execute(
                     "SELECT seq, digest, ticks, outcome, at, waiting, summary, effect FROM journal "
                     "WHERE run_id = ? AND seq >= ? ORDER BY seq",
@@ -308,7 +228,7 @@ class SqliteStore:
         """Make ``owner`` the run's owner unless another live owner holds it."""
 
         def work(db: sqlite3.Connection) -> str:
-            with _transaction(db):
+            with transaction(db):
                 row = db.execute("SELECT owner, lease_until FROM runs WHERE id = ?", (run_id,)).fetchone()
                 if row is None:
                     return "missing"
@@ -332,16 +252,21 @@ class SqliteStore:
 
     # --- journal ------------------------------------------------------------------------------
 
-    def start_effect(self, run_id: str, row: JournalRow, owner: str) -> Result[None, RunBusy | StoreFailure]:
-        """Record that effect ``row.seq`` is about to be performed (no outcome yet), fenced by ownership."""
-        return self._write(run_id, owner, row, outcome=None)
+    def start_effect(
+        self, run_id: str, row: JournalRow, owner: str, create: NewRun | None = None
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """Record that effect ``row.seq`` is about to be performed (no outcome yet), fenced by ownership.
+
+        ``create``: the run itself, not stored yet, written in the same transaction.
+        """
+        return self._write(run_id, owner, row, outcome=None, create=create)
 
     def commit(
-        self, run_id: str, row: JournalRow, owner: str, started: bool
+        self, run_id: str, row: JournalRow, owner: str, started: bool, create: NewRun | None = None
     ) -> Result[None, RunBusy | StoreFailure]:
-        """Commit an effect's outcome: complete its started row, or insert a new one."""
+        """Commit an effect's outcome: complete its started row, or insert one (and ``create`` the run)."""
         if not started:
-            return self._write(run_id, owner, row, outcome=row.outcome)
+            return self._write(run_id, owner, row, outcome=row.outcome, create=create)
 
         def work(db: sqlite3.Connection) -> int:
             return db.execute(
@@ -353,9 +278,9 @@ class SqliteStore:
         return self._fenced(self._do("commit effect", work, run_id), run_id)
 
     def _write(
-        self, run_id: str, owner: str, row: JournalRow, outcome: bytes | None
+        self, run_id: str, owner: str, row: JournalRow, outcome: bytes | None, create: NewRun | None
     ) -> Result[None, RunBusy | StoreFailure]:
-        def work(db: sqlite3.Connection) -> int:
+        def insert(db: sqlite3.Connection) -> int:
             return db.execute(
                 "INSERT INTO journal(run_id, seq, digest, ticks, outcome, at, waiting, summary, effect) "
                 "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? "
@@ -375,11 +300,22 @@ class SqliteStore:
                 ),
             ).rowcount
 
+        def work(db: sqlite3.Connection) -> int:
+            if create is None:
+                return insert(db)
+            with transaction(db):
+                insert_run(db, create)
+                return insert(db)
+
         return self._fenced(self._do("commit effect", work, run_id), run_id)
 
     def _fenced(self, done: Result[int, StoreFailure], run_id: str) -> Result[None, RunBusy | StoreFailure]:
         if isinstance(done, Failure):
             failure = done.failure()
+            if "runs.id" in failure.detail:
+                return Failure(
+                    StoreFailure(operation="create run", detail="a run with this id exists", run_id=run_id)
+                )
             if "UNIQUE" in failure.detail:
                 return Failure(RunBusy(run_id=run_id, owner="another process (it wrote this entry first)"))
             return Failure(failure)
@@ -388,11 +324,11 @@ class SqliteStore:
         return Success(None)
 
     def wait(
-        self, run_id: str, row: JournalRow, owner: str, started: bool
+        self, run_id: str, row: JournalRow, owner: str, started: bool, create: NewRun | None = None
     ) -> Result[None, RunBusy | StoreFailure]:
         """Record that effect ``row.seq`` waits for an answer from outside (``row.effect`` says what)."""
         if not started:
-            return self._write(run_id, owner, row, outcome=None)
+            return self._write(run_id, owner, row, outcome=None, create=create)
 
         def work(db: sqlite3.Connection) -> int:
             return db.execute(
@@ -408,7 +344,7 @@ class SqliteStore:
         """Commit the answer to a waiting effect, once: a second answer is refused."""
 
         def work(db: sqlite3.Connection) -> str:
-            with _transaction(db):
+            with transaction(db):
                 updated = db.execute(
                     "UPDATE journal SET outcome = ?, at = ? WHERE run_id = ? AND seq = ? AND waiting = 1 "
                     "AND outcome IS NULL",
@@ -441,7 +377,7 @@ class SqliteStore:
         return self._do(
             "list waiting",
             lambda db: tuple(
-                (str(r[0]), _row(r[1:]))
+                (str(r[0]), row_from(r[1:]))
                 for r in db.execute(
                     "SELECT j.run_id, j.seq, j.digest, j.ticks, j.outcome, j.at, j.waiting, j.summary, "
                     "j.effect "
@@ -471,9 +407,17 @@ class SqliteStore:
         ).map(lambda _: None)
 
     def stop(
-        self, run_id: str, record: RunRecord, tail: tuple[float, ...], owner: str
+        self,
+        run_id: str,
+        record: RunRecord,
+        tail: tuple[float, ...],
+        owner: str,
+        create: NewRun | None = None,
     ) -> Result[None, StoreFailure]:
-        """Record where the run stopped (status, state, steps, effects, reason, tail) and release it."""
+        """Record where the run stopped (status, state, steps, effects, reason, tail) and release it.
+
+        ``create``: the run itself, if it stopped before writing any journal row.
+        """
         status = record.status.value
         if record.status is RunStatus.WAITING:  # answered meanwhile: ready to go on
             status_sql = (
@@ -483,34 +427,26 @@ class SqliteStore:
             status_args: tuple[object, ...] = (run_id, record.effects)
         else:
             status_sql, status_args = "?", (status,)
-        return self._do(
-            "stop run",
-            lambda db: db.execute(
-                f"UPDATE runs SET status = {status_sql}, state = ?, steps = ?, effects = ?, reason = ?, "
-                "tail = ?, "
-                "updated = ?, owner = NULL, lease_until = NULL WHERE id = ? AND (owner = ? OR owner IS NULL)",
-                (
-                    *status_args,
-                    record.state,
-                    record.steps,
-                    record.effects,
-                    record.reason,
-                    pack_ticks(tail),
-                    record.updated,
-                    run_id,
-                    owner,
-                ),
-            ),
-            run_id,
-        ).map(lambda _: None)
 
+        def work(db: sqlite3.Connection) -> None:
+            with transaction(db):
+                if create is not None:
+                    insert_run(db, create)
+                db.execute(
+                    f"UPDATE runs SET status = {status_sql}, state = ?, steps = ?, effects = ?, reason = ?, "
+                    "tail = ?, updated = ?, owner = NULL, lease_until = NULL "
+                    "WHERE id = ? AND (owner = ? OR owner IS NULL)",
+                    (
+                        *status_args,
+                        record.state,
+                        record.steps,
+                        record.effects,
+                        record.reason,
+                        pack_ticks(tail),
+                        record.updated,
+                        run_id,
+                        owner,
+                    ),
+                )
 
-@contextmanager
-def _transaction(db: sqlite3.Connection) -> Iterator[None]:
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
+        return self._do("stop run", work, run_id)

@@ -159,18 +159,23 @@ class RunStore(Protocol):
         """Make ``owner`` the run's owner unless another live owner holds it."""
         ...
 
-    def start_effect(self, run_id: str, row: JournalRow, owner: str) -> Result[None, RunBusy | StoreFailure]:
-        """Record that effect ``row.seq`` is about to be performed (no outcome yet), if ``owner`` owns it."""
+    def start_effect(
+        self, run_id: str, row: JournalRow, owner: str, create: NewRun | None = None
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """Record that effect ``row.seq`` is about to be performed, if ``owner`` owns the run.
+
+        ``create`` (a run not stored yet) is stored in the same transaction; likewise below.
+        """
         ...
 
     def commit(
-        self, run_id: str, row: JournalRow, owner: str, started: bool
+        self, run_id: str, row: JournalRow, owner: str, started: bool, create: NewRun | None = None
     ) -> Result[None, RunBusy | StoreFailure]:
         """Commit an effect's outcome: complete its started row, or insert one (if ``owner`` owns the run)."""
         ...
 
     def wait(
-        self, run_id: str, row: JournalRow, owner: str, started: bool
+        self, run_id: str, row: JournalRow, owner: str, started: bool, create: NewRun | None = None
     ) -> Result[None, RunBusy | StoreFailure]:
         """Record that effect ``row.seq`` waits for an answer from outside (``row.effect`` says what)."""
         ...
@@ -190,7 +195,12 @@ class RunStore(Protocol):
         ...
 
     def stop(
-        self, run_id: str, record: RunRecord, tail: tuple[float, ...], owner: str
+        self,
+        run_id: str,
+        record: RunRecord,
+        tail: tuple[float, ...],
+        owner: str,
+        create: NewRun | None = None,
     ) -> Result[None, StoreFailure]:
         """Record where the run stopped (``record``'s status, state, steps, effects, reason); release it."""
         ...
