@@ -20,6 +20,7 @@ stops and reports it. A pause also takes a checkpoint (:attr:`Session.pause`).
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import inspect
 from collections import deque
@@ -27,14 +28,22 @@ from collections.abc import Awaitable
 from types import MappingProxyType
 from typing import Final
 
-from returns.result import Failure
+from returns.result import Failure, Result
 
 from agentsm_fn.core import SUSPEND
 from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.durable import _contract
 from agentsm_fn.durable.codec import from_bytes, to_bytes
 from agentsm_fn.durable.digest import content_digest
-from agentsm_fn.durable.errors import CodecFailure, CodecFailureKind, Diverged, DurableError, NotResumable
+from agentsm_fn.durable.errors import (
+    CodecFailure,
+    CodecFailureKind,
+    Diverged,
+    DurableError,
+    NotResumable,
+    RunBusy,
+    StoreFailure,
+)
 from agentsm_fn.durable.store import JournalRow, NewRun, RunStore
 from agentsm_fn.shell.clock import Clock
 from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
@@ -137,6 +146,10 @@ class Session:
             if ready[0] is not _MISSING:
                 return ready[0]
             _, seq, digest, started = ready
+            if isinstance(started, JournalRow):  # a started row to write first
+                if self._started(self.store.start_effect(self.run_id, started, self.owner, self.create)):
+                    return SUSPEND
+                started = True
             try:
                 with _contract.keyed(self.run_id, seq):
                     outcome = fn(effect)
@@ -154,12 +167,28 @@ class Session:
             if ready[0] is not _MISSING:
                 return ready[0]
             _, seq, digest, started = ready
+            store, run_id, owner = self.store, self.run_id, self.owner
+            if isinstance(started, JournalRow):  # a started row to write first, in a thread: other runs go on
+                if self._started(
+                    await asyncio.to_thread(store.start_effect, run_id, started, owner, self.create)
+                ):
+                    return SUSPEND
+                started = True
             try:
                 with _contract.keyed(self.run_id, seq):
                     outcome = await fn(effect)
             except Exception as exc:
-                return self._raised(effect, seq, digest, started, exc)
-            return self._after(effect, seq, digest, started, outcome)
+                outcome = _contract.raised(effect, exc)
+                if outcome is None:
+                    return self._raised(effect, seq, digest, started, exc)
+            if outcome is SUSPEND:
+                return self._wait(effect, seq, digest, started)
+            prepared = self._prepare(effect, seq, digest, started, outcome)
+            if not isinstance(prepared, JournalRow):
+                return prepared
+            create = None if started else self.create
+            written = await asyncio.to_thread(store.commit, run_id, prepared, owner, started, create)
+            return self._committed(prepared, started, outcome, written)
 
         return perform
 
@@ -173,8 +202,11 @@ class Session:
             return self._raised(effect, seq, digest, started, exc)
         return self._after(effect, seq, digest, started, outcome)
 
-    def _before(self, effect: Effect[object]) -> tuple[object, int, bytes, bool]:
-        """The outcome from the journal, or (_MISSING, seq, digest, started) to perform it now."""
+    def _before(self, effect: Effect[object]) -> tuple[object, int, bytes, bool | JournalRow]:
+        """The outcome from the journal, or (_MISSING, seq, digest, started) to perform it now.
+
+        ``started`` is the started row to write first when the effect is not retry-safe.
+        """
         if self.error is not None:
             return SUSPEND, 0, b"", False
         seq = self.seq
@@ -232,13 +264,17 @@ class Session:
                 at=None,
                 summary=describe_effect(effect)[:200],
             )
-            written = self.store.start_effect(self.run_id, row, self.owner, self.create)
-            if isinstance(written, Failure):
-                return self._stop(written.failure())
-            self.create = None
-            self.buffer.clear()
-            started = True
+            return _MISSING, seq, digest, row
         return _MISSING, seq, digest, started
+
+    def _started(self, written: Result[None, RunBusy | StoreFailure]) -> bool:
+        """Note that the started row was written; True if it was not (the run must stop)."""
+        if isinstance(written, Failure):
+            self._fail(written.failure())
+            return True
+        self.create = None
+        self.buffer.clear()
+        return False
 
     def _after(
         self, effect: Effect[object], seq: int, digest: bytes, started: bool, outcome: object
@@ -246,33 +282,48 @@ class Session:
         """Commit ``outcome`` (or record a wait) and hand it to the fold."""
         if outcome is SUSPEND:
             return self._wait(effect, seq, digest, started)
+        prepared = self._prepare(effect, seq, digest, started, outcome)
+        if not isinstance(prepared, JournalRow):
+            return prepared
+        create = None if started else self.create
+        return self._committed(
+            prepared, started, outcome, self.store.commit(self.run_id, prepared, self.owner, started, create)
+        )
+
+    def _prepare(
+        self, effect: Effect[object], seq: int, digest: bytes, started: bool, outcome: object
+    ) -> JournalRow | object:
+        """The journal row of ``outcome``, or SUSPEND if it cannot be encoded (the run stops)."""
         encoded = to_bytes(outcome)
         if isinstance(encoded, Failure):
             return self._stop(encoded.failure().within(self.run_id, f"journal[{seq}].outcome"))[0]
-        data = encoded.unwrap()
-        at = self.real_clock()
-        row = JournalRow(
+        return JournalRow(
             seq=seq,
             digest=digest,
             ticks=() if started else tuple(self.buffer),
-            outcome=data,
-            at=at,
+            outcome=encoded.unwrap(),
+            at=self.real_clock(),
             summary=describe_effect(effect)[:200],
         )
-        written = self.store.commit(self.run_id, row, self.owner, started, None if started else self.create)
+
+    def _committed(
+        self, row: JournalRow, started: bool, outcome: object, written: Result[None, RunBusy | StoreFailure]
+    ) -> object:
+        """After the commit: the outcome for the fold (or SUSPEND: stop, or take a checkpoint)."""
         if isinstance(written, Failure):
             return self._stop(written.failure())[0]
         self.create = None
         if not started:
             self.buffer.clear()
+        at = row.at if row.at is not None else 0.0
         self.performed += 1
         self.since_checkpoint += 1
-        self.bytes_since_checkpoint += len(data)
+        self.bytes_since_checkpoint += len(row.outcome or b"")
         if (
             self.since_checkpoint >= self.checkpoint_after
             and self.bytes_since_checkpoint >= self.checkpoint_bytes
         ):
-            self.redeliver = (seq, outcome, at)
+            self.redeliver = (row.seq, outcome, at)
             self.pause = Pause.CHECKPOINT
             return SUSPEND
         self._delivered(at)

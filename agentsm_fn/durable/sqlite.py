@@ -98,10 +98,10 @@ class SqliteStore:
                 found = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
                 if found is None:
                     db.execute("INSERT INTO meta(key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-                elif found[0] != str(SCHEMA_VERSION):
-                    db.close()
-                    detail = f"{path} has schema {found[0]}; this version reads schema {SCHEMA_VERSION}"
-                    return Failure(StoreFailure(operation="open", detail=detail))
+            if found is not None and found[0] != str(SCHEMA_VERSION):
+                db.close()
+                detail = f"{path} has schema {found[0]}; this version reads schema {SCHEMA_VERSION}"
+                return Failure(StoreFailure(operation="open", detail=detail))
         except sqlite3.Error as exc:
             db.close()
             return Failure(StoreFailure(operation="open", detail=f"{path}: {exc}"))

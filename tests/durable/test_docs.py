@@ -13,7 +13,9 @@ ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "durable-runs.md"
 
 
-def test_every_python_block_runs_and_prints_what_it_says(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_python_block_runs_and_prints_what_it_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(ROOT / "examples"))
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
@@ -23,5 +25,7 @@ def test_every_python_block_runs_and_prints_what_it_says(tmp_path: Path, monkeyp
         with contextlib.redirect_stdout(out):
             exec(compile(block, str(DOC), "exec"), {"__name__": "durable_docs"})
         printed = [line for line in out.getvalue().splitlines() if not line.startswith("    charging")]
-        said = [line.split("# ", 1)[1].strip() for line in block.splitlines() if "print(" in line and "# " in line]
+        said = [
+            line.split("# ", 1)[1].strip() for line in block.splitlines() if "print(" in line and "# " in line
+        ]
         assert printed == said

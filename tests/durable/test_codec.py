@@ -1,0 +1,173 @@
+"""The durable codec: exact round trips of user values (Hypothesis), and typed errors for bad bytes."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from types import MappingProxyType
+from typing import NamedTuple
+
+import attrs
+import msgspec
+from hypothesis import given
+from hypothesis import strategies as st
+from pyrsistent import pmap, pset, pvector
+from returns.result import Failure, Success
+
+from agentsm_fn.agents.react import AgentMemory, HistoryEntry
+from agentsm_fn.durable import CodecFailureKind, from_bytes, to_bytes
+from agentsm_fn.durable.digest import content_digest
+from agentsm_fn.llm import LlmCall, LlmRequest, ToolCall, UserMessage
+
+
+class Colour(enum.Enum):
+    RED = "red"
+    BLUE = 2
+
+
+@attrs.frozen
+class Point:
+    x: object
+    y: object = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Box:
+    content: object
+
+
+class Pair(NamedTuple):
+    left: object
+    right: object
+
+
+@attrs.frozen
+class Versioned:
+    __codec_version__ = 2
+    value: int
+
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(),
+    st.binary(),
+    st.sampled_from(Colour),
+)
+hashable = st.recursive(
+    scalars, lambda inner: st.tuples(inner, inner) | st.frozensets(inner, max_size=3), max_leaves=6
+)
+
+
+def containers(inner: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    return st.one_of(
+        st.lists(inner, max_size=3).map(tuple),
+        st.lists(inner, max_size=3),
+        st.lists(inner, max_size=3).map(pvector),
+        st.frozensets(hashable, max_size=3),
+        st.dictionaries(hashable, inner, max_size=3),
+        st.dictionaries(st.text(max_size=3), inner, max_size=3).map(MappingProxyType),
+        st.dictionaries(hashable, inner, max_size=3).map(pmap),
+        st.frozensets(hashable, max_size=3).map(pset),
+        st.builds(Point, inner, inner),
+        st.builds(Box, inner),
+        st.builds(Pair, inner, inner),
+        inner.map(Success),
+        inner.map(Failure),
+    )
+
+
+values = st.recursive(scalars, containers, max_leaves=20)
+
+
+def same(a: object, b: object) -> bool:
+    """Equal, and of the same types all the way down (a tuple is not a list)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tuple | list) or type(a).__name__ == "PVector":
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))  # type: ignore[arg-type]
+    if isinstance(a, Point | Box | Pair):
+        return all(
+            same(getattr(a, f), getattr(b, f))
+            for f in ("x", "y", "content", "left", "right")
+            if hasattr(a, f)
+        )
+    return a == b
+
+
+@given(values)
+def test_every_value_round_trips_exactly(value: object) -> None:
+    assert same(from_bytes(to_bytes(value).unwrap(), object).unwrap(), value)
+
+
+@given(values)
+def test_equal_values_have_equal_bytes_and_digests(value: object) -> None:
+    again = from_bytes(to_bytes(value).unwrap(), object).unwrap()
+    assert to_bytes(again).unwrap() == to_bytes(value).unwrap()
+    assert content_digest(LlmCall(LlmRequest(model=repr(value)[:50], messages=()))) is not None
+
+
+def test_a_react_memory_with_history_round_trips() -> None:
+    entry = HistoryEntry(
+        step=1, tool=ToolCall("c1", "search", {"q": ["a", 1, {"b": None}]}), observation="ok", success=True
+    )
+    memory = AgentMemory.new("task").evolve(history=pvector([entry]), blacklisted_tools=frozenset({"x", "y"}))
+    assert from_bytes(to_bytes(memory).unwrap(), AgentMemory).unwrap() == memory
+
+
+@given(st.binary(max_size=200))
+def test_arbitrary_bytes_are_a_typed_failure_never_an_exception(data: bytes) -> None:
+    result = from_bytes(data, object)
+    if isinstance(result, Failure):
+        assert result.failure().kind in (CodecFailureKind.CORRUPT, CodecFailureKind.VERSION)
+
+
+@given(values, st.integers(min_value=0, max_value=10_000), st.integers(min_value=0, max_value=255))
+def test_a_corrupted_payload_decodes_or_fails_with_a_value(value: object, where: int, byte: int) -> None:
+    data = bytearray(to_bytes(value).unwrap())
+    data[where % len(data)] = byte
+    assert isinstance(from_bytes(bytes(data), object), Success | Failure)
+
+
+def _payload(classes: list[object], tree: object, version: int = 1) -> bytes:
+    return msgspec.msgpack.encode([version, classes, tree])
+
+
+def test_an_unknown_class_an_old_version_and_a_removed_field_are_named() -> None:
+    unknown = from_bytes(_payload([["nowhere.module:Thing", 1, []]], [9, 0]), object).failure()
+    assert unknown.kind is CodecFailureKind.UNKNOWN_CLASS and "nowhere.module:Thing" in unknown.detail
+    old = from_bytes(_payload([[f"{__name__}:Versioned", 1, ["value"]]], [9, 0, 3]), object).failure()
+    assert old.kind is CodecFailureKind.VERSION and "version 1" in old.detail
+    gone = from_bytes(_payload([[f"{__name__}:Point", 1, ["x", "z"]]], [9, 0, 1, 2]), object).failure()
+    assert gone.kind is CodecFailureKind.VERSION and "'z'" in gone.detail
+    later = from_bytes(_payload([], None, version=99), object).failure()
+    assert later.kind is CodecFailureKind.VERSION
+
+
+def test_a_failure_names_the_field_where_it_happened() -> None:
+    data = _payload([[f"{__name__}:Point", 1, ["x", "y"]], ["nowhere:X", 1, []]], [9, 0, 1, [0, 5, [9, 1]]])
+    failure = from_bytes(data, object).failure()
+    assert failure.path == ".y[1]" and failure.within("r1", "memory").describe().startswith(
+        "run r1, memory.y[1]:"
+    )
+
+
+def test_values_that_cannot_be_stored_are_refused_at_encoding() -> None:
+    @attrs.frozen
+    class Local:
+        pass
+
+    assert to_bytes(Point(lambda: 1)).failure().path == ".x"
+    assert "module level" in to_bytes(Local()).failure().detail
+    assert to_bytes(Versioned(1)).map(lambda data: from_bytes(data, Point)).unwrap().failure().kind is (
+        CodecFailureKind.WRONG_TYPE
+    )
+
+
+def test_digests_do_not_depend_on_map_or_set_order() -> None:
+    one = LlmCall(LlmRequest(model="m", messages=(UserMessage("hi"),), response_schema={"a": 1, "b": 2}))
+    two = LlmCall(LlmRequest(model="m", messages=(UserMessage("hi"),), response_schema={"b": 2, "a": 1}))
+    other = LlmCall(LlmRequest(model="m", messages=(UserMessage("ho"),)))
+    assert content_digest(one) == content_digest(two) != content_digest(other)
