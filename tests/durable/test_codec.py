@@ -11,7 +11,7 @@ import attrs
 import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
-from pyrsistent import pmap, pset, pvector
+from pyrsistent import PVector, pmap, pset, pvector
 from returns.result import Failure, Success
 
 from agentsm_fn.agents.react import AgentMemory, HistoryEntry
@@ -86,8 +86,8 @@ def same(a: object, b: object) -> bool:
     """Equal, and of the same types all the way down (a tuple is not a list)."""
     if type(a) is not type(b):
         return False
-    if isinstance(a, tuple | list) or type(a).__name__ == "PVector":
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))  # type: ignore[arg-type]
+    if isinstance(a, tuple | list | PVector) and isinstance(b, tuple | list | PVector):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, Point | Box | Pair):
         return all(
             same(getattr(a, f), getattr(b, f))
