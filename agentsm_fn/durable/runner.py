@@ -219,7 +219,7 @@ class Durable(Generic[StateT, EventT, MemoryT]):
     def _loop(
         self, session: Session, shell: Shell, start: MemoryT | Snapshot[StateT, MemoryT]
     ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
-        journaled = Shell(session.performers(shell.performers), session.clock)
+        journaled = attrs.evolve(shell, performers=session.performers(shell.performers), clock=session.clock)
         while True:
             settled = self._settle(session, shell, run(self.machine, start, journaled))
             if not isinstance(settled, Snapshot):
@@ -229,7 +229,7 @@ class Durable(Generic[StateT, EventT, MemoryT]):
     async def _aloop(
         self, session: Session, shell: Shell, start: MemoryT | Snapshot[StateT, MemoryT]
     ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
-        journaled = Shell(session.performers(shell.performers), session.clock)
+        journaled = attrs.evolve(shell, performers=session.performers(shell.performers), clock=session.clock)
         while True:
             settled = self._settle(session, shell, await arun(self.machine, start, journaled))
             if not isinstance(settled, Snapshot):

@@ -13,10 +13,12 @@ from typing import Any
 
 import attrs
 
+from agentsm_fn.agents.plan_execute import PLAN_EXECUTE_MACHINE
 from agentsm_fn.agents.react import AgentConfig, AgentMemory
 from agentsm_fn.durable import Durable
 from agentsm_fn.llm import LlmReply, LlmRequest, ToolCall, ToolResultMessage
 from agentsm_fn.shell import Shell, StepClock
+from agentsm_fn.shell.plan_execute_agent import AgentFSM
 from agentsm_fn.shell.react_agent import Agent, AgentBuilder
 from agentsm_fn.tools import tool
 from tests.durable import machines
@@ -98,3 +100,37 @@ KINDS: dict[str, tuple[Durable[Any, Any, Any], object]] = {
 
 def start_memory(kind: str) -> object:
     return react_agent_memory() if kind == "react" else machines.Order(items=3)
+
+
+class PlanningLlm:
+    """A plan for structured requests; then ``add(n, n)`` until the request holds TOOL_CALLS results."""
+
+    name = "deterministic-planner"
+
+    def complete(self, request: LlmRequest) -> LlmReply:
+        if request.response_schema is not None:
+            return LlmReply(content='{"goal": "add numbers", "initial_steps": ["add", "report"]}')
+        done = sum(isinstance(m, ToolResultMessage) for m in request.messages)
+        if done < TOOL_CALLS:
+            return LlmReply(tool_calls=(ToolCall(f"call_{done}", "add", {"a": done, "b": done}),))
+        return LlmReply(content=f"All {done} sums are done.")
+
+
+def planner() -> AgentFSM:
+    return AgentFSM(
+        provider=PlanningLlm(), tools={"add": add}, max_iterations=TOOL_CALLS + 4, clock=StepClock()
+    )
+
+
+def _plan_shell() -> Shell:
+    return planner().shell()
+
+
+PLAN = Durable(name="tests.durable.agents:PLAN", machine=PLAN_EXECUTE_MACHINE, shell=_plan_shell)
+KINDS["plan"] = (PLAN, None)
+
+
+def start_memory_of(kind: str) -> object:
+    if kind == "plan":
+        return planner().memory("Add some numbers")
+    return start_memory(kind)

@@ -19,7 +19,7 @@ def main(argv: list[str]) -> int:
     durable = agents.KINDS[kind][0]
     for index in range(int(runs)):
         agents.RUN[0] = f"{prefix}-{index}"
-        durable.start(store, agents.start_memory(kind), run_id=agents.RUN[0])
+        durable.start(store, agents.start_memory_of(kind), run_id=agents.RUN[0])
     return 0
 
 

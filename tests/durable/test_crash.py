@@ -1,7 +1,7 @@
 """Crash test: durable runs SIGKILLed at random points recover exactly.
 
-A subprocess runs short durable runs one after another (a user machine, and the ReAct
-agent on a deterministic LLM), logging every tool execution to a file. The test waits
+A subprocess runs short durable runs one after another (a user machine, the ReAct agent
+and the plan-and-execute agent, both on deterministic LLMs), logging every tool execution to a file. The test waits
 until a random number of effects is journaled (polling the store, seeded RNG), kills
 the process with SIGKILL, and recovers every run in this process. Then, for every run:
 its final memory is the memory of an uninterrupted run; every outcome committed before
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SEED = int(os.environ.get("CRASH_SEED", "20261124"))
 BATCHES = 12
 RUNS_PER_BATCH = 10
-EFFECTS = {"orders": 6, "react": 2 * agents.TOOL_CALLS + 1}
+EFFECTS = {"orders": 6, "react": 2 * agents.TOOL_CALLS + 1, "plan": 2 * agents.TOOL_CALLS + 2}
 
 
 def committed(db: Path, prefix: str) -> dict[tuple[str, int], bytes]:
@@ -59,7 +59,7 @@ def journaled(db: Path, prefix: str) -> int:
 def uninterrupted(kind: str, tmp_path: Path) -> object:
     store = SqliteStore.open(tmp_path / f"reference-{kind}.db").unwrap()
     durable = agents.KINDS[kind][0]
-    return durable.start(store, agents.start_memory(kind)).unwrap().snapshot.memory
+    return durable.start(store, agents.start_memory_of(kind)).unwrap().snapshot.memory
 
 
 def test_runs_killed_at_random_points_recover_with_nothing_lost_or_repeated(tmp_path: Path) -> None:
@@ -71,7 +71,7 @@ def test_runs_killed_at_random_points_recover_with_nothing_lost_or_repeated(tmp_
     recovered: list[tuple[str, str]] = []
     unknown: set[str] = set()
     for batch in range(BATCHES):
-        kind = ("orders", "react")[batch % 2]
+        kind = ("orders", "react", "plan")[batch % 3]
         prefix = f"{kind}{batch}"
         target = rng.randrange(1, RUNS_PER_BATCH * EFFECTS[kind])
         worker = subprocess.Popen(
@@ -103,7 +103,7 @@ def test_runs_killed_at_random_points_recover_with_nothing_lost_or_repeated(tmp_
             found = store.get(run_id)
             if isinstance(found, Failure):
                 assert isinstance(found.failure(), RunNotFound)
-                done = durable.start(store, agents.start_memory(kind), run_id=run_id)
+                done = durable.start(store, agents.start_memory_of(kind), run_id=run_id)
             elif found.unwrap().status is not RunStatus.FINISHED:
                 killed_mid_run += 1
                 done = durable.resume(store, run_id)
