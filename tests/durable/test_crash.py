@@ -1,8 +1,8 @@
 """Crash test: durable runs SIGKILLed at random points recover exactly.
 
 A subprocess runs short durable runs one after another (a user machine, the ReAct agent
-and the plan-and-execute agent, both on deterministic LLMs), logging every tool execution to a file. The test waits
-until a random number of effects is journaled (polling the store, seeded RNG), kills
+and the plan-and-execute agent, both on deterministic LLMs), logging every tool execution
+to a file. The test waits until a random number of effects is journaled (polling the store, seeded RNG), kills
 the process with SIGKILL, and recovers every run in this process. Then, for every run:
 its final memory is the memory of an uninterrupted run; every outcome committed before
 the kill is still in the journal, unchanged, and was not performed again; no tool that
