@@ -15,7 +15,7 @@ from agentsm_fn.durable.errors import (
     Stopped,
     StoreFailure,
 )
-from agentsm_fn.durable.identity import fingerprint, fingerprint_text
+from agentsm_fn.durable.identity import machine_fingerprint, machine_fingerprint_text
 from agentsm_fn.durable.runner import Durable, StoredRun
 from agentsm_fn.durable.sqlite import Durability, SqliteStore
 from agentsm_fn.durable.store import Checkpoint, JournalRow, NewRun, RunRecord, RunStatus, RunStore
@@ -43,8 +43,8 @@ __all__ = [
     "StoreFailure",
     "StoredRun",
     "content_digest",
-    "fingerprint",
-    "fingerprint_text",
     "from_bytes",
+    "machine_fingerprint",
+    "machine_fingerprint_text",
     "to_bytes",
 ]

@@ -18,7 +18,7 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.durable.errors import DurableError, StoreFailure
-from agentsm_fn.durable.identity import fingerprint
+from agentsm_fn.durable.identity import machine_fingerprint
 from agentsm_fn.durable.store import RunRecord, RunStatus, RunStore
 from agentsm_fn.durable.travel import replay_stored
 
@@ -102,5 +102,5 @@ def check_runs(
     records = store.runs(unfinished_only=True)
     if isinstance(records, Failure):
         return records
-    current = fingerprint(machine)
+    current = machine_fingerprint(machine)
     return Success(tuple(_verdict(store, machine, r, current) for r in records.unwrap() if r.machine == name))

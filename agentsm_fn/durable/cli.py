@@ -43,7 +43,7 @@ from agentsm_fn.durable.sqlite import SqliteStore
 from agentsm_fn.durable.store import RunRecord
 from agentsm_fn.durable.travel import fork, replay_stored
 
-__all__ = ["main"]
+__all__: list[str] = []  # the entry point `main` is not re-exported: verification.cli has a main too
 
 
 def _parser() -> argparse.ArgumentParser:

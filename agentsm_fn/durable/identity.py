@@ -21,7 +21,7 @@ StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
 MemoryT = TypeVar("MemoryT")
 
-__all__ = ["fingerprint", "fingerprint_text"]
+__all__ = ["machine_fingerprint", "machine_fingerprint_text"]
 
 
 def _function_name(fn: object) -> str:
@@ -32,12 +32,12 @@ def _names(states: frozenset[StateT]) -> str:
     return ",".join(sorted(s.name for s in states))
 
 
-def fingerprint_text(machine: Machine[StateT, EventT, MemoryT]) -> str:
+def machine_fingerprint_text(machine: Machine[StateT, EventT, MemoryT]) -> str:
     """The canonical text the fingerprint hashes (readable, for diffs between versions).
 
     Example:
         >>> from agentsm_fn.agents.react import REACT_MACHINE
-        >>> fingerprint_text(REACT_MACHINE).splitlines()[1][:22]
+        >>> machine_fingerprint_text(REACT_MACHINE).splitlines()[1][:22]
         'states State: Idle,Pla'
     """
     lines = [
@@ -56,18 +56,19 @@ def fingerprint_text(machine: Machine[StateT, EventT, MemoryT]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def fingerprint(machine: Machine[StateT, EventT, MemoryT]) -> str:
-    """The SHA-256 (hex) of :func:`fingerprint_text`.
+def machine_fingerprint(machine: Machine[StateT, EventT, MemoryT]) -> str:
+    """The SHA-256 (hex) of :func:`machine_fingerprint_text`.
 
     Example:
         >>> from agentsm_fn.agents.react import REACT_MACHINE
-        >>> len(fingerprint(REACT_MACHINE)), fingerprint(REACT_MACHINE) == fingerprint(REACT_MACHINE)
+        >>> found = machine_fingerprint(REACT_MACHINE)
+        >>> len(found), found == machine_fingerprint(REACT_MACHINE)
         (64, True)
     """
     found = _FINGERPRINTS.get(id(machine))
     if found is not None and found[0] is machine:
         return found[1]
-    digest = hashlib.sha256(fingerprint_text(machine).encode()).hexdigest()
+    digest = hashlib.sha256(machine_fingerprint_text(machine).encode()).hexdigest()
     _FINGERPRINTS[id(machine)] = (machine, digest)
     return digest
 
