@@ -266,7 +266,7 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             if isinstance(error, Diverged):
                 error = attrs.evolve(error, step=snapshot.steps + 1)
             if not isinstance(error, RunBusy):  # a run another process owns is not ours to mark
-                stop(attrs.evolve(record, reason=error.describe()))
+                stop(attrs.evolve(record, reason=error.describe(), fingerprint=""))
             return Failure(error)
         if isinstance(result, Failure):
             failed = result.failure()

@@ -416,6 +416,8 @@ class SqliteStore:
     ) -> Result[None, StoreFailure]:
         """Record where the run stopped (status, state, steps, effects, reason, tail) and release it.
 
+        A non-empty ``record.fingerprint`` replaces the stored one (a changed machine ran the run on).
+
         ``create``: the run itself, if it stopped before writing any journal row.
         """
         status = record.status.value
@@ -434,7 +436,8 @@ class SqliteStore:
                     insert_run(db, create)
                 db.execute(
                     f"UPDATE runs SET status = {status_sql}, state = ?, steps = ?, effects = ?, reason = ?, "
-                    "tail = ?, updated = ?, owner = NULL, lease_until = NULL "
+                    "tail = ?, updated = ?, owner = NULL, lease_until = NULL, "
+                    "fingerprint = COALESCE(NULLIF(?, ''), fingerprint) "
                     "WHERE id = ? AND (owner = ? OR owner IS NULL)",
                     (
                         *status_args,
@@ -444,6 +447,7 @@ class SqliteStore:
                         record.reason,
                         pack_ticks(tail),
                         record.updated,
+                        record.fingerprint,
                         run_id,
                         owner,
                     ),

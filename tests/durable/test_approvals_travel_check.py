@@ -120,3 +120,13 @@ def test_recover_resumes_ready_runs_and_leaves_waiting_ones(store: SqliteStore) 
     (recovered,) = recover(store, [DURABLE_ORDERS]).unwrap()
     assert recovered.run_id == run_id and recovered.result.unwrap().finished
     assert store.get(other).unwrap().status is RunStatus.WAITING
+
+
+def test_a_run_resumed_by_a_changed_machine_that_replays_it_takes_its_fingerprint(store: SqliteStore) -> None:
+    run_id = waiting_run(store)
+    renamed = ORDERS.extend(rows={})  # the same graph
+    assert answer(store, run_id, 4, True).unwrap() is None
+    changed = attrs.evolve(DURABLE_ORDERS, machine=attrs.evolve(renamed, name="orders-v2"))
+    assert isinstance(changed.resume(store, run_id).failure(), MachineChanged)
+    assert changed.resume(store, run_id, allow_changed=True).unwrap().finished
+    assert store.get(run_id).unwrap().fingerprint == changed.fingerprint
