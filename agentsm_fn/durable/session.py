@@ -20,7 +20,6 @@ stops and reports it. A pause also takes a checkpoint (:attr:`Session.pause`).
 
 from __future__ import annotations
 
-import asyncio
 import enum
 import inspect
 from collections import deque
@@ -169,9 +168,7 @@ class Session:
             _, seq, digest, started = ready
             store, run_id, owner = self.store, self.run_id, self.owner
             if isinstance(started, JournalRow):  # a started row to write first, in a thread: other runs go on
-                if self._started(
-                    await asyncio.to_thread(store.start_effect, run_id, started, owner, self.create)
-                ):
+                if self._started(await store.astart_effect(run_id, started, owner, self.create)):
                     return SUSPEND
                 started = True
             try:
@@ -187,7 +184,7 @@ class Session:
             if not isinstance(prepared, JournalRow):
                 return prepared
             create = None if started else self.create
-            written = await asyncio.to_thread(store.commit, run_id, prepared, owner, started, create)
+            written = await store.acommit(run_id, prepared, owner, started, create)
             return self._committed(prepared, started, outcome, written)
 
         return perform

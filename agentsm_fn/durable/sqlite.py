@@ -18,6 +18,7 @@ serialises their writes and waits up to ``busy_timeout`` seconds for a lock.
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import sqlite3
 import threading
@@ -27,6 +28,7 @@ from typing import TypeVar
 
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.durable._group import GroupCommit, journal_op
 from agentsm_fn.durable._owner import owner_alive
 from agentsm_fn.durable._schema import SCHEMA, SCHEMA_VERSION
 from agentsm_fn.durable._sqlite_rows import (
@@ -70,6 +72,7 @@ class SqliteStore:
     def __init__(self, connection: sqlite3.Connection, path: str) -> None:
         self._db = connection
         self._lock = threading.Lock()
+        self._groups: dict[int, tuple[asyncio.AbstractEventLoop, GroupCommit]] = {}
         self.path = path
 
     @classmethod
@@ -322,6 +325,28 @@ class SqliteStore:
         if done.unwrap() == 0:
             return Failure(RunBusy(run_id=run_id, owner="another process (this one no longer owns the run)"))
         return Success(None)
+
+    async def astart_effect(
+        self, run_id: str, row: JournalRow, owner: str, create: NewRun | None = None
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """:meth:`start_effect` for async runs: committed with the writes of other runs (group commit)."""
+        return self._fenced(
+            await self._grouped().submit(journal_op(run_id, owner, row, False, create)), run_id
+        )
+
+    async def acommit(
+        self, run_id: str, row: JournalRow, owner: str, started: bool, create: NewRun | None = None
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """:meth:`commit` for async runs: committed with the writes of other runs (group commit)."""
+        op = journal_op(run_id, owner, row, started, None if started else create)
+        return self._fenced(await self._grouped().submit(op), run_id)
+
+    def _grouped(self) -> GroupCommit:
+        loop = asyncio.get_running_loop()
+        group = self._groups.get(id(loop))
+        if group is None or group[0] is not loop:
+            group = self._groups[id(loop)] = (loop, GroupCommit(self._db, self._lock))
+        return group[1]
 
     def wait(
         self, run_id: str, row: JournalRow, owner: str, started: bool, create: NewRun | None = None

@@ -174,6 +174,18 @@ class RunStore(Protocol):
         """Commit an effect's outcome: complete its started row, or insert one (if ``owner`` owns the run)."""
         ...
 
+    async def astart_effect(
+        self, run_id: str, row: JournalRow, owner: str, create: NewRun | None = None
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """:meth:`start_effect` for async runs (a store may commit several runs' writes together)."""
+        ...
+
+    async def acommit(
+        self, run_id: str, row: JournalRow, owner: str, started: bool, create: NewRun | None = None
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """:meth:`commit` for async runs (a store may commit several runs' writes together)."""
+        ...
+
     def wait(
         self, run_id: str, row: JournalRow, owner: str, started: bool, create: NewRun | None = None
     ) -> Result[None, RunBusy | StoreFailure]:

@@ -10,7 +10,7 @@ from returns.result import Failure, Success
 
 from agentsm_fn.core import Status
 from agentsm_fn.durable import Durable, NotResumable, RunStatus, SqliteStore, Stopped
-from agentsm_fn.shell import Shell, StepClock, run
+from agentsm_fn.shell import Performers, Shell, StepClock, run
 from tests.durable.machines import DURABLE_ORDERS, ORDERS, E, Order, S, performers
 
 
@@ -70,3 +70,47 @@ def test_a_performer_that_raises_stops_the_run_as_failed(store: SqliteStore) -> 
     assert record.status is RunStatus.FAILED and "price service down" in record.reason
     resumed = DURABLE_ORDERS.resume(store, error.run_id)
     assert isinstance(resumed, Success) and resumed.unwrap().finished
+
+
+async def test_concurrent_async_runs_commit_their_journals_in_groups_and_end_as_a_sync_run(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from agentsm_fn.durable import _group
+
+    sizes: list[int] = []
+    real = _group.run_group
+
+    def counted(db: object, lock: object, ops: list[_group.Op]) -> object:
+        sizes.append(len(ops))
+        return real(db, lock, ops)  # type: ignore[arg-type]  # passed through unchanged
+
+    monkeypatch.setattr(_group, "run_group", counted)
+
+    from agentsm_fn.core import SUSPEND
+    from tests.durable.machines import AskApproval, Charge, Lookup
+
+    async def lookup(effect: Lookup) -> int:
+        await asyncio.sleep(0)
+        return 10 + effect.item
+
+    async def pay(effect: Charge) -> str:
+        await asyncio.sleep(0)
+        return f"receipt-{effect.item}-{effect.amount}"
+
+    def asynchronous() -> Shell:
+        performers_ = (
+            Performers().on_async(Lookup, lookup).on_async(Charge, pay).on(AskApproval, lambda e: SUSPEND)
+        )
+        return Shell(performers_, StepClock())
+
+    durable = attrs.evolve(DURABLE_ORDERS, shell=asynchronous)
+    results = await asyncio.gather(*(durable.astart(store, Order(items=4)) for _ in range(20)))
+    plain = run(ORDERS, Order(items=4), Shell(performers(), StepClock())).unwrap()
+    for result in results:
+        stored = result.unwrap()
+        assert stored.finished and stored.snapshot.memory == plain.memory
+        rows = store.journal(stored.run_id).unwrap()
+        assert [row.seq for row in rows] == list(range(8)) and all(row.outcome for row in rows)
+    assert sum(sizes) >= 20 * 4 and max(sizes) > 1  # the charges' started rows and commits, in groups
