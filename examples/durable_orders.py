@@ -55,14 +55,14 @@ class E(enum.Enum):
 @attrs.frozen
 class LookUpPrice(Effect[int]):
     outcome_types: ClassVar[tuple[type, ...]] = (int,)
-    retry_safe: ClassVar[bool] = True
+    retry_safe = True
     order_id: str
 
 
 @attrs.frozen
 class CheckStock(Effect[bool]):
     outcome_types: ClassVar[tuple[type, ...]] = (bool,)
-    retry_safe: ClassVar[bool] = True
+    retry_safe = True
     order_id: str
 
 

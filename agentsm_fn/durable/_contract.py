@@ -1,34 +1,52 @@
-"""The few names the durable runner takes from the effect-failure contract, in one place.
+"""The names the durable runner takes from the effect-failure contract, in one place.
 
-Until ``EffectFailure``/``FailureKind``/``keyed`` are in the core and shell, an effect that
-raised or was in flight at a crash has no failure value: the run stops with a typed error
-instead (and nothing is lost). Once they land, these four functions use them.
+``EffectFailure``/``FailureKind`` (core), ``Effect.retry_safe``, and the idempotency key
+(``keyed``/``EffectKey`` in the shell): see docs/effect-failures.md.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
+from contextlib import AbstractContextManager
 
-from agentsm_fn.core.effects import Effect
+from agentsm_fn.core.effect_failures import EffectFailure, FailureKind
+from agentsm_fn.core.effects import Effect, describe_effect
+from agentsm_fn.shell.keys import EffectKey
+from agentsm_fn.shell.keys import keyed as _keyed
+from agentsm_fn.shell.performers import AsyncPerformer, Performer
+from agentsm_fn.shell.timeouts import TimedPerformer
 
 
 def retry_safe(effect: Effect[object]) -> bool:
-    """Whether performing ``effect`` twice is harmless (its ``retry_safe`` attribute; default False)."""
-    return getattr(effect, "retry_safe", False) is True
+    """Whether performing ``effect`` twice is harmless (its ``retry_safe``)."""
+    return effect.retry_safe is True
 
 
 def raised(effect: Effect[object], exc: BaseException) -> object | None:
-    """The outcome that stands for a performer that raised, or None if there is none yet."""
-    return None
+    """The outcome that stands for a performer that raised (as the shell delivers it)."""
+    return EffectFailure.raised(describe_effect(effect), exc)
 
 
 def unknown(effect: Effect[object]) -> object | None:
-    """The outcome of an effect in flight at a crash, or None if there is none yet."""
+    """The outcome of an effect that was in flight when its process died."""
+    return EffectFailure.unknown(describe_effect(effect), "in flight when its process died")
+
+
+def unrouted(outcome: object) -> bool | None:
+    """What to do with the entry of an effect failure the machine did not take; None if not a failure.
+
+    True: keep it as started (the outcome was unknown, so it stays unknown); False: drop it
+    (perform the effect again once the cause is fixed, as an in-memory run would).
+    """
+    if isinstance(outcome, EffectFailure):
+        return outcome.kind is FailureKind.UNKNOWN
     return None
 
 
-@contextlib.contextmanager
-def keyed(run_id: str, seq: int) -> Iterator[None]:
+def awaited(fn: Performer) -> AsyncPerformer | None:
+    """The awaitable form of a sync performer the shell would not run on the loop (one with a timeout)."""
+    return fn.in_loop if type(fn) is TimedPerformer else None
+
+
+def keyed(run_id: str, seq: int) -> AbstractContextManager[EffectKey]:
     """Make ``run_id:seq`` the idempotency key performers read while performing."""
-    yield
+    return _keyed(EffectKey(run_id, seq))

@@ -23,6 +23,7 @@ from agentsm_fn.core.effects import describe_effect
 from agentsm_fn.core.failures import EffectFailed, RunFailed
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
+from agentsm_fn.durable import _contract
 from agentsm_fn.durable._loading import Loaded, load_for_resume
 from agentsm_fn.durable._owner import this_owner
 from agentsm_fn.durable.codec import to_bytes
@@ -270,6 +271,11 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             return Failure(error)
         if isinstance(result, Failure):
             failed = result.failure()
+            last = session.last
+            keep = None if last is None else _contract.unrouted(last[1])
+            if isinstance(failed.reason, EffectFailed) and snapshot.awaiting and keep is not None and last:
+                # The machine has no route for this failure: not taken, so not kept (as in memory)
+                store.forget(run_id, last[0], keep_started=keep)
             stopped = stop(attrs.evolve(record, reason=failed.reason.describe()))
             return Failure(
                 stopped.failure() if isinstance(stopped, Failure) else Stopped(run_id=run_id, failed=failed)

@@ -108,6 +108,8 @@ class Session:
         self.checkpoint_after = checkpoint_after
         self.checkpoint_bytes = checkpoint_bytes
         self.create = create
+        self.last: tuple[int, object] | None = None
+        """The last outcome handed to the fold, with its entry number."""
         """The run itself, until its first write stores it (in the same transaction)."""
 
     # --- the clock ----------------------------------------------------------------------------
@@ -211,6 +213,7 @@ class Session:
         if again is not None and again[0] == seq:  # after a checkpoint pause
             self.redeliver = None
             self._delivered(again[2])
+            self.last = (seq, again[1])
             return again[1], seq, b"", False
         digest = content_digest(effect)
         if digest is None:
@@ -236,6 +239,7 @@ class Session:
                 if rows:
                     self.replaying.extend(rows[0].ticks)
                 self._delivered(row.at if row.at is not None else 0.0)
+                self.last = (seq, decoded.unwrap())
                 return decoded.unwrap(), seq, digest, False
             if row.waiting:  # still unanswered
                 self.pause = Pause.WAIT
@@ -324,6 +328,7 @@ class Session:
             self.pause = Pause.CHECKPOINT
             return SUSPEND
         self._delivered(at)
+        self.last = (row.seq, outcome)
         return outcome
 
     def _wait(self, effect: Effect[object], seq: int, digest: bytes, started: bool) -> object:

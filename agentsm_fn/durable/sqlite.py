@@ -397,6 +397,17 @@ class SqliteStore:
         why = done.unwrap()
         return Failure(AnswerRefused(run_id=run_id, seq=seq, why=why)) if why else Success(None)
 
+    def forget(self, run_id: str, seq: int, keep_started: bool) -> Result[None, StoreFailure]:
+        """Undo the outcome of entry ``seq`` (the machine did not take it): keep it as started, or drop it."""
+        statement = (
+            "UPDATE journal SET outcome = NULL, at = NULL WHERE run_id = ? AND seq = ?"
+            if keep_started
+            else "DELETE FROM journal WHERE run_id = ? AND seq = ?"
+        )
+        return self._do("forget outcome", lambda db: db.execute(statement, (run_id, seq)), run_id).map(
+            lambda _: None
+        )
+
     def waiting(self) -> Result[tuple[tuple[str, JournalRow], ...], StoreFailure]:
         """Every effect that waits for an answer: (run id, its journal row), oldest run first."""
         return self._do(

@@ -198,6 +198,10 @@ class RunStore(Protocol):
         """Commit the answer to a waiting effect, once: a second answer is refused."""
         ...
 
+    def forget(self, run_id: str, seq: int, keep_started: bool) -> Result[None, StoreFailure]:
+        """Undo the outcome of entry ``seq`` (the machine did not take it): keep it as started, or drop it."""
+        ...
+
     def waiting(self) -> Result[tuple[tuple[str, JournalRow], ...], StoreFailure]:
         """Every effect that waits for an answer: (run id, its journal row), oldest run first."""
         ...

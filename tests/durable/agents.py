@@ -8,6 +8,8 @@ uninterrupted one whatever process asks.
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +33,12 @@ TOOL_CALLS = 4
 
 
 def log(line: str) -> None:
+    """Note one execution; with CRASH_DIE_ON set to this line, die (SIGKILL) right after noting it."""
     if COUNTS:
         with COUNTS[0].open("a", encoding="utf-8") as out:
             out.write(f"{RUN[0]} {line}\n")
+    if os.environ.get("CRASH_DIE_ON") == line:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 @tool

@@ -35,12 +35,13 @@ class E(enum.Enum):
     CHARGED = "charged"
     LARGE = "large"
     APPROVED = "approved"
+    CHARGE_FAILED = "charge_failed"
 
 
 @attrs.frozen
 class Lookup(Effect[int]):
     outcome_types: ClassVar[tuple[type, ...]] = (int,)
-    retry_safe: ClassVar[bool] = True
+    retry_safe = True
     item: int
 
 
@@ -117,11 +118,12 @@ ORDERS: Machine[S, E, Order] = define_machine(
         (S.CHARGING, E.CHARGED): S.DONE,
         (S.CHARGING, E.LARGE): S.APPROVING,
         (S.APPROVING, E.APPROVED): S.DONE,
+        (S.CHARGING, E.CHARGE_FAILED): S.DONE,
     },
     handlers={
         S.START: pure(begin),
         S.PRICING: effectful(ask_price, priced),
-        S.CHARGING: effectful(charge, charged),
+        S.CHARGING: effectful(charge, charged, failure_event=E.CHARGE_FAILED),
         S.APPROVING: effectful(ask, answered),
     },
     budgeted={S.PRICING},

@@ -12,6 +12,7 @@ retry-safe is never performed again: its outcome is unknown (see test_unknown_ou
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -22,10 +23,15 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import attrs
+import pytest
 from returns.result import Failure
 
-from agentsm_fn.durable import NotResumable, RunNotFound, RunStatus, SqliteStore, StoredRun
+from agentsm_fn.core import Effect, EffectFailure
+from agentsm_fn.core.effects import describe_effect
+from agentsm_fn.durable import RunNotFound, RunStatus, SqliteStore, StoredRun
 from agentsm_fn.durable.travel import replay_stored
+from agentsm_fn.shell import Performer, Performers, Shell
 from tests.durable import agents
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,6 +48,49 @@ def committed(db: Path, prefix: str) -> dict[tuple[str, int], bytes]:
             (f"{prefix}-%",),
         ).fetchall()
     return {(run_id, seq): bytes(outcome) for run_id, seq, outcome in rows}
+
+
+def started(db: Path, prefix: str) -> dict[str, int]:
+    """Runs with an effect marked started and no outcome (in flight at the kill): run id -> seq."""
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        rows = conn.execute(
+            "SELECT run_id, seq FROM journal WHERE run_id LIKE ? AND outcome IS NULL AND waiting = 0",
+            (f"{prefix}-%",),
+        ).fetchall()
+    return {str(run_id): int(seq) for run_id, seq in rows}
+
+
+def uninterrupted_with_unknown(kind: str, seq: int, tmp_path: Path) -> object:
+    """The memory of an uninterrupted run whose effect ``seq`` had the unknown outcome."""
+    durable = agents.KINDS[kind][0]
+    count = [0]
+
+    def wrap(fn: Performer) -> Performer:
+        def perform(effect: Effect[object]) -> object:
+            number, count[0] = count[0], count[0] + 1
+            if number == seq:
+                return EffectFailure.unknown(describe_effect(effect), "in flight when its process died")
+            return fn(effect)
+
+        return perform
+
+    def shell() -> Shell:
+        made = durable.shell()
+        return attrs.evolve(
+            made, performers=Performers({k: wrap(f) for k, f in made.performers.sync.items()})
+        )
+
+    store = SqliteStore.open(tmp_path / f"unknown-{kind}-{seq}.db").unwrap()
+    agents.COUNTS[:] = []
+    try:
+        return (
+            attrs.evolve(durable, shell=shell)
+            .start(store, agents.start_memory_of(kind))
+            .unwrap()
+            .snapshot.memory
+        )
+    finally:
+        store.close()
 
 
 def journaled(db: Path, prefix: str) -> int:
@@ -94,12 +143,14 @@ def test_runs_killed_at_random_points_recover_with_nothing_lost_or_repeated(tmp_
         worker.send_signal(signal.SIGKILL)
         worker.wait()
         before = committed(db, prefix)
+        in_flight = started(db, prefix)
         store = SqliteStore.open(db).unwrap()
         agents.COUNTS[:] = [counts]
         durable, _ = agents.KINDS[kind]
         for index in range(RUNS_PER_BATCH):
             run_id = f"{prefix}-{index}"
             agents.RUN[0] = run_id
+            agents.COUNTS[:] = [counts]
             found = store.get(run_id)
             if isinstance(found, Failure):
                 assert isinstance(found.failure(), RunNotFound)
@@ -107,10 +158,13 @@ def test_runs_killed_at_random_points_recover_with_nothing_lost_or_repeated(tmp_
             elif found.unwrap().status is not RunStatus.FINISHED:
                 killed_mid_run += 1
                 done = durable.resume(store, run_id)
-                if isinstance(done, Failure) and isinstance(done.failure(), NotResumable):
-                    # in flight at the kill and not retry-safe: never performed again (checked below)
-                    assert "in flight" in done.failure().describe()
+                if (
+                    run_id in in_flight
+                ):  # in flight at the kill and not retry-safe: unknown, the machine decides
                     unknown.add(run_id)
+                    want = uninterrupted_with_unknown(kind, in_flight[run_id], tmp_path)
+                    assert done.unwrap().snapshot.memory == want, f"{run_id}: memory after an unknown outcome"
+                    recovered.append((kind, run_id))
                     continue
             else:
                 done = replay_stored(store, durable.machine, run_id).map(
@@ -122,7 +176,7 @@ def test_runs_killed_at_random_points_recover_with_nothing_lost_or_repeated(tmp_
         lost = {key for key, outcome in before.items() if after.get(key) != outcome}
         assert not lost, f"committed outcomes lost or changed: {sorted(lost)}"
         store.close()
-    assert len(recovered) + len(unknown) >= 100
+    assert len(recovered) >= 100
     assert len(unknown) < len(recovered) / 4
     assert killed_mid_run > 0
     executions = Counter(counts.read_text(encoding="utf-8").splitlines())
@@ -131,7 +185,38 @@ def test_runs_killed_at_random_points_recover_with_nothing_lost_or_repeated(tmp_
     assert not repeated, f"tools that are not retry-safe ran more than once: {repeated}"
     per_run = Counter(line.split()[0] for line in not_retry_safe)
     for kind, run_id in recovered:
-        assert per_run[run_id] == (3 if kind == "orders" else agents.TOOL_CALLS), run_id
+        expected_count = 3 if kind == "orders" else agents.TOOL_CALLS
+        if run_id in unknown:  # the in-flight call ran at most once; the machine then went its failure route
+            assert per_run[run_id] <= expected_count, run_id
+        else:
+            assert per_run[run_id] == expected_count, run_id
     print(
         f"{len(recovered)} runs recovered exactly ({killed_mid_run} killed mid-run), {len(unknown)} in flight"
     )
+
+
+@pytest.mark.parametrize("kind", ["orders", "react", "plan"])
+def test_an_effect_in_flight_at_the_kill_is_not_repeated_and_its_outcome_is_unknown(
+    kind: str, tmp_path: Path
+) -> None:
+    db, counts = tmp_path / "runs.db", tmp_path / "executions.log"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "CRASH_DIE_ON": "add 1" if kind != "orders" else "charge 1"}
+    worker = subprocess.run(
+        [sys.executable, "-m", "tests.durable.crash_worker", str(db), str(counts), kind, "k", "1"],
+        cwd=ROOT,
+        env=env,
+        check=False,
+        timeout=120,
+    )
+    assert worker.returncode == -signal.SIGKILL
+    (seq,) = started(db, "k").values()
+    store = SqliteStore.open(db).unwrap()
+    agents.COUNTS[:] = [counts]
+    agents.RUN[0] = "k-0"
+    done = agents.KINDS[kind][0].resume(store, "k-0").unwrap()
+    assert done.finished
+    assert done.snapshot.memory == uninterrupted_with_unknown(kind, seq, tmp_path)
+    executions = counts.read_text(encoding="utf-8").splitlines()
+    assert executions.count(f"k-0 {env['CRASH_DIE_ON']}") == 1  # performed before the kill, never again
+    failure = store.journal("k-0", seq).unwrap()[0].outcome
+    assert failure is not None and b"UNKNOWN" in failure

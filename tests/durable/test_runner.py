@@ -114,3 +114,28 @@ async def test_concurrent_async_runs_commit_their_journals_in_groups_and_end_as_
         rows = store.journal(stored.run_id).unwrap()
         assert [row.seq for row in rows] == list(range(8)) and all(row.outcome for row in rows)
     assert sum(sizes) >= 20 * 4 and max(sizes) > 1  # the charges' started rows and commits, in groups
+
+
+async def test_a_timed_out_performer_under_arun_is_a_failure_not_kept_when_the_machine_has_no_route(
+    store: SqliteStore,
+) -> None:
+    import time
+
+    from agentsm_fn.core import EffectFailure
+    from tests.durable.machines import Lookup
+
+    def slow() -> Shell:
+        def nap(effect: Lookup) -> int:
+            time.sleep(1)
+            return 1
+
+        return Shell(performers().on(Lookup, nap, timeout=0.01), StepClock())
+
+    result = await attrs.evolve(DURABLE_ORDERS, shell=slow).astart(store, Order(items=1))
+    assert isinstance(result, Failure) and "timed out" in result.failure().describe()
+    error = result.failure()
+    assert isinstance(error, Stopped)
+    record = store.get(error.run_id).unwrap()
+    assert record.status is RunStatus.FAILED
+    assert store.journal(record.run_id).unwrap() == ()  # no route for the failure: not kept, performed again
+    assert EffectFailure is not None
