@@ -191,7 +191,7 @@ def test_runs_killed_at_random_points_recover_with_nothing_lost_or_repeated(tmp_
         else:
             assert per_run[run_id] == expected_count, run_id
     print(
-        f"{len(recovered)} runs recovered exactly ({killed_mid_run} killed mid-run), {len(unknown)} in flight"
+        f"{len(recovered)} runs recovered ({killed_mid_run} killed mid-run; {len(unknown)} with a tool in flight)"
     )
 
 
