@@ -190,8 +190,9 @@ def test_runs_killed_at_random_points_recover_with_nothing_lost_or_repeated(tmp_
             assert per_run[run_id] <= expected_count, run_id
         else:
             assert per_run[run_id] == expected_count, run_id
+    in_flight_count = len(unknown)
     print(
-        f"{len(recovered)} runs recovered ({killed_mid_run} killed mid-run; {len(unknown)} with a tool in flight)"
+        f"{len(recovered)} runs recovered ({killed_mid_run} killed mid-run; {in_flight_count} with a tool in flight)"
     )
 
 
