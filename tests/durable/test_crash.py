@@ -190,10 +190,8 @@ def test_runs_killed_at_random_points_recover_with_nothing_lost_or_repeated(tmp_
             assert per_run[run_id] <= expected_count, run_id
         else:
             assert per_run[run_id] == expected_count, run_id
-    in_flight_count = len(unknown)
-    print(
-        f"{len(recovered)} runs recovered ({killed_mid_run} killed mid-run; {in_flight_count} with a tool in flight)"
-    )
+    summary = f"{killed_mid_run} killed mid-run; {len(unknown)} with a tool in flight"
+    print(f"{len(recovered)} runs recovered ({summary})")
 
 
 @pytest.mark.parametrize("kind", ["orders", "react", "plan"])
