@@ -23,6 +23,7 @@ from agentsm_fn.agents.plan_execute.effects import RunTools, ToolBatch
 from agentsm_fn.agents.react.effects import RunTool, RunToolBatch
 from agentsm_fn.agents.react.outcomes import ReactToolResult as ToolResult
 from agentsm_fn.agents.react.outcomes import ToolBatchResult
+from agentsm_fn.core.effect_failures import EffectFailure
 from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.llm.call import LlmCall
 from agentsm_fn.llm.json import thaw
@@ -34,7 +35,9 @@ __all__ = [
     "Opening",
     "Settled",
     "batch_calls",
+    "batch_outcomes",
     "batch_results",
+    "failed",
     "is_batch",
     "opening",
     "settled",
@@ -203,6 +206,17 @@ def _llm_settled(outcome: object, provider: str | None, capture: bool) -> Settle
     return _unexpected(outcome)
 
 
+def failed(failure: EffectFailure) -> Settled:
+    """An effect's failure: ``error.type`` is its kind (``raised``, ``timed_out``, ...).
+
+    Example:
+        >>> failed(EffectFailure.timed_out("Ask", 2.0)).error_type
+        'timed_out'
+    """
+    kind = failure.kind.value
+    return Settled(attributes={names.EFFECT_FAILURE: kind}, error_type=kind, description=failure.describe())
+
+
 def _unexpected(outcome: object) -> Settled:
     kind = type(outcome).__name__
     return Settled(attributes={}, error_type=kind, description=f"unexpected outcome {kind}")
@@ -217,6 +231,8 @@ def tool_settled(outcome: object, capture: bool) -> Settled:
     """
     if isinstance(outcome, ToolBatch) and len(outcome.results) == 1:
         outcome = outcome.results[0]
+    if isinstance(outcome, EffectFailure):
+        return failed(outcome)
     if isinstance(outcome, ToolResult):
         attributes: Attributes = {names.TOOL_CALL_RESULT: outcome.output} if capture else {}
         if outcome.ok:
@@ -244,6 +260,8 @@ def settled(effect: Effect[object], outcome: object, provider: str | None, captu
         >>> settled(call, busy, None, False).error_type
         '503'
     """
+    if isinstance(outcome, EffectFailure):
+        return failed(outcome)
     if isinstance(effect, LlmCall):
         return _llm_settled(outcome, provider, capture)
     if _call_of(effect) is not None:
@@ -261,6 +279,19 @@ def batch_results(outcome: object) -> tuple[object, ...]:
     if isinstance(outcome, ToolBatchResult | ToolBatch):
         return tuple(outcome.results)
     return ()
+
+
+def batch_outcomes(effect: Effect[object], outcome: object) -> tuple[object, ...]:
+    """Each call's outcome: its result, or the batch's ``EffectFailure`` for every call.
+
+    Example:
+        >>> failure = EffectFailure.timed_out("RunTools", 1.0)
+        >>> batch_outcomes(RunTools((ToolCall("c1", "t", {}),)), failure) == (failure,)
+        True
+    """
+    if isinstance(outcome, EffectFailure):
+        return tuple(outcome for _ in batch_calls(effect))
+    return batch_results(outcome)
 
 
 def batch_calls(effect: Effect[object]) -> tuple[ToolCall, ...]:

@@ -18,6 +18,7 @@ __all__ = [
     "AGENT_ID",
     "AGENT_NAME",
     "CHAT",
+    "EFFECT_FAILURE",
     "EFFECT_SUMMARY",
     "EFFECT_SUSPENDED",
     "EFFECT_TYPE",
@@ -118,6 +119,8 @@ EFFECT_TYPE: Final = "agentsm.effect.type"
 """The effect's class name, on every effect span."""
 EFFECT_SUMMARY: Final = "agentsm.effect.summary"
 """``Effect.summary()``: what the effect is, never its private data."""
+EFFECT_FAILURE: Final = "agentsm.effect.failure"
+"""The effect failed (``EffectFailure``): its kind (``raised``, ``timed_out``, ``rejected``, ``unknown``)."""
 EFFECT_SUSPENDED: Final = "agentsm.effect.suspended"
 """True when the performer paused the run instead of answering (a human approval)."""
 LLM_PURPOSE: Final = "agentsm.llm.purpose"

@@ -34,6 +34,7 @@ from opentelemetry.trace import Link, Span, SpanKind, Status, StatusCode, Tracer
 from opentelemetry.util.types import AttributeValue
 
 from agentsm_fn.core.driver import SUSPEND
+from agentsm_fn.core.effect_failures import FailureKind
 from agentsm_fn.core.effects import Effect
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.observe import EffectWatch, RunEnd, RunStart, RunWatch
@@ -326,9 +327,10 @@ class _EffectSpan:
         self._finish(settled.attributes, settled.error_type, settled.description, seconds, tokens)
 
     def effect_raised(self, error: BaseException, seconds: float) -> None:
-        """The performer raised: the exception's type is the error."""
+        """The performer raised: the exception's type is the error (the conventions' rule for exceptions)."""
         kind = type(error).__qualname__
-        self._finish({}, kind, f"performer raised {kind}: {error}"[:500], seconds)
+        failure: Attributes = {names.EFFECT_FAILURE: FailureKind.RAISED.value}
+        self._finish(failure, kind, f"performer raised {kind}: {error}"[:500], seconds)
 
 
 class _Batch:
@@ -347,7 +349,8 @@ class _Batch:
         if self.parts:
             return
         capture = self.run.capture
-        for call, result in zip(genai.batch_calls(self.effect), genai.batch_results(outcome), strict=False):
+        outcomes = genai.batch_outcomes(self.effect, outcome)
+        for call, result in zip(genai.batch_calls(self.effect), outcomes, strict=False):
             opening = genai.tool_call_opening(call, capture)
             span = self.run.start_span(opening, start_time=self.started)
             settled = genai.tool_settled(result, capture)

@@ -33,7 +33,7 @@ from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.observe import EffectWatch, RunEnd, RunObserver, RunStart, RunWatch
 from agentsm_fn.core.snapshot import Snapshot
 from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
-from agentsm_fn.shell.timeouts import TimedPerformer
+from agentsm_fn.shell.timeouts import TimedPerformer, Watched
 
 __all__ = ["Watching", "aperform_part", "perform_part", "start_watching"]
 
@@ -128,11 +128,15 @@ def _watched(watch: RunWatch, performer: Performer, within: EffectWatch | None =
 def _watched_sync(watch: RunWatch, performer: Performer) -> Performer:
     """:func:`_watched`, keeping a timed performer timed (``arun`` waits for it off the loop).
 
-    The watch of a timed performer runs in its thread: an effect that timed out is reported
-    as ended when (if ever) the abandoned performer returns.
+    The watch wraps the whole timed call, so an effect that timed out ends with the
+    ``EffectFailure(TIMED_OUT)`` the fold gets (the abandoned thread is not watched).
     """
     if type(performer) is TimedPerformer:
-        return TimedPerformer(_watched(watch, performer.fn), performer.seconds)
+        wrap = Watched(
+            sync=lambda fn: _watched(watch, fn),
+            asynchronous=lambda fn: _watched_async(watch, fn),
+        )
+        return TimedPerformer(performer.fn, performer.seconds, wrap)
     return _watched(watch, performer)
 
 

@@ -20,12 +20,13 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 from collections.abc import Awaitable, Callable
+from typing import NamedTuple
 
 from agentsm_fn.core.effect_failures import EffectFailure
 from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.shell._threads import in_daemon_thread
 
-__all__ = ["TimedPerformer", "timed_async"]
+__all__ = ["TimedPerformer", "Watched", "timed_async"]
 
 
 def _check(seconds: float) -> float:
@@ -37,6 +38,9 @@ def _check(seconds: float) -> float:
 class TimedPerformer:
     """A sync performer with a time limit: called, it runs ``fn`` in a daemon thread and waits.
 
+    ``watched`` (set by an observed run) wraps the whole timed call, sync and awaited
+    alike, so an observer sees the ``EffectFailure(TIMED_OUT)`` the caller gets.
+
     Example:
         >>> import time
         >>> slow = TimedPerformer(lambda effect: time.sleep(5), 0.01)
@@ -46,13 +50,24 @@ class TimedPerformer:
         'fast'
     """
 
-    __slots__ = ("fn", "seconds")
+    __slots__ = ("fn", "seconds", "watched")
 
-    def __init__(self, fn: Callable[[Effect[object]], object], seconds: float) -> None:
+    def __init__(
+        self,
+        fn: Callable[[Effect[object]], object],
+        seconds: float,
+        watched: Watched | None = None,
+    ) -> None:
         self.fn = fn
         self.seconds = _check(seconds)
+        self.watched = watched
 
     def __call__(self, effect: Effect[object]) -> object:
+        if self.watched is not None:
+            return self.watched.sync(self._timed)(effect)
+        return self._timed(effect)
+
+    def _timed(self, effect: Effect[object]) -> object:
         future = in_daemon_thread(lambda: self.fn(effect), name="agentsm-performer")
         try:
             return future.result(timeout=self.seconds)
@@ -63,6 +78,11 @@ class TimedPerformer:
 
     async def in_loop(self, effect: Effect[object]) -> object:
         """The same, awaited under asyncio: the thread runs while the loop goes on."""
+        if self.watched is not None:
+            return await self.watched.asynchronous(self._in_loop)(effect)
+        return await self._in_loop(effect)
+
+    async def _in_loop(self, effect: Effect[object]) -> object:
         return await _within(
             asyncio.wrap_future(in_daemon_thread(lambda: self.fn(effect))), effect, self.seconds
         )
@@ -70,7 +90,16 @@ class TimedPerformer:
     def bound(self, target: Effect[object]) -> TimedPerformer:
         """The same limit, performing ``target`` whatever it is called with (for wrapper effects)."""
         fn = self.fn
-        return TimedPerformer(lambda _wrapper: fn(target), self.seconds)
+        return TimedPerformer(lambda _wrapper: fn(target), self.seconds, self.watched)
+
+
+class Watched(NamedTuple):
+    """How an observed run wraps a timed performer's whole call (sync, and awaited under ``arun``)."""
+
+    sync: Callable[[Callable[[Effect[object]], object]], Callable[[Effect[object]], object]]
+    asynchronous: Callable[
+        [Callable[[Effect[object]], Awaitable[object]]], Callable[[Effect[object]], Awaitable[object]]
+    ]
 
 
 async def _within(work: Awaitable[object], effect: Effect[object], seconds: float) -> object:
