@@ -29,8 +29,7 @@ from typing import Final
 import attrs
 from opentelemetry import context, metrics, trace
 from opentelemetry.metrics import MeterProvider, NoOpMeterProvider
-from opentelemetry.metrics import _internal as _metrics_internal
-from opentelemetry.trace import Link, Span, SpanKind, Status, StatusCode, Tracer, TracerProvider
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer, TracerProvider
 from opentelemetry.util.types import AttributeValue
 
 from agentsm_fn.core.driver import SUSPEND
@@ -48,7 +47,6 @@ __all__ = ["CAPTURE_CONTENT_ENV", "OtelObserver"]
 CAPTURE_CONTENT_ENV: Final = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 """The environment variable OpenTelemetry's GenAI instrumentations read: ``true`` records content."""
 _SCOPE: Final = "agentsm_fn"
-_OFF: Final = (trace.ProxyTracerProvider, trace.NoOpTracerProvider)
 
 Attributes = dict[str, AttributeValue]
 
@@ -58,34 +56,37 @@ def _metrics_off(provider: MeterProvider) -> bool:
     return isinstance(provider, NoOpMeterProvider) or type(provider).__name__ == "_ProxyMeterProvider"
 
 
-_MISSING: Final = object()
-_FROM_ENVIRONMENT: Final = any(
-    name in os.environ for name in ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER")
-)
-"""An SDK named in the environment is loaded by the API's getters on their first call."""
+class _Global:
+    """The global tracer, obtained once through the public API, and the global meter provider once set.
 
-
-def _global_tracer_provider() -> TracerProvider | None:
-    """The global tracer provider; None while it is the API's stand-in (no SDK installed).
-
-    ``trace.get_tracer_provider()`` reads ``os.environ`` on every call until an SDK is
-    set (about 1 µs, more than a short run may spend per run when tracing is off), so the
-    API module's global is read first; if a future API drops it, the public getter is used.
+    ``trace.get_tracer`` gives the API's proxy tracer while no SDK is installed; it
+    delegates to the real provider as soon as one is set, so it is obtained once and a
+    run asks it for its span: a span that is not recording means tracing is off. Global
+    providers can be set only once, so a real meter provider, once seen, is kept; it is
+    looked up (with the public getter, which reads the environment) when an observer is
+    made and when a traced run starts, never on a run that is declined.
     """
-    provider = getattr(trace, "_TRACER_PROVIDER", _MISSING)
-    if provider is None and not _FROM_ENVIRONMENT:
-        return None
-    found = trace.get_tracer_provider() if provider is None or provider is _MISSING else provider
-    return None if isinstance(found, _OFF) else found  # type: ignore[return-value]  # a TracerProvider
+
+    tracer: Tracer | None = None
+    meter_provider: MeterProvider | None = None
+
+
+def _global_tracer() -> Tracer:
+    tracer = _Global.tracer
+    if tracer is None:
+        tracer = _Global.tracer = trace.get_tracer(_SCOPE)
+    return tracer
 
 
 def _global_meter_provider() -> MeterProvider | None:
-    """The global meter provider; None while it is the API's stand-in (as above)."""
-    provider = getattr(_metrics_internal, "_METER_PROVIDER", _MISSING)
-    if provider is None and not _FROM_ENVIRONMENT:
-        return None
-    found = metrics.get_meter_provider() if provider is None or provider is _MISSING else provider
-    return None if _metrics_off(found) else found  # type: ignore[arg-type,return-value]  # a MeterProvider
+    """The global meter provider; None while it is the API's stand-in (no SDK installed)."""
+    found = _Global.meter_provider
+    if found is None:
+        provider = metrics.get_meter_provider()
+        if _metrics_off(provider):
+            return None
+        found = _Global.meter_provider = provider
+    return found
 
 
 def fingerprint(machine: Machine[enum.Enum, enum.Enum, object]) -> str:
@@ -137,17 +138,22 @@ class OtelObserver:
     error_states: frozenset[str] = frozenset({"Error", "HALT"})
     _cache: dict[int, tuple[object, object]] = attrs.field(init=False, factory=dict, eq=False, repr=False)
 
-    def _tracer(self) -> Tracer | None:
-        provider = self.tracer_provider or _global_tracer_provider()
-        if provider is None or isinstance(provider, _OFF):
-            return None
+    def _tracer(self) -> Tracer:
+        provider = self.tracer_provider
+        if provider is None:
+            return _Global.tracer or _global_tracer()
         found = self._cache.get(id(provider))
         if found is None or found[0] is not provider:
             found = self._cache[id(provider)] = (provider, provider.get_tracer(_SCOPE))
         return found[1]  # type: ignore[return-value]  # stored just above as a Tracer
 
-    def _instruments(self) -> Instruments | None:
-        provider = self.meter_provider or _global_meter_provider()
+    def __attrs_post_init__(self) -> None:
+        if self.meter_provider is None:
+            _global_meter_provider()  # metrics without traces: the global provider set before now
+
+    def _instruments(self, look: bool) -> Instruments | None:
+        """The instruments of the meter provider (``look``: ask the global getter if none is known yet)."""
+        provider = self.meter_provider or (_global_meter_provider() if look else _Global.meter_provider)
         if provider is None or _metrics_off(provider):
             return None
         found = self._cache.get(id(provider))
@@ -165,36 +171,39 @@ class OtelObserver:
         return found[1]  # type: ignore[return-value]  # stored just above as a str
 
     def run_started(self, start: RunStart) -> RunWatch | None:
-        """Start the run's ``invoke_agent`` span; None when neither traces nor metrics are on."""
-        if (
-            self.tracer_provider is None
-            and self.meter_provider is None
-            and getattr(trace, "_TRACER_PROVIDER", _MISSING) is None
-            and getattr(_metrics_internal, "_METER_PROVIDER", _MISSING) is None
-            and not _FROM_ENVIRONMENT
-        ):  # no SDK anywhere: the cheapest no (see _global_tracer_provider)
-            return None
-        tracer, instruments = self._tracer(), self._instruments()
-        if tracer is None and instruments is None:
-            return None
-        tracer = tracer or trace.NoOpTracer()
+        """Start the run's ``invoke_agent`` span; None when neither traces nor metrics are on.
+
+        The span is started with its name alone and asked whether it records (the
+        cheapest public question: the API's proxy tracer answers it while no SDK is
+        installed); a recording span then gets its attributes and link.
+        """
         machine = start.machine
         agent = self.agent_name or machine.name or "agent"
+        tracer = (_Global.tracer or _global_tracer()) if self.tracer_provider is None else self._tracer()
+        span = tracer.start_span(names.INVOKE_AGENT)  # kind: INTERNAL, the default; named below
+        traced = span.is_recording()
+        if not traced and self.meter_provider is None and _Global.meter_provider is None:
+            return None  # tracing off (no SDK, or not sampled), no metrics: the cheapest no
+        if traced:
+            span.update_name(f"{names.INVOKE_AGENT} {agent}")
+        instruments = self._instruments(look=traced)
+        if not traced and instruments is None:
+            return None
         attributes: Attributes = {
             names.OPERATION_NAME: names.INVOKE_AGENT,
             names.AGENT_NAME: agent,
             names.AGENT_ID: self.agent_id or self._agent_id(machine),
             names.MACHINE_NAME: machine.name,
         }
-        linked = links.link_for(start.snapshot) if start.resumed else None
         if start.resumed:
             attributes[names.RUN_RESUMED] = True
-        span = tracer.start_span(
-            f"{names.INVOKE_AGENT} {agent}",
-            kind=SpanKind.INTERNAL,
-            attributes=attributes,
-            links=[Link(linked)] if linked is not None else None,
-        )
+        if traced:
+            span.set_attributes(attributes)
+            linked = links.link_for(start.snapshot) if start.resumed else None
+            if linked is not None:
+                span.add_link(linked)
+        else:
+            tracer = trace.NoOpTracer()
         pending = start.snapshot.pending if start.snapshot is not None else None
         if start.resumed and pending is not None:
             span.add_event(names.RESUMED_EVENT, {names.EFFECT_TYPE: type(pending).__name__})
