@@ -1,5 +1,6 @@
 """Durable runs: a run survives a crash, resumes in another process, is checked against a changed machine."""
 
+from agentsm_fn.durable._tracing import TraceCarrier
 from agentsm_fn.durable.codec import from_bytes, to_bytes
 from agentsm_fn.durable.digest import content_digest
 from agentsm_fn.durable.errors import (
@@ -18,7 +19,15 @@ from agentsm_fn.durable.errors import (
 from agentsm_fn.durable.identity import machine_fingerprint, machine_fingerprint_text
 from agentsm_fn.durable.runner import Durable, StoredRun
 from agentsm_fn.durable.sqlite import Durability, SqliteStore
-from agentsm_fn.durable.store import Checkpoint, JournalRow, NewRun, RunRecord, RunStatus, RunStore
+from agentsm_fn.durable.store import (
+    Checkpoint,
+    JournalRow,
+    NewRun,
+    RunRecord,
+    RunStatus,
+    RunStore,
+    TraceContexts,
+)
 
 __all__ = [
     "AnswerRefused",
@@ -42,6 +51,8 @@ __all__ = [
     "Stopped",
     "StoreFailure",
     "StoredRun",
+    "TraceCarrier",
+    "TraceContexts",
     "content_digest",
     "from_bytes",
     "machine_fingerprint",

@@ -37,6 +37,10 @@ SCHEMA = (
         effect BLOB,
         PRIMARY KEY (run_id, seq)
     )""",
+    """CREATE TABLE IF NOT EXISTS trace_contexts (
+        run_id TEXT PRIMARY KEY,
+        carrier TEXT NOT NULL
+    )""",
     """CREATE TABLE IF NOT EXISTS checkpoints (
         run_id TEXT PRIMARY KEY,
         seq INTEGER NOT NULL,
@@ -46,4 +50,9 @@ SCHEMA = (
         pending BLOB NOT NULL
     )""",
 )
-"""The statements that create the tables (idempotent)."""
+"""The statements that create the tables (idempotent).
+
+``trace_contexts`` came after schema 1 was released: a table of its own (a run's W3C trace
+context, JSON), created when a store is opened, so an older store gains it and stays
+readable, and an older version of this library opening a newer store ignores it.
+"""

@@ -26,6 +26,7 @@ from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.durable import _contract
 from agentsm_fn.durable._loading import Loaded, load_for_resume
 from agentsm_fn.durable._owner import this_owner
+from agentsm_fn.durable._tracing import carry, continued
 from agentsm_fn.durable.codec import to_bytes
 from agentsm_fn.durable.errors import Diverged, DurableError, RunBusy, Stopped
 from agentsm_fn.durable.identity import machine_fingerprint
@@ -125,6 +126,7 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             checkpoint_bytes=len(encoded.unwrap()),
             create=new,
         )
+        carry(session, shell)
         return Success((session, shell))
 
     def start_at(
@@ -186,6 +188,7 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             checkpoint_after=self.checkpoint_after,
             checkpoint_bytes=found.checkpoint_bytes,
         )
+        carry(session, shell)
         return Success((session, shell, found))
 
     def _release(self, store: RunStore, run_id: str, owner: str, now: float) -> None:
@@ -205,7 +208,8 @@ class Durable(Generic[StateT, EventT, MemoryT]):
         if isinstance(ready, Failure):
             return ready
         session, shell, loaded = ready.unwrap()
-        return self._loop(session, shell, loaded.start)
+        with continued(store, run_id, shell):  # linked to the trace that started the run
+            return self._loop(session, shell, loaded.start)
 
     async def aresume(
         self, store: RunStore, run_id: str, allow_changed: bool = False
@@ -215,7 +219,8 @@ class Durable(Generic[StateT, EventT, MemoryT]):
         if isinstance(ready, Failure):
             return ready
         session, shell, loaded = ready.unwrap()
-        return await self._aloop(session, shell, loaded.start)
+        with continued(store, run_id, shell):
+            return await self._aloop(session, shell, loaded.start)
 
     def _loop(
         self, session: Session, shell: Shell, start: MemoryT | Snapshot[StateT, MemoryT]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import enum
 import inspect
 from collections import deque
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from types import MappingProxyType
 from typing import Final
 
@@ -108,6 +108,8 @@ class Session:
         self.checkpoint_after = checkpoint_after
         self.checkpoint_bytes = checkpoint_bytes
         self.create = create
+        self.first_perform: Callable[[], None] | None = None
+        """Called once, as the first effect this process performs for the run starts (its trace context)."""
         self.last: tuple[int, object] | None = None
         """The last outcome handed to the fold, with its entry number."""
         """The run itself, until its first write stores it (in the same transaction)."""
@@ -147,6 +149,7 @@ class Session:
             if ready[0] is not _MISSING:
                 return ready[0]
             _, seq, digest, started = ready
+            self._first()
             if isinstance(started, JournalRow):  # a started row to write first
                 if self._started(self.store.start_effect(self.run_id, started, self.owner, self.create)):
                     return SUSPEND
@@ -168,6 +171,7 @@ class Session:
             if ready[0] is not _MISSING:
                 return ready[0]
             _, seq, digest, started = ready
+            self._first()
             store, run_id, owner = self.store, self.run_id, self.owner
             if isinstance(started, JournalRow):  # a started row to write first, in a thread: other runs go on
                 if self._started(await store.astart_effect(run_id, started, owner, self.create)):
@@ -200,6 +204,11 @@ class Session:
         except Exception as exc:
             return self._raised(effect, seq, digest, started, exc)
         return self._after(effect, seq, digest, started, outcome)
+
+    def _first(self) -> None:
+        first, self.first_perform = self.first_perform, None
+        if first is not None:
+            first()
 
     def _before(self, effect: Effect[object]) -> tuple[object, int, bytes, bool | JournalRow]:
         """The outcome from the journal, or (_MISSING, seq, digest, started) to perform it now.

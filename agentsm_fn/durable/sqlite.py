@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import json
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import TypeVar
 
 from returns.result import Failure, Result, Success
@@ -125,6 +127,47 @@ class SqliteStore:
                 return Failure(StoreFailure(operation=operation, detail=str(exc), run_id=run_id))
 
     # --- runs ---------------------------------------------------------------------------------
+
+    def save_trace_context(self, run_id: str, carrier: Mapping[str, str]) -> Result[None, StoreFailure]:
+        """Keep ``carrier`` as the run's trace context, unless it has one (the first is kept)."""
+        text = json.dumps(dict(carrier), sort_keys=True)
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("INSERT OR IGNORE INTO trace_contexts(run_id, carrier) VALUES (?, ?)", (run_id, text))
+
+        return self._do("save trace context", work, run_id)
+
+    def trace_context(self, run_id: str) -> Result[Mapping[str, str], StoreFailure]:
+        """The run's trace context, ``{}`` if none; stored data that is not a mapping of strings fails.
+
+        Example:
+            >>> store = SqliteStore.open(":memory:").unwrap()
+            >>> store.save_trace_context("r1", {"traceparent": "00-ab-cd-01"}).unwrap()
+            >>> dict(store.trace_context("r1").unwrap()), dict(store.trace_context("r2").unwrap())
+            ({'traceparent': '00-ab-cd-01'}, {})
+        """
+        found = self._do(
+            "read trace context",
+            lambda db: db.execute(
+                "SELECT carrier FROM trace_contexts WHERE run_id = ?", (run_id,)
+            ).fetchone(),
+            run_id,
+        )
+        if isinstance(found, Failure):
+            return found
+        row = found.unwrap()
+        if row is None:
+            return Success(MappingProxyType({}))
+        try:
+            value = json.loads(row[0])
+        except (TypeError, ValueError) as exc:
+            value = exc
+        if not isinstance(value, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+        ):
+            detail = "the stored trace context is not a JSON object of strings"
+            return Failure(StoreFailure(operation="read trace context", detail=detail, run_id=run_id))
+        return Success(MappingProxyType(value))
 
     def create(self, run: NewRun) -> Result[None, StoreFailure]:
         """Store a new run (status RUNNING, owned by ``run.owner``).

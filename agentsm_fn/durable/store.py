@@ -12,14 +12,15 @@ effect, taken now and then) only make loading fast. :class:`RunStore` is the int
 from __future__ import annotations
 
 import enum
-from typing import Protocol
+from collections.abc import Mapping
+from typing import Protocol, runtime_checkable
 
 import attrs
 from returns.result import Result
 
 from agentsm_fn.durable.errors import AnswerRefused, RunBusy, RunNotFound, StoreFailure
 
-__all__ = ["Checkpoint", "JournalRow", "NewRun", "RunRecord", "RunStatus", "RunStore"]
+__all__ = ["Checkpoint", "JournalRow", "NewRun", "RunRecord", "RunStatus", "RunStore", "TraceContexts"]
 
 
 class RunStatus(enum.Enum):
@@ -219,4 +220,22 @@ class RunStore(Protocol):
         create: NewRun | None = None,
     ) -> Result[None, StoreFailure]:
         """Record where the run stopped (``record``'s status, state, steps, effects, reason); release it."""
+        ...
+
+
+@runtime_checkable
+class TraceContexts(Protocol):
+    """A store that keeps each run's trace context (an opaque mapping of strings, W3C ``traceparent``).
+
+    Optional: a store without these methods runs durable runs the same, untraced across
+    processes. The first context saved for a run is kept (later ones are ignored), so
+    every process that continues the run links to the trace that started it.
+    """
+
+    def save_trace_context(self, run_id: str, carrier: Mapping[str, str]) -> Result[None, StoreFailure]:
+        """Keep ``carrier`` as the run's trace context, unless it has one."""
+        ...
+
+    def trace_context(self, run_id: str) -> Result[Mapping[str, str], StoreFailure]:
+        """The run's trace context (``{}`` if none was saved)."""
         ...

@@ -22,7 +22,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanContext
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-__all__ = ["continuing", "link_for", "remember", "trace_context"]
+__all__ = ["carrier", "continuing", "link_for", "remember", "trace_context"]
 
 _PROPAGATOR: Final = TraceContextTextMapPropagator()
 _CONTINUING: Final[contextvars.ContextVar[SpanContext | None]] = contextvars.ContextVar(
@@ -32,7 +32,13 @@ _lock = threading.Lock()
 _suspended: dict[int, tuple[weakref.ref[object], SpanContext]] = {}
 
 
-def _carrier(context: SpanContext) -> dict[str, str]:
+def carrier(context: SpanContext) -> dict[str, str]:
+    """The W3C trace context of ``context`` as a small mapping of strings (``{}`` if it is not valid).
+
+    Example:
+        >>> carrier(trace.INVALID_SPAN_CONTEXT)
+        {}
+    """
     carrier: dict[str, str] = {}
     _PROPAGATOR.inject(carrier, context=trace.set_span_in_context(trace.NonRecordingSpan(context)))
     return carrier
@@ -71,7 +77,7 @@ def trace_context(snapshot: object) -> dict[str, str]:
         {}
     """
     context = _remembered(snapshot)
-    return {} if context is None else _carrier(context)
+    return {} if context is None else carrier(context)
 
 
 @contextlib.contextmanager

@@ -24,12 +24,14 @@ import enum
 import hashlib
 import os
 import time
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from typing import Final
 
 import attrs
 from opentelemetry import context, metrics, trace
 from opentelemetry.metrics import MeterProvider, NoOpMeterProvider
-from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer, TracerProvider
+from opentelemetry.trace import Span, Status, StatusCode, Tracer, TracerProvider
 from opentelemetry.util.types import AttributeValue
 
 from agentsm_fn.core.driver import SUSPEND
@@ -49,6 +51,8 @@ CAPTURE_CONTENT_ENV: Final = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT
 _SCOPE: Final = "agentsm_fn"
 
 Attributes = dict[str, AttributeValue]
+_RUN_SPAN: Final = context.create_key("agentsm_fn.run_span")
+"""The run's span, in the context its effects are performed in (for :meth:`OtelObserver.trace_carrier`)."""
 
 
 def _metrics_off(provider: MeterProvider) -> bool:
@@ -170,6 +174,29 @@ class OtelObserver:
             found = self._cache[key] = (machine, fingerprint(machine))
         return found[1]  # type: ignore[return-value]  # stored just above as a str
 
+    def trace_carrier(self) -> dict[str, str]:
+        """The W3C trace context of the traced run whose effect is being performed here; ``{}`` if none.
+
+        A durable run saves it with the run (see docs/durable-runs.md).
+
+        Example:
+            >>> OtelObserver().trace_carrier()
+            {}
+        """
+        span = context.get_value(_RUN_SPAN)
+        if not isinstance(span, Span) or not span.get_span_context().is_valid:
+            return {}
+        return links.carrier(span.get_span_context())
+
+    def continuing(self, carrier: Mapping[str, str]) -> AbstractContextManager[None]:
+        """Runs started inside link to the run traced as ``carrier`` (:func:`~agentsm_fn.otel.continuing`).
+
+        Example:
+            >>> with OtelObserver().continuing({}):
+            ...     pass
+        """
+        return links.continuing(carrier)
+
     def run_started(self, start: RunStart) -> RunWatch | None:
         """Start the run's ``invoke_agent`` span; None when neither traces nor metrics are on.
 
@@ -199,7 +226,7 @@ class OtelObserver:
             attributes[names.RUN_RESUMED] = True
         if traced:
             span.set_attributes(attributes)
-            linked = links.link_for(start.snapshot) if start.resumed else None
+            linked = links.link_for(start.snapshot if start.resumed else None)
             if linked is not None:
                 span.add_link(linked)
         else:
@@ -300,7 +327,8 @@ class _EffectSpan:
     def __init__(self, run: _RunSpan, effect: Effect[object], opening: genai.Opening) -> None:
         self.run, self.effect, self.opening = run, effect, opening
         self.span = run.start_span(opening)
-        self.token = context.attach(trace.set_span_in_context(self.span))
+        current = trace.set_span_in_context(self.span)
+        self.token = context.attach(context.set_value(_RUN_SPAN, run.span, current))
 
     def _finish(
         self,
