@@ -222,7 +222,8 @@ def tour() -> int:
         store = SqliteStore.open(db).unwrap()
         print("-- recover: the unfinished order runs on; the committed charge of o-1 is not repeated")
         for run in recover(store, [ORDERS]).unwrap():
-            print(f"   {run.run_id}: {run.result.unwrap().snapshot.memory.receipt or run.result}")
+            memory = run.result.unwrap().snapshot.memory  # recover takes any machines: narrow it
+            print(f"   {run.run_id}: {memory.receipt if isinstance(memory, Order) else memory}")
         print("-- a large order waits for the manager")
         waiting = ORDERS.start(store, Order(order_id="o-7")).unwrap()
         print(f"   {waiting.run_id} waits in {waiting.snapshot.state.name}")

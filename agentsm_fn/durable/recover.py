@@ -12,19 +12,46 @@ result is :class:`~agentsm_fn.durable.errors.MachineChanged` (check it first).
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable
-from typing import Any
+from typing import Protocol, cast
 
 import attrs
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable._owner import owner_alive
 from agentsm_fn.durable.errors import DurableError, StoreFailure
-from agentsm_fn.durable.runner import Durable, StoredRun
+from agentsm_fn.durable.runner import StoredRun
 from agentsm_fn.durable.store import RunStatus, RunStore
 from agentsm_fn.shell.clock import Clock, system_clock
 
-__all__ = ["Recovered", "recover"]
+__all__ = ["Recoverable", "Recovered", "recover"]
+
+AnyStoredRun = StoredRun[enum.Enum, object]
+"""A stored run of any machine: its state is some enum, its memory some value."""
+
+
+class Recoverable(Protocol):
+    """What :func:`recover` needs of a durable machine: its name, and resuming a run (any ``Durable``).
+
+    Example:
+        >>> from agentsm_fn.agents.react import REACT_MACHINE
+        >>> from agentsm_fn.durable import Durable
+        >>> machines: list[Recoverable] = [Durable(name="app:AGENT", machine=REACT_MACHINE)]
+        >>> machines[0].name
+        'app:AGENT'
+    """
+
+    @property
+    def name(self) -> str:
+        """The ``module:attribute`` name runs are stored under."""
+        ...
+
+    def resume(
+        self, store: RunStore, run_id: str, allow_changed: bool = False
+    ) -> Result[object, DurableError]:
+        """Continue the stored run ``run_id`` (``Durable.resume``)."""
+        ...
 
 
 @attrs.frozen(kw_only=True)
@@ -33,11 +60,11 @@ class Recovered:
 
     run_id: str
     machine: str
-    result: Result[StoredRun[Any, Any], DurableError]
+    result: Result[AnyStoredRun, DurableError]
 
 
 def recover(
-    store: RunStore, durables: Iterable[Durable[Any, Any, Any]], clock: Clock = system_clock
+    store: RunStore, durables: Iterable[Recoverable], clock: Clock = system_clock
 ) -> Result[tuple[Recovered, ...], StoreFailure]:
     """Resume every stored run of ``durables`` that no live process runs; one result per run.
 
@@ -61,6 +88,9 @@ def recover(
         live = record.owner and record.lease_until > now and owner_alive(record.owner)
         if record.status is RunStatus.RUNNING and live:
             continue  # a live process runs it
-        result = durable.resume(store, record.run_id)
+        # Durable[S, E, M].resume gives a StoredRun[S, M]: frozen, so read as the wider
+        # StoredRun[enum.Enum, object] it is (StoredRun's type parameters are invariant only
+        # because attrs classes cannot declare them covariant).
+        result = cast(Result[AnyStoredRun, DurableError], durable.resume(store, record.run_id))
         done.append(Recovered(run_id=record.run_id, machine=record.machine, result=result))
     return Success(tuple(done))
