@@ -9,6 +9,8 @@ import sys
 import time
 from typing import Any
 
+import attrs
+
 from agentsm_fn.agents.react.outcomes import Approved, Rejected
 from agentsm_fn.core.effects import Effect
 from agentsm_fn.core.machine import Machine
@@ -26,6 +28,8 @@ from agentsm_fn.durable.errors import (
 )
 from agentsm_fn.durable.runner import Durable
 from agentsm_fn.durable.store import RunRecord
+from agentsm_fn.shell.observers import Both
+from agentsm_fn.shell.run import Shell
 
 
 class Exit(enum.IntEnum):
@@ -126,3 +130,23 @@ def table(records: tuple[RunRecord, ...]) -> str:
             f"{age(now - r.created):>5}"
         )
     return "\n".join(lines)
+
+
+WATCH_HELP = "print each transition and effect as it happens (needs the live extra)"
+
+
+def watching(durable: Durable[Any, Any, Any]) -> Durable[Any, Any, Any] | str:
+    """``durable`` whose shells also report to a live view (``--watch``); a message if rich is missing."""
+    try:
+        from agentsm_fn.live import LiveView  # noqa: PLC0415 - rich is an optional extra
+    except ImportError:
+        return "--watch needs the live extra: pip install 'agentsm-fn[live]'"
+    view = LiveView()
+    made = durable.shell
+
+    def shell() -> Shell:
+        base = made()
+        observer = view if base.observer is None else Both(base.observer, view)
+        return attrs.evolve(base, observer=observer)
+
+    return attrs.evolve(durable, shell=shell)

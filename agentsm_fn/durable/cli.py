@@ -4,12 +4,12 @@
     agentsm-runs [--db FILE] show RUN [--machine M]          the trace, as a table
     agentsm-runs [--db FILE] export RUN [--machine M]        the run as JSON
     agentsm-runs [--db FILE] replay RUN [--step N]           memory at a step (no effect performed)
-    agentsm-runs [--db FILE] resume RUN [--allow-changed]
-    agentsm-runs [--db FILE] approve RUN SEQ [--resume]
+    agentsm-runs [--db FILE] resume RUN [--allow-changed] [--watch]
+    agentsm-runs [--db FILE] approve RUN SEQ [--resume [--watch]]
     agentsm-runs [--db FILE] reject RUN SEQ [--reason TEXT] [--resume]
     agentsm-runs [--db FILE] fork RUN STEP [--set FIELD=JSON ...]
     agentsm-runs [--db FILE] check MACHINE
-    agentsm-runs [--db FILE] recover MACHINE...
+    agentsm-runs [--db FILE] recover MACHINE... [--watch]
 
 Machines are named ``module:attribute`` (a ``Durable``, or a ``Machine`` for the commands
 that only replay); a run remembers the name it was started under. ``--db`` defaults to
@@ -32,7 +32,17 @@ import attrs
 from returns.result import Failure, Result
 
 from agentsm_fn.core.machine import Machine
-from agentsm_fn.durable._cli_support import Exit, answer_for, exit_for, load_target, table
+from agentsm_fn.durable._cli_support import (
+    WATCH_HELP as _WATCH_HELP,
+)
+from agentsm_fn.durable._cli_support import (
+    Exit,
+    answer_for,
+    exit_for,
+    load_target,
+    table,
+    watching,
+)
 from agentsm_fn.durable.approvals import answer, pending
 from agentsm_fn.durable.check import check_runs
 from agentsm_fn.durable.codec import from_bytes
@@ -75,11 +85,13 @@ def _parser() -> argparse.ArgumentParser:
         "--allow-changed", action="store_true", help="resume even if the machine's fingerprint changed"
     )
     resume.add_argument("--machine", help="module:attribute of the Durable (default: the run's)")
+    resume.add_argument("--watch", action="store_true", help=_WATCH_HELP)
     for name, text in (("approve", "approve the effect a run waits on"), ("reject", "reject it")):
         command = sub.add_parser(name, help=text)
         command.add_argument("run")
         command.add_argument("seq", type=int, help="the waiting effect's number (see `list` or `pending`)")
         command.add_argument("--resume", action="store_true", help="then run the run on in this process")
+        command.add_argument("--watch", action="store_true", help=_WATCH_HELP + " (with --resume)")
         if name == "reject":
             command.add_argument("--reason", default="rejected", help="why (the machine sees it)")
     sub.add_parser("pending", help="the effects stored runs wait on")
@@ -98,6 +110,7 @@ def _parser() -> argparse.ArgumentParser:
         "recover", help="resume every run of these machines that no live process runs"
     )
     recovering.add_argument("machines", nargs="+")
+    recovering.add_argument("--watch", action="store_true", help=_WATCH_HELP)
     return parser
 
 
@@ -209,7 +222,7 @@ def _dispatch(store: SqliteStore, args: argparse.Namespace) -> int:
     if command == "check":
         return _check(store, args.machine)
     if command == "recover":
-        return _recover(store, args.machines)
+        return _recover(store, args.machines, args.watch)
     found = _target(store, args.run, getattr(args, "machine", None))
     if isinstance(found, int):
         return found
@@ -219,6 +232,11 @@ def _dispatch(store: SqliteStore, args: argparse.Namespace) -> int:
     durable = _durable(target, record.machine)
     if isinstance(durable, int):
         return durable
+    if getattr(args, "watch", False):
+        watched = watching(durable)
+        if isinstance(watched, str):
+            return _fail(watched, Exit.USAGE)
+        durable = watched
     if command == "resume":
         return _report(durable.resume(store, record.run_id, allow_changed=args.allow_changed))
     if command in ("approve", "reject"):
@@ -283,14 +301,17 @@ def _check(store: SqliteStore, name: str) -> int:
     return int(Exit.DIVERGES if bad else Exit.OK)
 
 
-def _recover(store: SqliteStore, names: Sequence[str]) -> int:
+def _recover(store: SqliteStore, names: Sequence[str], watch: bool) -> int:
     durables: list[Durable[Any, Any, Any]] = []
     for name in names:
         target = load_target(name)
         durable = _durable(target, name) if not isinstance(target, str) else _fail(target, Exit.NOT_FOUND)
         if isinstance(durable, int):
             return durable
-        durables.append(durable)
+        watched = watching(durable) if watch else durable
+        if isinstance(watched, str):
+            return _fail(watched, Exit.USAGE)
+        durables.append(watched)
     recovered = recover(store, durables)
     if isinstance(recovered, Failure):
         return _fail(recovered.failure())

@@ -123,3 +123,25 @@ def test_two_processes_approving_at_once_give_one_success_and_one_refusal(db: st
         proc.communicate(timeout=60)
     codes = sorted(proc.returncode for proc in procs)
     assert codes == [0, 4]
+
+
+@pytest.mark.parametrize("how", ["approve", "resume", "recover"])
+def test_watch_prints_each_transition_and_effect_of_the_run_it_continues(db: str, how: str) -> None:
+    run_id = waiting(db)
+    if how == "approve":
+        code, out, err = cli("--db", db, "approve", run_id, "4", "--resume", "--watch")
+    else:
+        assert cli("--db", db, "approve", run_id, "4")[0] == 0
+        args = ("resume", run_id) if how == "resume" else ("recover", NAME)
+        code, out, err = cli("--db", db, *args, "--watch")
+    assert code == 0, err
+    lines = [line.strip() for line in out.splitlines()]
+    assert "▶ orders  started (resumed)" in lines
+    assert any(line.endswith("AskApproval  0 ms  bool") or "✓   AskApproval" in line for line in lines), out
+    assert any(line.endswith("APPROVING --APPROVED--> DONE") for line in lines), out
+    assert any(line.startswith("■ finished in DONE") for line in lines), out
+
+
+def test_without_watch_nothing_live_is_printed(db: str) -> None:
+    code, out, _ = cli("--db", db, "approve", waiting(db), "4", "--resume")
+    assert code == 0 and "▶" not in out and "■" not in out

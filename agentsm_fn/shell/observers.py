@@ -1,0 +1,108 @@
+"""Two observers as one: every run told to both (a trace exporter and a live view, say).
+
+Each keeps its own watches; an effect that is a part of another (a call of a tool batch)
+is reported to each observer as a part of that observer's own watch of the batch. A
+trace carrier (``trace_carrier``/``continuing``, see docs/durable-runs.md) is taken from
+the first observer that is one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
+
+from agentsm_fn.core.effects import Effect
+from agentsm_fn.core.observe import EffectWatch, RunEnd, RunObserver, RunStart, RunWatch
+
+__all__ = ["Both"]
+
+
+class _BothEffects:
+    __slots__ = ("first", "second")
+
+    def __init__(self, first: EffectWatch | None, second: EffectWatch | None) -> None:
+        self.first, self.second = first, second
+
+    def effect_ended(self, outcome: object, seconds: float) -> None:
+        for watch in (self.first, self.second):
+            if watch is not None:
+                watch.effect_ended(outcome, seconds)
+
+    def effect_raised(self, error: BaseException, seconds: float) -> None:
+        for watch in (self.first, self.second):
+            if watch is not None:
+                watch.effect_raised(error, seconds)
+
+
+class _BothRuns:
+    __slots__ = ("first", "second")
+
+    def __init__(self, first: RunWatch | None, second: RunWatch | None) -> None:
+        self.first, self.second = first, second
+
+    def transition(self, step: int, state: enum.Enum, event: enum.Enum, target: enum.Enum, at: float) -> None:
+        for watch in (self.first, self.second):
+            if watch is not None:
+                watch.transition(step, state, event, target, at)
+
+    def effect_started(self, effect: Effect[object], within: EffectWatch | None) -> EffectWatch:
+        parts = within if isinstance(within, _BothEffects) else _BothEffects(None, None)
+        first = None if self.first is None else self.first.effect_started(effect, _part(within, parts.first))
+        second = (
+            None if self.second is None else self.second.effect_started(effect, _part(within, parts.second))
+        )
+        return _BothEffects(first, second)
+
+    def run_ended(self, end: RunEnd) -> None:
+        for watch in (self.first, self.second):
+            if watch is not None:
+                watch.run_ended(end)
+
+
+def _part(within: EffectWatch | None, own: EffectWatch | None) -> EffectWatch | None:
+    return None if within is None else own
+
+
+class Both:
+    """An observer that tells ``first`` and ``second`` about every run.
+
+    Example:
+        >>> from agentsm_fn import Shell
+        >>> class Quiet:
+        ...     def run_started(self, start: RunStart) -> RunWatch | None:
+        ...         return None
+        >>> Shell(observer=Both(Quiet(), Quiet())).observer.first.__class__.__name__
+        'Quiet'
+    """
+
+    def __init__(self, first: RunObserver, second: RunObserver) -> None:
+        self.first, self.second = first, second
+
+    def run_started(self, start: RunStart) -> RunWatch | None:
+        """Both observers' watches (None if both decline)."""
+        first, second = self.first.run_started(start), self.second.run_started(start)
+        if first is None and second is None:
+            return None
+        return _BothRuns(first, second)
+
+    def trace_carrier(self) -> Mapping[str, str]:
+        """The trace context from the first observer that carries one (``{}`` if none)."""
+        for observer in (self.first, self.second):
+            carrier = getattr(observer, "trace_carrier", None)
+            if callable(carrier):
+                found = carrier()
+                if isinstance(found, Mapping) and found:
+                    return found
+        return {}
+
+    def continuing(self, carrier: Mapping[str, str]) -> AbstractContextManager[None]:
+        """Continue inside the first observer's ``continuing`` that has one."""
+        for observer in (self.first, self.second):
+            continuing = getattr(observer, "continuing", None)
+            if callable(continuing):
+                found = continuing(carrier)
+                if isinstance(found, AbstractContextManager):
+                    return found
+        return contextlib.nullcontext()
