@@ -1,0 +1,64 @@
+"""Scale out on Temporal: any machine runs as a durable workflow, its effects as activities.
+
+Needs the ``temporal`` extra (the official ``temporalio`` SDK); ``import agentsm_fn``
+never imports this package. See docs/temporal.md.
+"""
+
+from agentsm_fn.temporal.activity import MISCONFIGURED, EffectActivities
+from agentsm_fn.temporal.client import (
+    AnswerRefused,
+    RunCancelled,
+    TemporalRunError,
+    answer,
+    connect,
+    current_snapshot,
+    pending,
+    run_result,
+    start_run,
+)
+from agentsm_fn.temporal.machines import RunStart, TemporalMachine, as_temporal, machine_fingerprint
+from agentsm_fn.temporal.options import EffectOptions, activity_options
+from agentsm_fn.temporal.payloads import (
+    ENCODING,
+    PayloadDecodeError,
+    ValueCodec,
+    ValuePayloadConverter,
+    ZlibPayloadCodec,
+    data_converter,
+)
+from agentsm_fn.temporal.worker import PASSED_THROUGH, machine_replayer, machine_worker, sandbox_runner
+from agentsm_fn.temporal.workflow import RUN_FAILED, MachineChanged, MachineWorkflow, PendingEffect
+
+__all__ = [
+    "ENCODING",
+    "MISCONFIGURED",
+    "PASSED_THROUGH",
+    "RUN_FAILED",
+    "AnswerRefused",
+    "EffectActivities",
+    "EffectOptions",
+    "MachineChanged",
+    "MachineWorkflow",
+    "PayloadDecodeError",
+    "PendingEffect",
+    "RunCancelled",
+    "RunStart",
+    "TemporalMachine",
+    "TemporalRunError",
+    "ValueCodec",
+    "ValuePayloadConverter",
+    "ZlibPayloadCodec",
+    "activity_options",
+    "answer",
+    "as_temporal",
+    "connect",
+    "current_snapshot",
+    "data_converter",
+    "machine_fingerprint",
+    "machine_replayer",
+    "machine_worker",
+    "pending",
+    "run_result",
+    "sandbox_runner",
+    "start_run",
+]

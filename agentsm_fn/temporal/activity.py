@@ -1,0 +1,105 @@
+"""Effects as activities: one dynamic activity performs any effect with the shell's performers.
+
+The workflow schedules an activity named after the effect's type with two
+arguments, the effect and its sequence number in the run. The activity finds the
+performer exactly as the local shell does (:class:`~agentsm_fn.shell.Performers`,
+by type along the MRO; an async performer first, a sync one in a thread), sets the
+idempotency key ``EffectKey(workflow_id, seq)`` around it (the same on every
+attempt), and heartbeats while it runs when the effect's options ask for it.
+
+A performer that raises fails the attempt with an ``ApplicationError`` named after
+the exception (Temporal retries it if the effect is retry-safe; the workflow turns
+the final failure into an ``EffectFailure``). A missing performer, or a performer
+that suspends, is a configuration error: not retried, the run parks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Sequence
+from typing import Final
+
+from temporalio import activity
+from temporalio.common import RawValue
+from temporalio.exceptions import ApplicationError
+
+from agentsm_fn.core.effects import Effect, describe_effect
+from agentsm_fn.core.engine import SUSPEND
+from agentsm_fn.shell.performers import Performers
+from agentsm_fn.temporal._contract import EffectKey, keyed
+
+__all__ = ["MISCONFIGURED", "EffectActivities"]
+
+MISCONFIGURED: Final = "AgentsmMisconfigured"
+"""The ``ApplicationError`` type of a missing or suspending performer (never retried)."""
+
+
+async def _heartbeating(work: asyncio.Future[object], every: float) -> object:
+    """Await ``work``, heartbeating every ``every`` seconds until it is done."""
+    while True:
+        done, _ = await asyncio.wait({work}, timeout=every)
+        if done:
+            return work.result()
+        activity.heartbeat()
+
+
+class EffectActivities:
+    """The activity that performs effects for a worker, with that worker's performers.
+
+    Example:
+        >>> activities = EffectActivities(Performers())
+        >>> activities.perform.__temporal_activity_definition.name is None  # dynamic
+        True
+    """
+
+    def __init__(self, performers: Performers) -> None:
+        self.performers = performers
+
+    @activity.defn(dynamic=True)
+    async def perform(self, args: Sequence[RawValue]) -> object:
+        """Perform the effect in ``args[0]`` (sequence number ``args[1]``) and return its outcome."""
+        converter = activity.payload_converter()
+        effect = converter.from_payload(args[0].payload)
+        seq = converter.from_payload(args[1].payload)
+        if not isinstance(effect, Effect) or type(seq) is not int:
+            raise ApplicationError(
+                "activity input is not (effect, seq)", type=MISCONFIGURED, non_retryable=True
+            )
+        info = activity.info()
+        with keyed(EffectKey(info.workflow_id or info.activity_id, seq)):
+            work = self._start(effect)
+        every = info.heartbeat_timeout.total_seconds() / 3 if info.heartbeat_timeout else None
+        try:
+            outcome = await work if every is None else await _heartbeating(work, every)
+            if inspect.isawaitable(outcome):  # a sync performer may hand back an awaitable
+                outcome = await outcome
+        except ApplicationError:
+            raise
+        except asyncio.CancelledError:
+            work.cancel()  # a sync performer's thread runs on; its result is dropped
+            raise
+        except Exception as exc:
+            raise ApplicationError(str(exc)[:500], type=type(exc).__qualname__) from exc
+        if outcome is SUSPEND:
+            raise ApplicationError(
+                f"the performer of {describe_effect(effect)} suspended the run: "
+                "declare its effect type awaited (TemporalMachine.awaited) instead",
+                type=MISCONFIGURED,
+                non_retryable=True,
+            )
+        return outcome
+
+    def _start(self, effect: Effect[object]) -> asyncio.Future[object]:
+        """The performer's work as a future, started in the keyed context (async performer first)."""
+        found_async = self.performers.find_async(effect)
+        if found_async is not None:
+            return asyncio.ensure_future(found_async(effect))
+        found = self.performers.find(effect)
+        if found is None:
+            raise ApplicationError(
+                f"no performer registered for {describe_effect(effect)} on this worker",
+                type=MISCONFIGURED,
+                non_retryable=True,
+            )
+        return asyncio.ensure_future(asyncio.to_thread(found, effect))

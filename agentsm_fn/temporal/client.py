@@ -1,0 +1,157 @@
+"""Starting runs on Temporal, answering them, reading them, and collecting their results.
+
+Every function takes a Temporal ``Client`` made with the project's data converter
+(:func:`connect`). Results are values: :func:`run_result` gives the final snapshot,
+or a failure that says why the run stopped (the engine's ``RunFailed``, or
+:class:`RunCancelled`); :func:`answer` gives the answered sequence number or an
+:class:`AnswerRefused` (nothing awaited, a stale request, an outcome of a wrong type,
+or a second answer to the same request).
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import TypeAlias, TypeVar, cast
+
+import attrs
+from returns.result import Failure, Result, Success
+from temporalio.client import (
+    Client,
+    WorkflowFailureError,
+    WorkflowHandle,
+    WorkflowUpdateFailedError,
+)
+from temporalio.exceptions import ApplicationError, CancelledError
+from temporalio.service import RPCError
+
+from agentsm_fn.core.engine import begin
+from agentsm_fn.core.failures import RunFailed
+from agentsm_fn.core.machine import Machine
+from agentsm_fn.core.snapshot import Snapshot
+from agentsm_fn.temporal.machines import RunStart, TemporalMachine, as_temporal
+from agentsm_fn.temporal.payloads import data_converter
+from agentsm_fn.temporal.workflow import RUN_FAILED, MachineWorkflow, PendingEffect
+
+__all__ = [
+    "AnswerRefused",
+    "RunCancelled",
+    "TemporalRunError",
+    "answer",
+    "connect",
+    "current_snapshot",
+    "pending",
+    "run_result",
+    "start_run",
+]
+
+StateT = TypeVar("StateT", bound=enum.Enum)
+EventT = TypeVar("EventT", bound=enum.Enum)
+MemoryT = TypeVar("MemoryT")
+
+Handle: TypeAlias = WorkflowHandle[MachineWorkflow, Snapshot[enum.Enum, object]]
+
+
+@attrs.frozen(kw_only=True)
+class RunCancelled:
+    """The workflow was cancelled (or terminated) before the run ended.
+
+    Example:
+        >>> RunCancelled(run_id="r1", detail="cancelled").describe()
+        'run r1 stopped on Temporal: cancelled'
+    """
+
+    run_id: str
+    detail: str
+
+    def describe(self) -> str:
+        """One line for logs and reports."""
+        return f"run {self.run_id} stopped on Temporal: {self.detail}"
+
+
+TemporalRunError: TypeAlias = "RunFailed[StateT, MemoryT] | RunCancelled"
+"""Why a run on Temporal did not reach a terminal state."""
+
+
+@attrs.frozen(kw_only=True)
+class AnswerRefused:
+    """An answer the run did not take, and why.
+
+    Example:
+        >>> AnswerRefused(reason="the run is not waiting for an answer").reason
+        'the run is not waiting for an answer'
+    """
+
+    reason: str
+
+
+async def connect(target: str, namespace: str = "default") -> Client:
+    """A Temporal client at ``target`` (``host:port``) that encodes values with the project's codec."""
+    return await Client.connect(target, namespace=namespace, data_converter=data_converter())
+
+
+async def start_run(
+    client: Client,
+    machine: Machine[StateT, EventT, MemoryT] | TemporalMachine[StateT, EventT, MemoryT],
+    start: MemoryT | Snapshot[StateT, MemoryT],
+    *,
+    run_id: str,
+    task_queue: str,
+) -> Handle:
+    """Start a run of ``machine`` from a memory (or a stored snapshot) as workflow ``run_id``.
+
+    The machine's fingerprint goes with it: a worker with a different machine refuses the run.
+    """
+    spec = as_temporal(machine)
+    snapshot = start if isinstance(start, Snapshot) else begin(spec.machine, start)
+    run_start = RunStart(snapshot=snapshot, seq=0, fingerprint=spec.fingerprint)
+    handle = await client.start_workflow(spec.name, run_start, id=run_id, task_queue=task_queue)
+    return cast(Handle, handle)  # started by type name: the SDK cannot know the result type
+
+
+async def run_result(
+    handle: WorkflowHandle[object, object],
+) -> Result[Snapshot[enum.Enum, object], RunFailed[enum.Enum, object] | RunCancelled]:
+    """Wait for the run to end: its final snapshot, or why it stopped."""
+    try:
+        finished = await handle.result()
+    except WorkflowFailureError as error:
+        cause = error.cause
+        if isinstance(cause, ApplicationError) and cause.type == RUN_FAILED and cause.details:
+            failed = cause.details[0]
+            if isinstance(failed, RunFailed):
+                return Failure(failed)
+        if isinstance(cause, CancelledError):
+            return Failure(RunCancelled(run_id=handle.id, detail="cancelled"))
+        return Failure(RunCancelled(run_id=handle.id, detail=f"{type(cause).__name__}: {cause}"))
+    if not isinstance(finished, Snapshot):
+        return Failure(RunCancelled(run_id=handle.id, detail=f"unexpected result {type(finished).__name__}"))
+    return Success(finished)
+
+
+async def pending(handle: WorkflowHandle[object, object]) -> PendingEffect | None:
+    """The effect the run waits on now, if any (a query; needs a worker)."""
+    found = await handle.query("pending")
+    return found if isinstance(found, PendingEffect) else None
+
+
+async def current_snapshot(handle: WorkflowHandle[object, object]) -> Snapshot[enum.Enum, object] | None:
+    """The run as it is now (a query; needs a worker)."""
+    found = await handle.query("snapshot")
+    return found if isinstance(found, Snapshot) else None
+
+
+async def answer(handle: WorkflowHandle[object, object], outcome: object) -> Result[int, AnswerRefused]:
+    """Deliver ``outcome`` to the awaited effect the run waits on now (e.g. a human's decision)."""
+    waiting = await pending(handle)
+    if waiting is None or not waiting.awaited:
+        return Failure(AnswerRefused(reason="the run is not waiting for an answer"))
+    try:
+        seq = await handle.execute_update("answer", args=[waiting.seq, outcome])
+    except WorkflowUpdateFailedError as error:
+        cause = error.cause
+        return Failure(
+            AnswerRefused(reason=cause.message if isinstance(cause, ApplicationError) else str(cause))
+        )
+    except RPCError as error:
+        return Failure(AnswerRefused(reason=f"update refused: {error.message}"))
+    return Success(cast(int, seq))

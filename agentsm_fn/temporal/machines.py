@@ -1,0 +1,137 @@
+"""Machines a worker runs as workflows, how their effects run, and how a run starts.
+
+A :class:`TemporalMachine` is a machine plus what Temporal needs to know about it:
+activity options per effect type, which effects are answered from outside (a human
+approval, delivered by an update instead of performed by an activity), and when a
+long run continues as new. Workers register them per task queue; the one generic
+workflow finds its machine by task queue and workflow type (the machine's name).
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import Final, Generic, TypeVar
+
+import attrs
+
+from agentsm_fn.core.machine import Machine
+from agentsm_fn.core.snapshot import Snapshot
+from agentsm_fn.temporal.options import EffectOptions
+
+__all__ = ["RunStart", "TemporalMachine", "as_temporal", "machine_fingerprint"]
+
+StateT = TypeVar("StateT", bound=enum.Enum)
+EventT = TypeVar("EventT", bound=enum.Enum)
+MemoryT = TypeVar("MemoryT")
+
+
+def _options(value: Mapping[type, EffectOptions]) -> Mapping[type, EffectOptions]:
+    return MappingProxyType(dict(value))
+
+
+def _types(value: Iterable[type]) -> frozenset[type]:
+    return frozenset(value)
+
+
+def machine_fingerprint(machine: Machine[StateT, EventT, MemoryT]) -> str:
+    """A digest of the machine's name, states, events, initial and terminal states and table.
+
+    Example:
+        >>> from agentsm_fn.agents.react import REACT_MACHINE
+        >>> len(machine_fingerprint(REACT_MACHINE)), machine_fingerprint(REACT_MACHINE)[:0]
+        (16, '')
+    """
+    rows = sorted(f"{s.name}+{e.name}>{t.name}" for (s, e), t in machine.table.items())
+    parts = [
+        machine.name,
+        ",".join(s.name for s in machine.states),
+        ",".join(e.name for e in machine.events),
+        machine.initial.name,
+        ",".join(sorted(s.name for s in machine.terminals)),
+        *rows,
+    ]
+    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:16]
+
+
+@attrs.frozen(kw_only=True)
+class TemporalMachine(Generic[StateT, EventT, MemoryT]):
+    """A machine as a Temporal workflow type: its name is the workflow type.
+
+    ``options`` maps effect types (looked up along the MRO) to activity options, else
+    ``default``; ``awaited`` effect types are not performed: their outcome is delivered
+    with :func:`agentsm_fn.temporal.answer` (a Temporal update); a run continues as new
+    after ``continue_after`` effects, or sooner when its history passes
+    ``history_bytes`` or Temporal suggests it.
+
+    Example:
+        >>> from agentsm_fn.agents.react import REACT_MACHINE
+        >>> as_temporal(REACT_MACHINE).name
+        'react'
+    """
+
+    machine: Machine[StateT, EventT, MemoryT]
+    options: Mapping[type, EffectOptions] = attrs.field(factory=dict, converter=_options)
+    default: EffectOptions = attrs.field(factory=EffectOptions)
+    awaited: frozenset[type] = attrs.field(default=frozenset(), converter=_types)
+    continue_after: int = 1000
+    history_bytes: int = 8_000_000
+    fingerprint: str = attrs.field(init=False)
+
+    @fingerprint.default
+    def _fingerprint(self) -> str:
+        return machine_fingerprint(self.machine)
+
+    def __attrs_post_init__(self) -> None:
+        if not self.machine.name:
+            raise ValueError("a machine run on Temporal needs a name (it is the workflow type)")
+        if self.continue_after < 1 or self.history_bytes < 1:
+            raise ValueError("continue_after and history_bytes must be >= 1")
+
+    @property
+    def name(self) -> str:
+        """The workflow type: the machine's name."""
+        return self.machine.name
+
+    def is_awaited(self, effect_type: type) -> bool:
+        """True if ``effect_type`` (or a base class) is answered from outside."""
+        return any(klass in self.awaited for klass in effect_type.__mro__)
+
+
+def as_temporal(
+    machine: Machine[StateT, EventT, MemoryT] | TemporalMachine[StateT, EventT, MemoryT],
+) -> TemporalMachine[StateT, EventT, MemoryT]:
+    """``machine`` with default options, or the :class:`TemporalMachine` itself."""
+    return machine if isinstance(machine, TemporalMachine) else TemporalMachine(machine=machine)
+
+
+@attrs.frozen(kw_only=True)
+class RunStart(Generic[StateT, MemoryT]):
+    """A workflow's input: where the run starts, how many effects it already had, which machine.
+
+    ``seq`` numbers effects across continue-as-new (idempotency keys stay unique);
+    ``fingerprint`` is the machine's at the run's start: a worker whose machine
+    differs refuses to go on (the workflow task fails, and retries once fixed).
+    """
+
+    snapshot: Snapshot[StateT, MemoryT]
+    seq: int = 0
+    fingerprint: str = ""
+
+
+_REGISTRY: Final[dict[tuple[str, str], TemporalMachine[enum.Enum, enum.Enum, object]]] = {}
+"""(task queue, workflow type) -> machine, filled by the workers of this process."""
+
+
+def register(task_queue: str, machines: Iterable[TemporalMachine[StateT, EventT, MemoryT]]) -> None:
+    """Make ``machines`` known to workflows on ``task_queue`` in this process (last one wins)."""
+    for spec in machines:
+        # The registry erases the machine's types; the workflow only hands it its own values.
+        _REGISTRY[(task_queue, spec.name)] = spec  # type: ignore[assignment]
+
+
+def registered(task_queue: str, name: str) -> TemporalMachine[enum.Enum, enum.Enum, object] | None:
+    """The machine registered for ``name`` on ``task_queue``, if any."""
+    return _REGISTRY.get((task_queue, name))

@@ -1,0 +1,98 @@
+"""Workers and replayers for machine runs.
+
+:func:`machine_worker` builds a Temporal ``Worker`` that runs the given machines as
+workflows and performs their effects with the given performers (the same
+:class:`~agentsm_fn.shell.Performers` a local run uses). The workflow runs in
+Temporal's sandbox with this package and the libraries our values are made of
+passed through: they are imported once, outside, and never re-imported per run
+(the fold is pure, so nothing the sandbox guards against happens in it).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import Final, TypeVar
+
+from temporalio.client import Client
+from temporalio.worker import Replayer, Worker
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
+
+from agentsm_fn.core.machine import Machine
+from agentsm_fn.shell.performers import Performers
+from agentsm_fn.temporal.activity import EffectActivities
+from agentsm_fn.temporal.machines import TemporalMachine, as_temporal, register
+from agentsm_fn.temporal.payloads import data_converter
+from agentsm_fn.temporal.workflow import MachineWorkflow
+
+__all__ = ["PASSED_THROUGH", "machine_replayer", "machine_worker", "sandbox_runner"]
+
+StateT = TypeVar("StateT", bound=enum.Enum)
+EventT = TypeVar("EventT", bound=enum.Enum)
+MemoryT = TypeVar("MemoryT")
+
+PASSED_THROUGH: Final = ("agentsm_fn", "attrs", "returns", "pyrsistent", "jsonschema", "referencing")
+"""Modules the sandbox shares with the worker instead of re-importing them for every run."""
+
+
+def sandbox_runner(*extra: str) -> SandboxedWorkflowRunner:
+    """Temporal's sandbox with :data:`PASSED_THROUGH` (and ``extra`` modules, e.g. yours) passed through.
+
+    Example:
+        >>> "agentsm_fn" in sandbox_runner("shop").restrictions.passthrough_modules
+        True
+    """
+    restrictions = SandboxRestrictions.default.with_passthrough_modules(*PASSED_THROUGH, *extra)
+    return SandboxedWorkflowRunner(restrictions=restrictions)
+
+
+Registrable = Machine[StateT, EventT, MemoryT] | TemporalMachine[StateT, EventT, MemoryT]
+
+
+def machine_worker(
+    client: Client,
+    task_queue: str,
+    machines: Iterable[Registrable[StateT, EventT, MemoryT]],
+    performers: Performers,
+    *,
+    passed_through: Iterable[str] = (),
+    sticky_timeout: float = 5.0,
+    max_concurrent_activities: int = 100,
+) -> Worker:
+    """A worker on ``task_queue`` that runs ``machines`` and performs their effects with ``performers``.
+
+    ``client`` must use :func:`~agentsm_fn.temporal.data_converter` (``connect`` does).
+    ``sticky_timeout``: how long a run's next task waits for this worker's cache before
+    any worker may take it (lower: faster takeover when a worker dies).
+    Use it as ``async with machine_worker(...):`` or ``await worker.run()``.
+    """
+    specs = [as_temporal(m) for m in machines]
+    register(task_queue, specs)
+    return Worker(
+        client,
+        task_queue=task_queue,
+        workflows=[MachineWorkflow],
+        activities=[EffectActivities(performers).perform],
+        workflow_runner=sandbox_runner(*passed_through),
+        sticky_queue_schedule_to_start_timeout=timedelta(seconds=sticky_timeout),
+        max_concurrent_activities=max_concurrent_activities,
+    )
+
+
+def machine_replayer(
+    task_queue: str,
+    machines: Iterable[Registrable[StateT, EventT, MemoryT]],
+    *,
+    passed_through: Iterable[str] = (),
+) -> Replayer:
+    """A ``Replayer`` for recorded histories of ``machines`` run on ``task_queue``.
+
+    ``await replayer.replay_workflow(history)`` raises on a non-determinism error.
+    """
+    register(task_queue, [as_temporal(m) for m in machines])
+    return Replayer(
+        workflows=[MachineWorkflow],
+        workflow_runner=sandbox_runner(*passed_through),
+        data_converter=data_converter(),
+    )

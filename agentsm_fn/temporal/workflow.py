@@ -1,0 +1,242 @@
+"""The one workflow that runs any registered machine: the engine's fold, effects as activities.
+
+The workflow type is the machine's name (a dynamic workflow looks the machine up
+by task queue and type). It folds the machine with the engine's pure ``drive``,
+reading the clock from workflow time, and does no IO itself: each effect the fold
+asks for becomes an activity named after the effect's type (or, for an awaited
+effect, waits for :func:`~agentsm_fn.temporal.answer`). Temporal's event history
+plays the journal's part: on replay every activity returns its recorded outcome.
+
+What reaches the fold when an activity does not return an outcome
+(``EffectFailure``, routed by the engine like any outcome):
+
+* the performer raised on its last allowed attempt: ``RAISED``, detail ``"Type: message"``;
+* the attempt ran past its timeout, or nobody started it in time: ``TIMED_OUT``;
+* the worker stopped heartbeating (it died) and the effect is not retry-safe:
+  ``UNKNOWN`` (a retry-safe one is tried again, up to its attempts, then ``TIMED_OUT``).
+
+A missing or suspending performer is a configuration error: the run ends with
+``EffectFailed`` and its AWAITING snapshot, as under the local shell. A run that ends
+in a failure fails the workflow with an ``ApplicationError`` of type ``RunFailed``
+whose details hold the ``RunFailed`` value; a cancelled workflow cancels its activity.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+from collections.abc import Callable, Sequence
+from typing import Final
+
+import attrs
+from returns.result import Failure, Result, Success
+from temporalio import workflow
+from temporalio.common import RawValue
+from temporalio.exceptions import (
+    ActivityError,
+    ApplicationError,
+    CancelledError,
+    TimeoutError,
+    TimeoutType,
+)
+
+from agentsm_fn.core.effects import Effect, describe_effect
+from agentsm_fn.core.engine import SUSPEND, drive
+from agentsm_fn.core.failures import EffectFailed, RunFailed
+from agentsm_fn.core.machine import Machine
+from agentsm_fn.core.snapshot import Snapshot, Status
+from agentsm_fn.temporal._contract import EffectFailure, FailureKind
+from agentsm_fn.temporal.activity import MISCONFIGURED
+from agentsm_fn.temporal.machines import RunStart, TemporalMachine, registered
+from agentsm_fn.temporal.options import activity_options, options_for
+
+__all__ = ["RUN_FAILED", "MachineChanged", "MachineWorkflow", "PendingEffect"]
+
+RUN_FAILED: Final = "RunFailed"
+"""The ``ApplicationError`` type of a run that ended in a failure (details: the ``RunFailed``)."""
+
+_Fold = Result[Snapshot[enum.Enum, object], RunFailed[enum.Enum, object]]
+
+
+class MachineChanged(RuntimeError):
+    """The worker's machine is not the one the run started with (the workflow task fails and retries)."""
+
+
+@attrs.frozen(kw_only=True)
+class PendingEffect:
+    """The effect a run waits on (query ``pending``): its sequence number and the effect."""
+
+    seq: int
+    effect: Effect[object]
+    awaited: bool
+
+
+@attrs.frozen
+class _Parked:
+    """The effect could not be performed at all (configuration): the run parks."""
+
+    problem: str
+
+
+def _advance(
+    machine: Machine[enum.Enum, enum.Enum, object],
+    snapshot: Snapshot[enum.Enum, object],
+    clock: Callable[[], float],
+    outcome: object,
+) -> _Fold:
+    """Fold from ``snapshot`` (delivering ``outcome`` if it awaits one) to the next effect or the end."""
+    fold = drive(machine, snapshot, clock)
+    try:
+        next(fold)  # the pending effect of an AWAITING snapshot, or the first effect asked for
+        if snapshot.status is Status.AWAITING:
+            fold.send(outcome)
+        fold.send(SUSPEND)  # stop at the next effect: its AWAITING snapshot is what we keep
+    except StopIteration as stop:
+        ended: _Fold = stop.value
+        return ended
+    raise AssertionError("drive did not stop after SUSPEND")  # pragma: no cover
+
+
+def _failure(error: ActivityError, effect: Effect[object], retry_safe: bool) -> EffectFailure | _Parked:
+    """What an activity that gave no outcome delivers to the fold."""
+    cause, summary = error.cause, describe_effect(effect)
+    if isinstance(cause, ApplicationError):
+        if cause.type == MISCONFIGURED:
+            return _Parked(cause.message)
+        return EffectFailure(kind=FailureKind.RAISED, effect=summary, detail=f"{cause.type}: {cause.message}")
+    if isinstance(cause, TimeoutError):
+        if cause.type is TimeoutType.HEARTBEAT and not retry_safe:
+            detail = "its worker stopped heartbeating while performing it"
+            return EffectFailure(kind=FailureKind.UNKNOWN, effect=summary, detail=detail)
+        kind = "no heartbeat" if cause.type is TimeoutType.HEARTBEAT else (cause.type or "timeout")
+        detail = f"{getattr(kind, 'name', kind)} on its last attempt".lower()
+        return EffectFailure(kind=FailureKind.TIMED_OUT, effect=summary, detail=detail)
+    return EffectFailure(kind=FailureKind.RAISED, effect=summary, detail=str(cause or error)[:500])
+
+
+@workflow.defn(dynamic=True)
+class MachineWorkflow:
+    """Runs the registered machine named by the workflow type (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._snapshot: Snapshot[enum.Enum, object] | None = None
+        self._pending: PendingEffect | None = None
+        self._answer: list[object] = []
+
+    @workflow.query
+    def snapshot(self) -> Snapshot[enum.Enum, object] | None:
+        """The run as it is now (None before its first step)."""
+        return self._snapshot
+
+    @workflow.query
+    def pending(self) -> PendingEffect | None:
+        """The effect the run waits on, if any."""
+        return self._pending
+
+    @workflow.update
+    def answer(self, seq: int, outcome: object) -> int:
+        """Deliver the outcome of the awaited effect number ``seq``; returns ``seq``."""
+        self._check_answer(seq, outcome)
+        self._answer.append(outcome)
+        return seq
+
+    @answer.validator
+    def _check_answer(self, seq: int, outcome: object) -> None:
+        pending = self._pending
+        if pending is None or not pending.awaited or self._answer:
+            raise ApplicationError("the run is not waiting for an answer", type="NotAwaiting")
+        if seq != pending.seq:
+            raise ApplicationError(f"the run waits for effect {pending.seq}, not {seq}", type="NotAwaiting")
+        if not pending.effect.accepts(outcome):
+            message = f"{describe_effect(pending.effect)} does not accept a {type(outcome).__qualname__}"
+            raise ApplicationError(message, type="OutcomeRejected")
+
+    @workflow.run
+    async def run(self, args: Sequence[RawValue]) -> Snapshot[enum.Enum, object]:
+        """Fold the machine from the start in ``args[0]`` (a :class:`RunStart`) to its end."""
+        info = workflow.info()
+        spec = registered(info.task_queue, info.workflow_type)
+        if spec is None:
+            raise MachineChanged(
+                f"no machine {info.workflow_type!r} is registered on {info.task_queue!r} here"
+            )
+        start = workflow.payload_converter().from_payload(args[0].payload)
+        if not isinstance(start, RunStart):
+            raise ApplicationError("workflow input is not a RunStart", type="BadInput", non_retryable=True)
+        if start.fingerprint and start.fingerprint != spec.fingerprint:
+            raise MachineChanged(
+                f"run {info.workflow_id} started on machine {spec.name} {start.fingerprint}, "
+                f"this worker has {spec.fingerprint}: check stored runs before deploying"
+            )
+        return await self._fold(spec, start)
+
+    async def _fold(
+        self, spec: TemporalMachine[enum.Enum, enum.Enum, object], start: RunStart[enum.Enum, object]
+    ) -> Snapshot[enum.Enum, object]:
+        machine, seq = spec.machine, start.seq
+
+        def clock() -> float:
+            return workflow.now().timestamp()
+
+        first = start.snapshot
+        result = _advance(machine, first, clock, None) if first.status is Status.READY else Success(first)
+        while True:
+            if isinstance(result, Failure):
+                self._snapshot, self._pending = result.failure().snapshot, None
+                raise ApplicationError(
+                    result.failure().describe(), result.failure(), type=RUN_FAILED, non_retryable=True
+                )
+            snapshot = self._snapshot = result.unwrap()
+            effect = snapshot.pending
+            if snapshot.status is not Status.AWAITING or effect is None:
+                self._pending = None
+                return snapshot
+            if seq > start.seq and self._should_continue(spec, seq - start.seq):
+                await workflow.wait_condition(workflow.all_handlers_finished)
+                workflow.continue_as_new(RunStart(snapshot=snapshot, seq=seq, fingerprint=spec.fingerprint))
+            outcome = await self._obtain(spec, effect, seq)
+            if isinstance(outcome, _Parked):
+                reason = EffectFailed(snapshot.state, describe_effect(effect), outcome.problem)
+                result = Failure(RunFailed(reason, snapshot))
+                continue
+            seq += 1
+            result = _advance(machine, snapshot, clock, outcome)
+
+    @staticmethod
+    def _should_continue(spec: TemporalMachine[enum.Enum, enum.Enum, object], performed: int) -> bool:
+        info = workflow.info()
+        return (
+            performed >= spec.continue_after
+            or info.get_current_history_size() >= spec.history_bytes
+            or info.is_continue_as_new_suggested()
+        )
+
+    async def _obtain(
+        self, spec: TemporalMachine[enum.Enum, enum.Enum, object], effect: Effect[object], seq: int
+    ) -> object:
+        target = effect.underlying()
+        awaited = spec.is_awaited(type(target))
+        self._pending = PendingEffect(seq=seq, effect=effect, awaited=awaited)
+        try:
+            if awaited:
+                await workflow.wait_condition(lambda: bool(self._answer))
+                return self._answer.pop()
+            options = options_for(type(target), spec.options, spec.default)
+            retry_safe = bool(getattr(target, "retry_safe", False))
+            try:
+                settings = activity_options(options, retry_safe)
+                return await workflow.execute_activity(
+                    type(target).__name__,
+                    args=[target, seq],
+                    start_to_close_timeout=settings.start_to_close,
+                    heartbeat_timeout=settings.heartbeat,
+                    schedule_to_close_timeout=settings.schedule_to_close,
+                    retry_policy=settings.retry_policy,
+                    summary=describe_effect(target)[:200],
+                )
+            except ActivityError as error:
+                if isinstance(error.cause, CancelledError):
+                    raise asyncio.CancelledError from error
+                return _failure(error, effect, retry_safe)
+        finally:
+            self._pending = None
