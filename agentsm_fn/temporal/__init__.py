@@ -8,6 +8,7 @@ from agentsm_fn.temporal.activity import MISCONFIGURED, EffectActivities
 from agentsm_fn.temporal.client import (
     AnswerRefused,
     RunCancelled,
+    TemporalRun,
     TemporalRunError,
     answer,
     connect,
@@ -44,6 +45,7 @@ __all__ = [
     "RunCancelled",
     "RunStart",
     "TemporalMachine",
+    "TemporalRun",
     "TemporalRunError",
     "ValueCodec",
     "ValuePayloadConverter",

@@ -20,7 +20,7 @@ import math
 import sys
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import cast
+from typing import Final, cast
 
 import attrs
 from pyrsistent import PMap, PSet, PVector, pmap, pset, pvector
@@ -37,11 +37,16 @@ def _name(cls: type) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
+_MODULES: Final = sys.modules
+"""The process's modules, read when this module is first imported: outside Temporal's sandbox
+(this package is passed through), so a workflow decodes the classes its machine uses."""
+
+
 def _find(name: object) -> type:
     if not isinstance(name, str) or ":" not in name:
         raise ValueError(f"bad class name {name!r}")
     module_name, qualname = name.split(":", 1)
-    found: object = sys.modules.get(module_name)
+    found: object = _MODULES.get(module_name)
     if found is None:
         raise ValueError(f"unknown class {name} (its module is not imported in this process)")
     for part in qualname.split("."):

@@ -11,7 +11,7 @@ or a second answer to the same request).
 from __future__ import annotations
 
 import enum
-from typing import TypeAlias, TypeVar, cast
+from typing import Generic, TypeAlias, TypeVar, cast
 
 import attrs
 from returns.result import Failure, Result, Success
@@ -35,6 +35,7 @@ from agentsm_fn.temporal.workflow import RUN_FAILED, MachineWorkflow, PendingEff
 __all__ = [
     "AnswerRefused",
     "RunCancelled",
+    "TemporalRun",
     "TemporalRunError",
     "answer",
     "connect",
@@ -49,6 +50,35 @@ EventT = TypeVar("EventT", bound=enum.Enum)
 MemoryT = TypeVar("MemoryT")
 
 Handle: TypeAlias = WorkflowHandle[MachineWorkflow, Snapshot[enum.Enum, object]]
+
+
+@attrs.frozen
+class TemporalRun(Generic[StateT, MemoryT]):
+    """A run on Temporal: its workflow handle, typed by the machine's states and memory.
+
+    Get one from :func:`start_run`, or for a run started elsewhere with :meth:`attach`.
+    """
+
+    handle: Handle
+
+    @property
+    def run_id(self) -> str:
+        """The workflow id (the run id of its idempotency keys)."""
+        return self.handle.id
+
+    async def cancel(self) -> None:
+        """Ask Temporal to cancel the run (its activity in flight is cancelled too)."""
+        await self.handle.cancel()
+
+    @classmethod
+    def attach(
+        cls,
+        client: Client,
+        machine: Machine[StateT, EventT, MemoryT] | TemporalMachine[StateT, EventT, MemoryT],
+        run_id: str,
+    ) -> TemporalRun[StateT, MemoryT]:
+        """The run ``run_id`` of ``machine`` (started by this or another process)."""
+        return cls(cast(Handle, client.get_workflow_handle(run_id)))
 
 
 @attrs.frozen(kw_only=True)
@@ -96,7 +126,7 @@ async def start_run(
     *,
     run_id: str,
     task_queue: str,
-) -> Handle:
+) -> TemporalRun[StateT, MemoryT]:
     """Start a run of ``machine`` from a memory (or a stored snapshot) as workflow ``run_id``.
 
     The machine's fingerprint goes with it: a worker with a different machine refuses the run.
@@ -105,44 +135,46 @@ async def start_run(
     snapshot = start if isinstance(start, Snapshot) else begin(spec.machine, start)
     run_start = RunStart(snapshot=snapshot, seq=0, fingerprint=spec.fingerprint)
     handle = await client.start_workflow(spec.name, run_start, id=run_id, task_queue=task_queue)
-    return cast(Handle, handle)  # started by type name: the SDK cannot know the result type
+    return TemporalRun(cast(Handle, handle))  # started by type name: the SDK cannot know the result type
 
 
 async def run_result(
-    handle: WorkflowHandle[object, object],
-) -> Result[Snapshot[enum.Enum, object], RunFailed[enum.Enum, object] | RunCancelled]:
+    run: TemporalRun[StateT, MemoryT],
+) -> Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT] | RunCancelled]:
     """Wait for the run to end: its final snapshot, or why it stopped."""
+    handle = run.handle
     try:
-        finished = await handle.result()
+        finished: object = await handle.result()
     except WorkflowFailureError as error:
         cause = error.cause
         if isinstance(cause, ApplicationError) and cause.type == RUN_FAILED and cause.details:
             failed = cause.details[0]
             if isinstance(failed, RunFailed):
-                return Failure(failed)
+                return Failure(cast(RunFailed[StateT, MemoryT], failed))  # this run's machine made it
         if isinstance(cause, CancelledError):
             return Failure(RunCancelled(run_id=handle.id, detail="cancelled"))
         return Failure(RunCancelled(run_id=handle.id, detail=f"{type(cause).__name__}: {cause}"))
     if not isinstance(finished, Snapshot):
         return Failure(RunCancelled(run_id=handle.id, detail=f"unexpected result {type(finished).__name__}"))
-    return Success(finished)
+    return Success(cast(Snapshot[StateT, MemoryT], finished))  # this run's machine made it
 
 
-async def pending(handle: WorkflowHandle[object, object]) -> PendingEffect | None:
+async def pending(run: TemporalRun[StateT, MemoryT]) -> PendingEffect | None:
     """The effect the run waits on now, if any (a query; needs a worker)."""
-    found = await handle.query("pending")
+    found = await run.handle.query("pending")
     return found if isinstance(found, PendingEffect) else None
 
 
-async def current_snapshot(handle: WorkflowHandle[object, object]) -> Snapshot[enum.Enum, object] | None:
+async def current_snapshot(run: TemporalRun[StateT, MemoryT]) -> Snapshot[StateT, MemoryT] | None:
     """The run as it is now (a query; needs a worker)."""
-    found = await handle.query("snapshot")
-    return found if isinstance(found, Snapshot) else None
+    found = await run.handle.query("snapshot")
+    return cast(Snapshot[StateT, MemoryT], found) if isinstance(found, Snapshot) else None
 
 
-async def answer(handle: WorkflowHandle[object, object], outcome: object) -> Result[int, AnswerRefused]:
+async def answer(run: TemporalRun[StateT, MemoryT], outcome: object) -> Result[int, AnswerRefused]:
     """Deliver ``outcome`` to the awaited effect the run waits on now (e.g. a human's decision)."""
-    waiting = await pending(handle)
+    handle = run.handle
+    waiting = await pending(run)
     if waiting is None or not waiting.awaited:
         return Failure(AnswerRefused(reason="the run is not waiting for an answer"))
     try:
@@ -153,5 +185,5 @@ async def answer(handle: WorkflowHandle[object, object], outcome: object) -> Res
             AnswerRefused(reason=cause.message if isinstance(cause, ApplicationError) else str(cause))
         )
     except RPCError as error:
-        return Failure(AnswerRefused(reason=f"update refused: {error.message}"))
+        return Failure(AnswerRefused(reason=f"the answer was not taken: {error.message}"))
     return Success(cast(int, seq))

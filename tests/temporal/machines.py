@@ -1,0 +1,146 @@
+"""Machines and performers the Temporal tests run, also imported by the worker subprocesses.
+
+``orders``: START -> CHARGING (Charge, not retry-safe; a failure routes ERROR -> CANCELLED)
+-> SHIPPING (Ship, retry-safe) -> DONE. Performers log every execution with its idempotency
+key to ``<dir>/calls.log``; with ``slow=True`` they first write ``<dir>/started-<Effect>-<run>``
+and then block (the crash test kills the worker there).
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import threading
+from pathlib import Path
+from typing import ClassVar, Literal
+
+import attrs
+from returns.result import Result, Success
+
+from agentsm_fn import Effect, Fault, Perform, Performers, define_machine, effectful, emit, lift, perform
+from agentsm_fn.temporal._contract import effect_key
+
+
+class St(enum.Enum):
+    START = "start"
+    CHARGING = "charging"
+    SHIPPING = "shipping"
+    DONE = "done"
+    CANCELLED = "cancelled"
+
+
+class Ev(enum.Enum):
+    GO = "go"
+    CHARGED = "charged"
+    SHIPPED = "shipped"
+    ERROR = "error"
+
+
+@attrs.frozen(kw_only=True)
+class Order:
+    order_id: str
+    amount: int
+    log: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Charge(Effect[str]):
+    """Charge a card: not retry-safe (charging twice costs the customer)."""
+
+    outcome_types: ClassVar[tuple[type, ...]] = (str,)
+    order_id: str
+    amount: int
+
+    def summary(self) -> str:
+        return f"Charge {self.order_id}"
+
+
+@attrs.frozen
+class Ship(Effect[str]):
+    """Ask the warehouse to ship: retry-safe (the warehouse deduplicates by key)."""
+
+    outcome_types: ClassVar[tuple[type, ...]] = (str,)
+    retry_safe: ClassVar[bool] = True
+    order_id: str
+
+    def summary(self) -> str:
+        return f"Ship {self.order_id}"
+
+
+def started(order: Order) -> Result[Order, Fault]:
+    return Success(attrs.evolve(order, log=(*order.log, "started")))
+
+
+def charge(order: Order) -> Result[Perform[str, Order], Fault]:
+    return perform(Charge(order.order_id, order.amount), order)
+
+
+def charged(order: Order, receipt: str) -> Result[tuple[Literal[Ev.CHARGED], Order], Fault]:
+    return emit(Ev.CHARGED, attrs.evolve(order, log=(*order.log, receipt)))
+
+
+def ship(order: Order) -> Result[Perform[str, Order], Fault]:
+    return perform(Ship(order.order_id), order)
+
+
+def shipped(order: Order, parcel: str) -> Result[tuple[Literal[Ev.SHIPPED], Order], Fault]:
+    return emit(Ev.SHIPPED, attrs.evolve(order, log=(*order.log, parcel)))
+
+
+ORDERS = define_machine(
+    name="orders",
+    states=St,
+    events=Ev,
+    initial=St.START,
+    terminals={St.DONE, St.CANCELLED},
+    table={
+        (St.START, Ev.GO): St.CHARGING,
+        (St.CHARGING, Ev.CHARGED): St.SHIPPING,
+        (St.CHARGING, Ev.ERROR): St.CANCELLED,
+        (St.SHIPPING, Ev.SHIPPED): St.DONE,
+    },
+    handlers={
+        St.START: lift(Ev.GO, started),
+        St.CHARGING: effectful(charge, charged, failure_event=Ev.ERROR),
+        St.SHIPPING: effectful(ship, shipped),
+    },
+)
+
+
+def _record(directory: Path, what: str) -> None:
+    key = effect_key()
+    with (directory / "calls.log").open("a", encoding="utf-8") as log:
+        log.write(f"{what} {key}\n")
+        log.flush()
+        os.fsync(log.fileno())
+
+
+def _block_if_slow(directory: Path, slow: frozenset[str], what: str, order_id: str) -> None:
+    if what in slow:
+        (directory / f"started-{what}-{order_id}").write_text(str(os.getpid()), encoding="utf-8")
+        threading.Event().wait(120)  # killed here by the crash test (bounded, in case it is not)
+
+
+def order_performers(directory: Path, slow: frozenset[str] = frozenset()) -> Performers:
+    """Performers of Charge and Ship that log each execution (and block first if ``slow`` names them)."""
+
+    def do_charge(effect: Charge) -> str:
+        _record(directory, "Charge")
+        _block_if_slow(directory, slow, "Charge", effect.order_id)
+        return f"receipt {effect.order_id} {effect.amount}"
+
+    def do_ship(effect: Ship) -> str:
+        _record(directory, "Ship")
+        _block_if_slow(directory, slow, "Ship", effect.order_id)
+        return f"parcel {effect.order_id}"
+
+    return Performers().on(Charge, do_charge).on(Ship, do_ship)
+
+
+def plain_performers() -> Performers:
+    """The same outcomes with no logging: for the uninterrupted reference runs."""
+    return (
+        Performers()
+        .on(Charge, lambda e: f"receipt {e.order_id} {e.amount}")
+        .on(Ship, lambda e: f"parcel {e.order_id}")
+    )

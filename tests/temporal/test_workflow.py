@@ -1,0 +1,116 @@
+"""Any machine on a real Temporal server: the fold as a workflow, effects as activities."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from temporalio.client import Client
+
+from agentsm_fn import Performers, RunFailed, Shell, Status, run
+from agentsm_fn.core.failures import EffectFailed
+from agentsm_fn.temporal import (
+    AnswerRefused,
+    PendingEffect,
+    RunCancelled,
+    TemporalMachine,
+    TemporalRun,
+    answer,
+    current_snapshot,
+    machine_worker,
+    pending,
+    run_result,
+    start_run,
+)
+from examples.refund_workflow import REFUNDS, AskManager, Ev, Refund, St
+from tests.temporal.machines import ORDERS, Charge, Order, order_performers, plain_performers
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def queue() -> str:
+    return f"q-{uuid.uuid4().hex[:8]}"
+
+
+async def wait_for_pending(run: TemporalRun[Any, Any]) -> PendingEffect:
+    for _ in range(400):  # a bounded poll: the run reaches its approval within a few workflow tasks
+        found = await pending(run)
+        if found is not None:
+            return found
+        await asyncio.sleep(0.02)
+    raise AssertionError("the run never waited for an answer")
+
+
+async def test_a_run_on_temporal_ends_with_the_memory_of_a_local_run(client: Client, tmp_path: Path) -> None:
+    task_queue = queue()
+    async with machine_worker(client, task_queue, [ORDERS], order_performers(tmp_path)):
+        handle = await start_run(
+            client, ORDERS, Order(order_id="o1", amount=5), run_id="o1", task_queue=task_queue
+        )
+        finished = (await run_result(handle)).unwrap()
+    local = run(ORDERS, Order(order_id="o1", amount=5), Shell(plain_performers())).unwrap()
+    assert finished.status is Status.FINISHED and finished.state is local.state
+    assert finished.memory == local.memory
+    assert finished.memory.log == ("started", "receipt o1 5", "parcel o1")
+    assert (tmp_path / "calls.log").read_text().splitlines() == ["Charge o1:0", "Ship o1:1"]
+
+
+async def test_a_missing_performer_parks_the_run_with_its_effect_pending(client: Client) -> None:
+    task_queue = queue()
+    async with machine_worker(client, task_queue, [ORDERS], Performers()):
+        handle = await start_run(
+            client, ORDERS, Order(order_id="o2", amount=5), run_id=f"o2-{task_queue}", task_queue=task_queue
+        )
+        failed = (await run_result(handle)).failure()
+    assert isinstance(failed, RunFailed) and isinstance(failed.reason, EffectFailed)
+    assert "no performer registered for Charge o2" in failed.describe()
+    assert failed.snapshot.status is Status.AWAITING and failed.snapshot.pending == Charge("o2", 5)
+
+
+@pytest.fixture
+def refunds() -> TemporalMachine[St, Ev, Refund]:
+    return TemporalMachine(machine=REFUNDS, awaited=[AskManager])
+
+
+async def test_an_approval_is_answered_once_and_every_other_answer_is_refused(
+    client: Client,
+    refunds: TemporalMachine,  # type: ignore[type-arg]
+) -> None:
+
+    spec, task_queue = refunds, queue()
+    async with machine_worker(client, task_queue, [spec], Performers(), passed_through=["examples"]):
+        handle = await start_run(
+            client, spec, Refund(amount=500), run_id=f"r-{task_queue}", task_queue=task_queue
+        )
+        waiting = await wait_for_pending(handle)
+        assert waiting.effect == AskManager(500) and waiting.awaited and waiting.seq == 0
+        snapshot = await current_snapshot(handle)
+        assert snapshot is not None and snapshot.status is Status.AWAITING
+        assert "does not accept a str" in (await answer(handle, "yes")).failure().reason
+        results = await asyncio.gather(answer(handle, True), answer(handle, False))
+        taken = [
+            decision
+            for decision, result in zip((True, False), results, strict=True)
+            if result.value_or(-1) == 0
+        ]
+        refused = [r.failure() for r in results if not isinstance(r.value_or(None), int)]
+        assert len(taken) == 1 and len(refused) == 1 and isinstance(refused[0], AnswerRefused)
+        done = (await run_result(handle)).unwrap()
+        assert done.memory.notes == ("received", f"manager: {taken[0]}")
+        assert "not waiting" in (await answer(handle, True)).failure().reason
+
+
+async def test_a_cancelled_run_says_so(client: Client, refunds: TemporalMachine[St, Ev, Refund]) -> None:
+
+    spec, task_queue = refunds, queue()
+    async with machine_worker(client, task_queue, [spec], Performers(), passed_through=["examples"]):
+        handle = await start_run(
+            client, spec, Refund(amount=500), run_id=f"c-{task_queue}", task_queue=task_queue
+        )
+        await wait_for_pending(handle)
+        await handle.cancel()
+        stopped = (await run_result(handle)).failure()
+    assert stopped == RunCancelled(run_id=handle.run_id, detail="cancelled")
