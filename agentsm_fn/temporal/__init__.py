@@ -5,6 +5,7 @@ never imports this package. See docs/temporal.md.
 """
 
 from agentsm_fn.temporal.activity import MISCONFIGURED, EffectActivities
+from agentsm_fn.temporal.agents import LLM_OPTIONS, TOOL_OPTIONS, plan_execute_on_temporal, react_on_temporal
 from agentsm_fn.temporal.client import (
     AnswerRefused,
     RunCancelled,
@@ -32,9 +33,11 @@ from agentsm_fn.temporal.workflow import RUN_FAILED, MachineChanged, MachineWork
 
 __all__ = [
     "ENCODING",
+    "LLM_OPTIONS",
     "MISCONFIGURED",
     "PASSED_THROUGH",
     "RUN_FAILED",
+    "TOOL_OPTIONS",
     "AnswerRefused",
     "EffectActivities",
     "EffectOptions",
@@ -60,6 +63,8 @@ __all__ = [
     "machine_replayer",
     "machine_worker",
     "pending",
+    "plan_execute_on_temporal",
+    "react_on_temporal",
     "run_result",
     "sandbox_runner",
     "start_run",

@@ -24,8 +24,8 @@ from temporalio import activity
 from temporalio.common import RawValue
 from temporalio.exceptions import ApplicationError
 
+from agentsm_fn.core.driver import SUSPEND
 from agentsm_fn.core.effects import Effect, describe_effect
-from agentsm_fn.core.engine import SUSPEND
 from agentsm_fn.shell.performers import Performers
 from agentsm_fn.temporal._contract import EffectKey, keyed
 

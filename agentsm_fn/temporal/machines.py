@@ -121,17 +121,20 @@ class RunStart(Generic[StateT, MemoryT]):
     fingerprint: str = ""
 
 
-_REGISTRY: Final[dict[tuple[str, str], TemporalMachine[enum.Enum, enum.Enum, object]]] = {}
-"""(task queue, workflow type) -> machine, filled by the workers of this process."""
+_REGISTRY: Final[dict[tuple[str | None, str], TemporalMachine[enum.Enum, enum.Enum, object]]] = {}
+"""(task queue, workflow type) -> machine, filled by the workers (queue None: replayers) of this process."""
 
 
-def register(task_queue: str, machines: Iterable[TemporalMachine[StateT, EventT, MemoryT]]) -> None:
-    """Make ``machines`` known to workflows on ``task_queue`` in this process (last one wins)."""
+def register(task_queue: str | None, machines: Iterable[TemporalMachine[StateT, EventT, MemoryT]]) -> None:
+    """Make ``machines`` known to workflows on ``task_queue`` in this process (last one wins).
+
+    Machines registered for no task queue (replayers) serve any queue without its own.
+    """
     for spec in machines:
         # The registry erases the machine's types; the workflow only hands it its own values.
         _REGISTRY[(task_queue, spec.name)] = spec  # type: ignore[assignment]
 
 
 def registered(task_queue: str, name: str) -> TemporalMachine[enum.Enum, enum.Enum, object] | None:
-    """The machine registered for ``name`` on ``task_queue``, if any."""
-    return _REGISTRY.get((task_queue, name))
+    """The machine registered for ``name`` on ``task_queue``, else for no queue, if any."""
+    return _REGISTRY.get((task_queue, name)) or _REGISTRY.get((None, name))

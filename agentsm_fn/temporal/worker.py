@@ -81,16 +81,16 @@ def machine_worker(
 
 
 def machine_replayer(
-    task_queue: str,
     machines: Iterable[Registrable[StateT, EventT, MemoryT]],
     *,
     passed_through: Iterable[str] = (),
 ) -> Replayer:
-    """A ``Replayer`` for recorded histories of ``machines`` run on ``task_queue``.
+    """A ``Replayer`` for recorded histories of ``machines`` (from any task queue).
 
-    ``await replayer.replay_workflow(history)`` raises on a non-determinism error.
+    ``await replayer.replay_workflow(history)`` raises on a non-determinism error, and
+    when the history's run started on a machine with another fingerprint.
     """
-    register(task_queue, [as_temporal(m) for m in machines])
+    register(None, [as_temporal(m) for m in machines])
     return Replayer(
         workflows=[MachineWorkflow],
         workflow_runner=sandbox_runner(*passed_through),

@@ -40,8 +40,8 @@ from temporalio.exceptions import (
     TimeoutType,
 )
 
+from agentsm_fn.core.driver import SUSPEND, drive
 from agentsm_fn.core.effects import Effect, describe_effect
-from agentsm_fn.core.engine import SUSPEND, drive
 from agentsm_fn.core.failures import EffectFailed, RunFailed
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
 from pathlib import Path
-from typing import Any
 
 import pytest
 from temporalio.client import Client
@@ -14,34 +12,19 @@ from agentsm_fn import Performers, RunFailed, Shell, Status, run
 from agentsm_fn.core.failures import EffectFailed
 from agentsm_fn.temporal import (
     AnswerRefused,
-    PendingEffect,
     RunCancelled,
     TemporalMachine,
-    TemporalRun,
     answer,
     current_snapshot,
     machine_worker,
-    pending,
     run_result,
     start_run,
 )
 from examples.refund_workflow import REFUNDS, AskManager, Ev, Refund, St
+from tests.temporal.helpers import queue, wait_for_pending
 from tests.temporal.machines import ORDERS, Charge, Order, order_performers, plain_performers
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def queue() -> str:
-    return f"q-{uuid.uuid4().hex[:8]}"
-
-
-async def wait_for_pending(run: TemporalRun[Any, Any]) -> PendingEffect:
-    for _ in range(400):  # a bounded poll: the run reaches its approval within a few workflow tasks
-        found = await pending(run)
-        if found is not None:
-            return found
-        await asyncio.sleep(0.02)
-    raise AssertionError("the run never waited for an answer")
 
 
 async def test_a_run_on_temporal_ends_with_the_memory_of_a_local_run(client: Client, tmp_path: Path) -> None:

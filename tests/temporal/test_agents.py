@@ -1,0 +1,57 @@
+"""Both built-in agents on a real Temporal server: LLM calls and tools as activities.
+
+Each run ends with the memory of the same agent run locally, and Temporal's Replayer
+replays the recorded histories of both with no non-determinism error.
+"""
+
+from __future__ import annotations
+
+from temporalio.client import Client
+
+from agentsm_fn.agents.react import Approved, AskHuman, Suspended
+from agentsm_fn.temporal import (
+    answer,
+    machine_replayer,
+    machine_worker,
+    plan_execute_on_temporal,
+    react_on_temporal,
+    run_result,
+    start_run,
+)
+from tests.temporal.agents import plan_agent, react_agent
+from tests.temporal.helpers import queue, wait_for_pending
+
+
+async def test_the_react_agent_waits_for_approval_and_ends_as_it_does_locally(client: Client) -> None:
+    agent, task_queue = react_agent(), queue()
+    spec = react_on_temporal(agent)
+    async with machine_worker(client, task_queue, [spec], agent.shell().performers):
+        run = await start_run(client, spec, agent.memory, run_id=f"react-{task_queue}", task_queue=task_queue)
+        waiting = await wait_for_pending(run)
+        assert isinstance(waiting.effect, AskHuman) and waiting.effect.request.tool_call.name == "book"
+        assert (await answer(run, Approved())).unwrap() == waiting.seq
+        finished = (await run_result(run)).unwrap()
+        history = await run.handle.fetch_history()
+    suspended = agent.run().unwrap()
+    assert isinstance(suspended, Suspended)
+    local = agent.resume(suspended, Approved()).unwrap()
+    assert finished.memory == local.memory
+    assert (
+        finished.memory.final_answer == "I booked flight AF1 for you after searching the available flights."
+    )
+    await machine_replayer([spec]).replay_workflow(history)
+
+
+async def test_plan_and_execute_ends_as_it_does_locally(client: Client) -> None:
+    fsm, task_queue = plan_agent(), queue()
+    spec = plan_execute_on_temporal(fsm)
+    async with machine_worker(client, task_queue, [spec], fsm.shell().performers):
+        start = fsm.start("Find the best PDF library for Ruby")
+        run = await start_run(client, spec, start, run_id=f"plan-{task_queue}", task_queue=task_queue)
+        finished = (await run_result(run)).unwrap()
+        history = await run.handle.fetch_history()
+    local = fsm.run("Find the best PDF library for Ruby").unwrap()
+    assert finished.memory == local.fsm.snapshot.memory
+    assert finished.memory.final_result is not None
+    assert finished.memory.final_result.content == "Prawn is the usual choice."
+    await machine_replayer([spec]).replay_workflow(history)
