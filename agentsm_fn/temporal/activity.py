@@ -16,6 +16,8 @@ that suspends, is a configuration error: not retried, the run parks.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextvars
 import inspect
 from collections.abc import Sequence
 from typing import Final
@@ -53,8 +55,11 @@ class EffectActivities:
         True
     """
 
-    def __init__(self, performers: Performers) -> None:
+    def __init__(self, performers: Performers, threads: int = 100) -> None:
         self.performers = performers
+        # Sync performers run here, not in asyncio's default pool (a few threads on a small machine):
+        # as many at once as the worker runs activities.
+        self.threads = concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="agentsm-effect")
 
     @activity.defn(dynamic=True)
     async def perform(self, args: Sequence[RawValue]) -> object:
@@ -102,4 +107,5 @@ class EffectActivities:
                 type=MISCONFIGURED,
                 non_retryable=True,
             )
-        return asyncio.ensure_future(asyncio.to_thread(found, effect))
+        context = contextvars.copy_context()  # the idempotency key goes with the call
+        return asyncio.get_running_loop().run_in_executor(self.threads, context.run, found, effect)

@@ -73,7 +73,7 @@ def machine_worker(
         client,
         task_queue=task_queue,
         workflows=[MachineWorkflow],
-        activities=[EffectActivities(performers).perform],
+        activities=[EffectActivities(performers, max_concurrent_activities).perform],
         workflow_runner=sandbox_runner(*passed_through),
         sticky_queue_schedule_to_start_timeout=timedelta(seconds=sticky_timeout),
         max_concurrent_activities=max_concurrent_activities,

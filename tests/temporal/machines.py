@@ -2,8 +2,8 @@
 
 ``orders``: START -> CHARGING (Charge, not retry-safe; a failure routes ERROR -> CANCELLED)
 -> SHIPPING (Ship, retry-safe) -> DONE. Performers log every execution with its idempotency
-key to ``<dir>/calls.log``; with ``slow=True`` they first write ``<dir>/started-<Effect>-<run>``
-and then block (the crash test kills the worker there).
+key to ``<dir>/calls.log``; for the ``<Effect>-<order id>`` named in ``slow`` they first write
+``<dir>/started-<Effect>-<order id>`` and then block (the crash test kills the worker there).
 """
 
 from __future__ import annotations
@@ -116,13 +116,13 @@ def _record(directory: Path, what: str) -> None:
 
 
 def _block_if_slow(directory: Path, slow: frozenset[str], what: str, order_id: str) -> None:
-    if what in slow:
+    if f"{what}-{order_id}" in slow:
         (directory / f"started-{what}-{order_id}").write_text(str(os.getpid()), encoding="utf-8")
         threading.Event().wait(120)  # killed here by the crash test (bounded, in case it is not)
 
 
 def order_performers(directory: Path, slow: frozenset[str] = frozenset()) -> Performers:
-    """Performers of Charge and Ship that log each execution (and block first if ``slow`` names them)."""
+    """Performers of Charge and Ship that log each run (and block where ``slow`` says, as "Ship-o1")."""
 
     def do_charge(effect: Charge) -> str:
         _record(directory, "Charge")
