@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from agentsm_fn import Performers, RunFailed, Shell, Status, run
+from agentsm_fn import Performers, RunFailed, Shell, Snapshot, Status, run
 from agentsm_fn.core.failures import EffectFailed
 from agentsm_fn.temporal import (
     AnswerRefused,
@@ -20,11 +20,16 @@ from agentsm_fn.temporal import (
     run_result,
     start_run,
 )
-from examples.refund_workflow import REFUNDS, AskManager, Ev, Refund, St
+from examples import refund_workflow as refund
+from examples.refund_workflow import REFUNDS, AskManager, Refund
 from tests.temporal.helpers import queue, wait_for_pending
-from tests.temporal.machines import ORDERS, Charge, Order, order_performers, plain_performers
+from tests.temporal.machines import ORDERS, Charge, Order, St, order_performers, plain_performers
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_locally(order: Order) -> Snapshot[St, Order]:
+    return run(ORDERS, order, Shell(plain_performers())).unwrap()
 
 
 async def test_a_run_on_temporal_ends_with_the_memory_of_a_local_run(client: Client, tmp_path: Path) -> None:
@@ -54,7 +59,7 @@ async def test_a_missing_performer_parks_the_run_with_its_effect_pending(client:
 
 
 @pytest.fixture
-def refunds() -> TemporalMachine[St, Ev, Refund]:
+def refunds() -> TemporalMachine[refund.St, refund.Ev, Refund]:
     return TemporalMachine(machine=REFUNDS, awaited=[AskManager])
 
 
@@ -86,7 +91,9 @@ async def test_an_approval_is_answered_once_and_every_other_answer_is_refused(
         assert "not waiting" in (await answer(handle, True)).failure().reason
 
 
-async def test_a_cancelled_run_says_so(client: Client, refunds: TemporalMachine[St, Ev, Refund]) -> None:
+async def test_a_cancelled_run_says_so(
+    client: Client, refunds: TemporalMachine[refund.St, refund.Ev, Refund]
+) -> None:
 
     spec, task_queue = refunds, queue()
     async with machine_worker(client, task_queue, [spec], Performers(), passed_through=["examples"]):
@@ -97,3 +104,23 @@ async def test_a_cancelled_run_says_so(client: Client, refunds: TemporalMachine[
         await handle.cancel()
         stopped = (await run_result(handle)).failure()
     assert stopped == RunCancelled(run_id=handle.run_id, detail="cancelled")
+
+
+async def test_a_long_run_continues_as_new_and_keeps_numbering_its_effects(
+    client: Client, tmp_path: Path
+) -> None:
+    task_queue, spec = queue(), TemporalMachine(machine=ORDERS, continue_after=1)
+    async with machine_worker(client, task_queue, [spec], order_performers(tmp_path)):
+        run = await start_run(
+            client, spec, Order(order_id="o9", amount=7), run_id=f"o9-{task_queue}", task_queue=task_queue
+        )
+        finished = (await run_result(run)).unwrap()  # follows the chain of runs to the last one
+        first_run = client.get_workflow_handle(run.run_id, run_id=run.handle.result_run_id)
+        events = [e.WhichOneof("attributes") for e in (await first_run.fetch_history()).events]
+    local = run_locally(Order(order_id="o9", amount=7))
+    assert finished.memory == local.memory and finished.state is St.DONE
+    assert "workflow_execution_continued_as_new_event_attributes" in events
+    assert (tmp_path / "calls.log").read_text().splitlines() == [
+        f"Charge o9-{task_queue}:0",
+        f"Ship o9-{task_queue}:1",
+    ]
