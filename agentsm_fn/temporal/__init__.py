@@ -18,7 +18,7 @@ from agentsm_fn.temporal.client import (
     run_result,
     start_run,
 )
-from agentsm_fn.temporal.machines import RunStart, TemporalMachine, as_temporal, machine_fingerprint
+from agentsm_fn.temporal.machines import TemporalMachine, WorkflowStart, as_temporal, machine_fingerprint
 from agentsm_fn.temporal.options import EffectOptions, activity_options
 from agentsm_fn.temporal.payloads import (
     ENCODING,
@@ -46,12 +46,12 @@ __all__ = [
     "PayloadDecodeError",
     "PendingEffect",
     "RunCancelled",
-    "RunStart",
     "TemporalMachine",
     "TemporalRun",
     "TemporalRunError",
     "ValueCodec",
     "ValuePayloadConverter",
+    "WorkflowStart",
     "ZlibPayloadCodec",
     "activity_options",
     "answer",

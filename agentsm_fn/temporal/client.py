@@ -28,7 +28,7 @@ from agentsm_fn.core.engine import begin
 from agentsm_fn.core.failures import RunFailed
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot
-from agentsm_fn.temporal.machines import RunStart, TemporalMachine, as_temporal
+from agentsm_fn.temporal.machines import TemporalMachine, WorkflowStart, as_temporal
 from agentsm_fn.temporal.payloads import data_converter
 from agentsm_fn.temporal.workflow import RUN_FAILED, MachineWorkflow, PendingEffect
 
@@ -133,7 +133,7 @@ async def start_run(
     """
     spec = as_temporal(machine)
     snapshot = start if isinstance(start, Snapshot) else begin(spec.machine, start)
-    run_start = RunStart(snapshot=snapshot, seq=0, fingerprint=spec.fingerprint)
+    run_start = WorkflowStart(snapshot=snapshot, seq=0, fingerprint=spec.fingerprint)
     handle = await client.start_workflow(spec.name, run_start, id=run_id, task_queue=task_queue)
     return TemporalRun(cast(Handle, handle))  # started by type name: the SDK cannot know the result type
 

@@ -21,7 +21,7 @@ from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot
 from agentsm_fn.temporal.options import EffectOptions
 
-__all__ = ["RunStart", "TemporalMachine", "as_temporal", "machine_fingerprint"]
+__all__ = ["WorkflowStart", "TemporalMachine", "as_temporal", "machine_fingerprint"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
@@ -108,7 +108,7 @@ def as_temporal(
 
 
 @attrs.frozen(kw_only=True)
-class RunStart(Generic[StateT, MemoryT]):
+class WorkflowStart(Generic[StateT, MemoryT]):
     """A workflow's input: where the run starts, how many effects it already had, which machine.
 
     ``seq`` numbers effects across continue-as-new (idempotency keys stay unique);

@@ -47,7 +47,7 @@ from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.temporal._contract import EffectFailure, FailureKind
 from agentsm_fn.temporal.activity import MISCONFIGURED
-from agentsm_fn.temporal.machines import RunStart, TemporalMachine, registered
+from agentsm_fn.temporal.machines import TemporalMachine, WorkflowStart, registered
 from agentsm_fn.temporal.options import activity_options, options_for
 
 __all__ = ["RUN_FAILED", "MachineChanged", "MachineWorkflow", "PendingEffect"]
@@ -153,7 +153,7 @@ class MachineWorkflow:
 
     @workflow.run
     async def run(self, args: Sequence[RawValue]) -> Snapshot[enum.Enum, object]:
-        """Fold the machine from the start in ``args[0]`` (a :class:`RunStart`) to its end."""
+        """Fold the machine from the start in ``args[0]`` (a :class:`WorkflowStart`) to its end."""
         info = workflow.info()
         spec = registered(info.task_queue, info.workflow_type)
         if spec is None:
@@ -161,8 +161,10 @@ class MachineWorkflow:
                 f"no machine {info.workflow_type!r} is registered on {info.task_queue!r} here"
             )
         start = workflow.payload_converter().from_payload(args[0].payload)
-        if not isinstance(start, RunStart):
-            raise ApplicationError("workflow input is not a RunStart", type="BadInput", non_retryable=True)
+        if not isinstance(start, WorkflowStart):
+            raise ApplicationError(
+                "workflow input is not a WorkflowStart", type="BadInput", non_retryable=True
+            )
         if start.fingerprint and start.fingerprint != spec.fingerprint:
             raise MachineChanged(
                 f"run {info.workflow_id} started on machine {spec.name} {start.fingerprint}, "
@@ -171,7 +173,7 @@ class MachineWorkflow:
         return await self._fold(spec, start)
 
     async def _fold(
-        self, spec: TemporalMachine[enum.Enum, enum.Enum, object], start: RunStart[enum.Enum, object]
+        self, spec: TemporalMachine[enum.Enum, enum.Enum, object], start: WorkflowStart[enum.Enum, object]
     ) -> Snapshot[enum.Enum, object]:
         machine, seq = spec.machine, start.seq
 
@@ -193,7 +195,9 @@ class MachineWorkflow:
                 return snapshot
             if seq > start.seq and self._should_continue(spec, seq - start.seq):
                 await workflow.wait_condition(workflow.all_handlers_finished)
-                workflow.continue_as_new(RunStart(snapshot=snapshot, seq=seq, fingerprint=spec.fingerprint))
+                workflow.continue_as_new(
+                    WorkflowStart(snapshot=snapshot, seq=seq, fingerprint=spec.fingerprint)
+                )
             outcome = await self._obtain(spec, effect, seq)
             if isinstance(outcome, _Parked):
                 reason = EffectFailed(snapshot.state, describe_effect(effect), outcome.problem)
