@@ -6,6 +6,7 @@ never imports this package. See docs/temporal.md.
 
 from agentsm_fn.temporal.activity import MISCONFIGURED, EffectActivities
 from agentsm_fn.temporal.agents import LLM_OPTIONS, TOOL_OPTIONS, plan_execute_on_temporal, react_on_temporal
+from agentsm_fn.temporal.check import OpenRunCheck, check_open_runs, check_run
 from agentsm_fn.temporal.client import (
     AnswerRefused,
     RunCancelled,
@@ -43,6 +44,7 @@ __all__ = [
     "EffectOptions",
     "MachineChanged",
     "MachineWorkflow",
+    "OpenRunCheck",
     "PayloadDecodeError",
     "PendingEffect",
     "RunCancelled",
@@ -56,6 +58,8 @@ __all__ = [
     "activity_options",
     "answer",
     "as_temporal",
+    "check_open_runs",
+    "check_run",
     "connect",
     "current_snapshot",
     "data_converter",

@@ -36,6 +36,10 @@ def _types(value: Iterable[type]) -> frozenset[type]:
     return frozenset(value)
 
 
+def _fingerprints(value: Iterable[str]) -> frozenset[str]:
+    return frozenset(value)
+
+
 def machine_fingerprint(machine: Machine[StateT, EventT, MemoryT]) -> str:
     """A digest of the machine's name, states, events, initial and terminal states and table.
 
@@ -64,7 +68,10 @@ class TemporalMachine(Generic[StateT, EventT, MemoryT]):
     ``default``; ``awaited`` effect types are not performed: their outcome is delivered
     with :func:`agentsm_fn.temporal.answer` (a Temporal update); a run continues as new
     after ``continue_after`` effects, or sooner when its history passes
-    ``history_bytes`` or Temporal suggests it.
+    ``history_bytes`` or Temporal suggests it. ``compatible`` lists fingerprints of earlier
+    versions of the machine whose open runs this one may continue (after
+    :func:`~agentsm_fn.temporal.check_open_runs` said they replay); any other fingerprint
+    is refused.
 
     Example:
         >>> from agentsm_fn.agents.react import REACT_MACHINE
@@ -78,6 +85,7 @@ class TemporalMachine(Generic[StateT, EventT, MemoryT]):
     awaited: frozenset[type] = attrs.field(default=frozenset(), converter=_types)
     continue_after: int = 1000
     history_bytes: int = 8_000_000
+    compatible: frozenset[str] = attrs.field(default=frozenset(), converter=_fingerprints)
     fingerprint: str = attrs.field(init=False)
 
     @fingerprint.default
@@ -94,6 +102,10 @@ class TemporalMachine(Generic[StateT, EventT, MemoryT]):
     def name(self) -> str:
         """The workflow type: the machine's name."""
         return self.machine.name
+
+    def accepts_fingerprint(self, fingerprint: str) -> bool:
+        """True if a run started on a machine with ``fingerprint`` may go on here."""
+        return not fingerprint or fingerprint == self.fingerprint or fingerprint in self.compatible
 
     def is_awaited(self, effect_type: type) -> bool:
         """True if ``effect_type`` (or a base class) is answered from outside."""

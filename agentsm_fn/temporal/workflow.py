@@ -165,10 +165,10 @@ class MachineWorkflow:
             raise ApplicationError(
                 "workflow input is not a WorkflowStart", type="BadInput", non_retryable=True
             )
-        if start.fingerprint and start.fingerprint != spec.fingerprint:
+        if not spec.accepts_fingerprint(start.fingerprint):
             raise MachineChanged(
                 f"run {info.workflow_id} started on machine {spec.name} {start.fingerprint}, "
-                f"this worker has {spec.fingerprint}: check stored runs before deploying"
+                f"this worker has {spec.fingerprint}: check open runs (check_open_runs) before deploying"
             )
         return await self._fold(spec, start)
 

@@ -17,7 +17,18 @@ from typing import ClassVar, Literal
 import attrs
 from returns.result import Result, Success
 
-from agentsm_fn import Effect, Fault, Perform, Performers, define_machine, effectful, emit, lift, perform
+from agentsm_fn import (
+    Effect,
+    Fault,
+    Machine,
+    Perform,
+    Performers,
+    define_machine,
+    effectful,
+    emit,
+    lift,
+    perform,
+)
 from agentsm_fn.temporal._contract import effect_key
 
 
@@ -144,3 +155,74 @@ def plain_performers() -> Performers:
         .on(Charge, lambda e: f"receipt {e.order_id} {e.amount}")
         .on(Ship, lambda e: f"parcel {e.order_id}")
     )
+
+
+class TSt(enum.Enum):
+    TRIAGE = "triage"
+    WAIT_AGENT = "wait_agent"
+    WAIT_MANAGER = "wait_manager"
+    CLOSED = "closed"
+
+
+class TEv(enum.Enum):
+    NORMAL = "normal"
+    URGENT = "urgent"
+    ANSWERED = "answered"
+
+
+@attrs.frozen(kw_only=True)
+class Ticket:
+    urgent: bool
+    answer: str = ""
+
+
+@attrs.frozen
+class AskAgent(Effect[str]):
+    outcome_types: ClassVar[tuple[type, ...]] = (str,)
+
+
+@attrs.frozen
+class AskSupervisor(Effect[str]):
+    outcome_types: ClassVar[tuple[type, ...]] = (str,)
+
+
+def triage(ticket: Ticket) -> Result[tuple[Literal[TEv.NORMAL, TEv.URGENT], Ticket], Fault]:
+    return emit(TEv.URGENT if ticket.urgent else TEv.NORMAL, ticket)
+
+
+def answered(ticket: Ticket, text: str) -> Result[tuple[Literal[TEv.ANSWERED], Ticket], Fault]:
+    return emit(TEv.ANSWERED, attrs.evolve(ticket, answer=text))
+
+
+def ask_agent(ticket: Ticket) -> Result[Perform[str, Ticket], Fault]:
+    return perform(AskAgent(), ticket)
+
+
+def ask_supervisor(ticket: Ticket) -> Result[Perform[str, Ticket], Fault]:
+    return perform(AskSupervisor(), ticket)
+
+
+TICKETS: Machine[TSt, TEv, Ticket] = define_machine(
+    name="tickets",
+    states=TSt,
+    events=TEv,
+    initial=TSt.TRIAGE,
+    terminals={TSt.CLOSED},
+    table={
+        (TSt.TRIAGE, TEv.NORMAL): TSt.WAIT_AGENT,
+        (TSt.TRIAGE, TEv.URGENT): TSt.WAIT_MANAGER,
+        (TSt.WAIT_AGENT, TEv.ANSWERED): TSt.CLOSED,
+        (TSt.WAIT_MANAGER, TEv.ANSWERED): TSt.CLOSED,
+    },
+    handlers={
+        TSt.TRIAGE: triage,
+        TSt.WAIT_AGENT: effectful(ask_agent, answered),
+        TSt.WAIT_MANAGER: effectful(ask_supervisor, answered),
+    },
+)
+"""Tickets wait for a human: an agent for normal ones, a supervisor for urgent ones."""
+
+TICKETS_URGENT_TO_AGENTS = TICKETS.extend(
+    rows={(TSt.TRIAGE, TEv.URGENT): TSt.WAIT_AGENT}, remove_rows=[(TSt.TRIAGE, TEv.URGENT)]
+)
+"""The changed table: urgent tickets go to an agent too."""
