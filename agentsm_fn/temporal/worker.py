@@ -59,12 +59,15 @@ def machine_worker(
     passed_through: Iterable[str] = (),
     sticky_timeout: float = 5.0,
     max_concurrent_activities: int = 100,
+    workflows: Iterable[type] = (),
 ) -> Worker:
     """A worker on ``task_queue`` that runs ``machines`` and performs their effects with ``performers``.
 
     ``client`` must use :func:`~agentsm_fn.temporal.data_converter` (``connect`` does).
     ``sticky_timeout``: how long a run's next task waits for this worker's cache before
     any worker may take it (lower: faster takeover when a worker dies).
+    ``workflows``: your own workflow classes, served by the same worker (they may call the
+    effect activities by name: the effect's class name, then the effect and a sequence number).
     Use it as ``async with machine_worker(...):`` or ``await worker.run()``.
     """
     specs = [as_temporal(m) for m in machines]
@@ -72,7 +75,7 @@ def machine_worker(
     return Worker(
         client,
         task_queue=task_queue,
-        workflows=[MachineWorkflow],
+        workflows=[MachineWorkflow, *workflows],
         activities=[EffectActivities(performers, max_concurrent_activities).perform],
         workflow_runner=sandbox_runner(*passed_through),
         sticky_queue_schedule_to_start_timeout=timedelta(seconds=sticky_timeout),
