@@ -15,6 +15,10 @@ What reaches the fold when an activity does not return an outcome
 * the worker stopped heartbeating (it died) and the effect is not retry-safe:
   ``UNKNOWN`` (a retry-safe one is tried again, up to its attempts, then ``TIMED_OUT``).
 
+A run continues as new (see ``TemporalMachine``) from its AWAITING snapshot with an
+empty journal: each run of the chain journals its own effects, and the final
+snapshot's journal replays from the start of the last run.
+
 A missing or suspending performer is a configuration error: the run ends with
 ``EffectFailed`` and its AWAITING snapshot, as under the local shell. A run that ends
 in a failure fails the workflow with an ``ApplicationError`` of type ``RunFailed``
@@ -43,6 +47,7 @@ from temporalio.exceptions import (
 from agentsm_fn.core.driver import SUSPEND, drive
 from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.core.failures import EffectFailed, RunFailed
+from agentsm_fn.core.journal import Journal
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.temporal._contract import EffectFailure, FailureKind
