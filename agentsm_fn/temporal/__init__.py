@@ -30,7 +30,7 @@ from agentsm_fn.temporal.payloads import (
     data_converter,
 )
 from agentsm_fn.temporal.worker import PASSED_THROUGH, machine_replayer, machine_worker, sandbox_runner
-from agentsm_fn.temporal.workflow import RUN_FAILED, MachineChanged, MachineWorkflow, PendingEffect
+from agentsm_fn.temporal.workflow import RUN_FAILED, MachineMismatch, MachineWorkflow, PendingEffect
 
 __all__ = [
     "ENCODING",
@@ -42,7 +42,7 @@ __all__ = [
     "AnswerRefused",
     "EffectActivities",
     "EffectOptions",
-    "MachineChanged",
+    "MachineMismatch",
     "MachineWorkflow",
     "OpenRunCheck",
     "PayloadDecodeError",

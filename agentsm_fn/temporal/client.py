@@ -104,14 +104,20 @@ TemporalRunError: TypeAlias = "RunFailed[StateT, MemoryT] | RunCancelled"
 
 @attrs.frozen(kw_only=True)
 class AnswerRefused:
-    """An answer the run did not take, and why.
+    """An answer the run did not take: ``why`` says why (``seq`` -1: no effect was awaited).
 
     Example:
-        >>> AnswerRefused(reason="the run is not waiting for an answer").reason
-        'the run is not waiting for an answer'
+        >>> AnswerRefused(run_id="r1", seq=2, why="it was answered already").describe()
+        'answer to run r1, entry 2 refused: it was answered already'
     """
 
-    reason: str
+    run_id: str
+    seq: int
+    why: str
+
+    def describe(self) -> str:
+        """One line for logs and reports."""
+        return f"answer to run {self.run_id}, entry {self.seq} refused: {self.why}"
 
 
 async def connect(target: str, namespace: str = "default") -> Client:
@@ -176,14 +182,13 @@ async def answer(run: TemporalRun[StateT, MemoryT], outcome: object) -> Result[i
     handle = run.handle
     waiting = await pending(run)
     if waiting is None or not waiting.awaited:
-        return Failure(AnswerRefused(reason="the run is not waiting for an answer"))
+        return Failure(AnswerRefused(run_id=run.run_id, seq=-1, why="the run is not waiting for an answer"))
     try:
         seq = await handle.execute_update("answer", args=[waiting.seq, outcome])
     except WorkflowUpdateFailedError as error:
         cause = error.cause
-        return Failure(
-            AnswerRefused(reason=cause.message if isinstance(cause, ApplicationError) else str(cause))
-        )
-    except RPCError as error:
-        return Failure(AnswerRefused(reason=f"the answer was not taken: {error.message}"))
+        why = cause.message if isinstance(cause, ApplicationError) else str(cause)
+        return Failure(AnswerRefused(run_id=run.run_id, seq=waiting.seq, why=why))
+    except RPCError as error:  # e.g. the run ended while the answer was on its way
+        return Failure(AnswerRefused(run_id=run.run_id, seq=waiting.seq, why=error.message))
     return Success(cast(int, seq))

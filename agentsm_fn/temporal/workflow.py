@@ -55,7 +55,7 @@ from agentsm_fn.temporal.activity import MISCONFIGURED
 from agentsm_fn.temporal.machines import TemporalMachine, WorkflowStart, registered
 from agentsm_fn.temporal.options import activity_options, options_for
 
-__all__ = ["RUN_FAILED", "MachineChanged", "MachineWorkflow", "PendingEffect"]
+__all__ = ["RUN_FAILED", "MachineMismatch", "MachineWorkflow", "PendingEffect"]
 
 RUN_FAILED: Final = "RunFailed"
 """The ``ApplicationError`` type of a run that ended in a failure (details: the ``RunFailed``)."""
@@ -63,7 +63,7 @@ RUN_FAILED: Final = "RunFailed"
 _Fold = Result[Snapshot[enum.Enum, object], RunFailed[enum.Enum, object]]
 
 
-class MachineChanged(RuntimeError):
+class MachineMismatch(RuntimeError):
     """The worker's machine is not the one the run started with (the workflow task fails and retries)."""
 
 
@@ -162,7 +162,7 @@ class MachineWorkflow:
         info = workflow.info()
         spec = registered(info.task_queue, info.workflow_type)
         if spec is None:
-            raise MachineChanged(
+            raise MachineMismatch(
                 f"no machine {info.workflow_type!r} is registered on {info.task_queue!r} here"
             )
         start = workflow.payload_converter().from_payload(args[0].payload)
@@ -171,7 +171,7 @@ class MachineWorkflow:
                 "workflow input is not a WorkflowStart", type="BadInput", non_retryable=True
             )
         if not spec.accepts_fingerprint(start.fingerprint):
-            raise MachineChanged(
+            raise MachineMismatch(
                 f"run {info.workflow_id} started on machine {spec.name} {start.fingerprint}, "
                 f"this worker has {spec.fingerprint}: check open runs (check_open_runs) before deploying"
             )
@@ -200,9 +200,9 @@ class MachineWorkflow:
                 return snapshot
             if seq > start.seq and self._should_continue(spec, seq - start.seq):
                 await workflow.wait_condition(workflow.all_handlers_finished)
-                workflow.continue_as_new(
-                    WorkflowStart(snapshot=snapshot, seq=seq, fingerprint=spec.fingerprint)
-                )
+                # The history so far is the journal of what came before; the next run starts clean.
+                fresh = attrs.evolve(snapshot, journal=Journal())
+                workflow.continue_as_new(WorkflowStart(snapshot=fresh, seq=seq, fingerprint=spec.fingerprint))
             outcome = await self._obtain(spec, effect, seq)
             if isinstance(outcome, _Parked):
                 reason = EffectFailed(snapshot.state, describe_effect(effect), outcome.problem)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 from temporalio.client import Client
@@ -20,8 +22,6 @@ from agentsm_fn.temporal import (
     run_result,
     start_run,
 )
-from examples import refund_workflow as refund
-from examples.refund_workflow import REFUNDS, AskManager, Refund
 from tests.temporal.helpers import queue, wait_for_pending
 from tests.temporal.machines import ORDERS, Charge, Order, St, order_performers, plain_performers
 
@@ -59,25 +59,35 @@ async def test_a_missing_performer_parks_the_run_with_its_effect_pending(client:
 
 
 @pytest.fixture
-def refunds() -> TemporalMachine[refund.St, refund.Ev, Refund]:
-    return TemporalMachine(machine=REFUNDS, awaited=[AskManager])
+def refund(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+    """examples/refund_workflow.py, imported as the examples import each other (their folder on sys.path)."""
+    monkeypatch.syspath_prepend(str(ROOT / "examples"))
+    import refund_workflow
+
+    return refund_workflow
+
+
+@pytest.fixture
+def refunds(refund: types.ModuleType) -> TemporalMachine[Any, Any, Any]:
+    return TemporalMachine(machine=refund.REFUNDS, awaited=[refund.AskManager])
 
 
 async def test_an_approval_is_answered_once_and_every_other_answer_is_refused(
     client: Client,
-    refunds: TemporalMachine,  # type: ignore[type-arg]
+    refunds: TemporalMachine[Any, Any, Any],
+    refund: types.ModuleType,
 ) -> None:
 
     spec, task_queue = refunds, queue()
-    async with machine_worker(client, task_queue, [spec], Performers(), passed_through=["examples"]):
+    async with machine_worker(client, task_queue, [spec], Performers(), passed_through=["refund_workflow"]):
         handle = await start_run(
-            client, spec, Refund(amount=500), run_id=f"r-{task_queue}", task_queue=task_queue
+            client, spec, refund.Refund(amount=500), run_id=f"r-{task_queue}", task_queue=task_queue
         )
         waiting = await wait_for_pending(handle)
-        assert waiting.effect == AskManager(500) and waiting.awaited and waiting.seq == 0
+        assert waiting.effect == refund.AskManager(500) and waiting.awaited and waiting.seq == 0
         snapshot = await current_snapshot(handle)
         assert snapshot is not None and snapshot.status is Status.AWAITING
-        assert "does not accept a str" in (await answer(handle, "yes")).failure().reason
+        assert "does not accept a str" in (await answer(handle, "yes")).failure().why
         results = await asyncio.gather(answer(handle, True), answer(handle, False))
         taken = [
             decision
@@ -88,17 +98,17 @@ async def test_an_approval_is_answered_once_and_every_other_answer_is_refused(
         assert len(taken) == 1 and len(refused) == 1 and isinstance(refused[0], AnswerRefused)
         done = (await run_result(handle)).unwrap()
         assert done.memory.notes == ("received", f"manager: {taken[0]}")
-        assert "not waiting" in (await answer(handle, True)).failure().reason
+        assert "not waiting" in (await answer(handle, True)).failure().why
 
 
 async def test_a_cancelled_run_says_so(
-    client: Client, refunds: TemporalMachine[refund.St, refund.Ev, Refund]
+    client: Client, refunds: TemporalMachine[Any, Any, Any], refund: types.ModuleType
 ) -> None:
 
     spec, task_queue = refunds, queue()
-    async with machine_worker(client, task_queue, [spec], Performers(), passed_through=["examples"]):
+    async with machine_worker(client, task_queue, [spec], Performers(), passed_through=["refund_workflow"]):
         handle = await start_run(
-            client, spec, Refund(amount=500), run_id=f"c-{task_queue}", task_queue=task_queue
+            client, spec, refund.Refund(amount=500), run_id=f"c-{task_queue}", task_queue=task_queue
         )
         await wait_for_pending(handle)
         await handle.cancel()
