@@ -37,9 +37,10 @@ def _name(cls: type) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
-_MODULES: Final = sys.modules
-"""The process's modules, read when this module is first imported: outside Temporal's sandbox
-(this package is passed through), so a workflow decodes the classes its machine uses."""
+_MODULES: Final[dict[str, object]] = getattr(sys.modules, "orig", sys.modules)
+"""The process's own modules, not the sandbox's: inside a workflow Temporal's sandbox puts a
+per-thread view (holding ``orig``) in ``sys.modules``, so a workflow decodes the classes its
+machine uses, which live outside the sandbox (this package is passed through)."""
 
 
 def _find(name: object) -> type:

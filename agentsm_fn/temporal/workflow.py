@@ -49,7 +49,7 @@ from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.core.failures import EffectFailed, RunFailed
 from agentsm_fn.core.journal import Journal
 from agentsm_fn.core.machine import Machine
-from agentsm_fn.core.snapshot import Snapshot, Status
+from agentsm_fn.core.snapshot import Snapshot
 from agentsm_fn.temporal._contract import EffectFailure, FailureKind
 from agentsm_fn.temporal.activity import MISCONFIGURED
 from agentsm_fn.temporal.machines import TemporalMachine, WorkflowStart, registered
@@ -83,23 +83,52 @@ class _Parked:
     problem: str
 
 
-def _advance(
-    machine: Machine[enum.Enum, enum.Enum, object],
-    snapshot: Snapshot[enum.Enum, object],
-    clock: Callable[[], float],
-    outcome: object,
-) -> _Fold:
-    """Fold from ``snapshot`` (delivering ``outcome`` if it awaits one) to the next effect or the end."""
-    fold = drive(machine, snapshot, clock)
-    try:
-        next(fold)  # the pending effect of an AWAITING snapshot, or the first effect asked for
-        if snapshot.status is Status.AWAITING:
-            fold.send(outcome)
-        fold.send(SUSPEND)  # stop at the next effect: its AWAITING snapshot is what we keep
-    except StopIteration as stop:
-        ended: _Fold = stop.value
-        return ended
-    raise AssertionError("drive did not stop after SUSPEND")  # pragma: no cover
+class _LiveFold:
+    """The engine's fold, kept running between effects; a snapshot is built only when asked for.
+
+    ``effect`` is the effect the fold waits on (None once it ended, with ``ended`` its result).
+    """
+
+    def __init__(
+        self,
+        machine: Machine[enum.Enum, enum.Enum, object],
+        snapshot: Snapshot[enum.Enum, object],
+        clock: Callable[[], float],
+    ) -> None:
+        self.machine, self.clock = machine, clock
+        self.ended: _Fold | None = None
+        self.fold = drive(machine, snapshot, clock)
+        self.effect: Effect[object] | None = self._go(None, first=True)
+
+    def _go(self, outcome: object, *, first: bool = False) -> Effect[object] | None:
+        try:
+            return next(self.fold) if first else self.fold.send(outcome)
+        except StopIteration as stop:
+            self.ended = stop.value
+            return None
+
+    def deliver(self, outcome: object) -> None:
+        """Hand the fold the outcome of its effect; it runs on to its next effect or its end."""
+        self.effect = self._go(outcome)
+
+    def snapshot(self) -> Snapshot[enum.Enum, object]:
+        """The run as it is now: its end, or the AWAITING snapshot at the effect it waits on.
+
+        Taking it stops the fold (SUSPEND) and starts it again from that snapshot: the same
+        fold, waiting on the same effect (a drive from an AWAITING snapshot reads no clock).
+        """
+        if self.ended is not None:
+            return self.ended.unwrap() if isinstance(self.ended, Success) else self.ended.failure().snapshot
+        try:
+            self.fold.send(SUSPEND)
+        except StopIteration as stop:
+            parked: _Fold = stop.value
+        else:  # pragma: no cover - drive always stops after SUSPEND
+            raise AssertionError("drive did not stop after SUSPEND")
+        snapshot = parked.unwrap()
+        self.fold = drive(self.machine, snapshot, self.clock)
+        next(self.fold)
+        return snapshot
 
 
 def _failure(error: ActivityError, effect: Effect[object], retry_safe: bool) -> EffectFailure | _Parked:
@@ -124,14 +153,14 @@ class MachineWorkflow:
     """Runs the registered machine named by the workflow type (see the module docstring)."""
 
     def __init__(self) -> None:
-        self._snapshot: Snapshot[enum.Enum, object] | None = None
+        self._live: _LiveFold | None = None
         self._pending: PendingEffect | None = None
         self._answer: list[object] = []
 
     @workflow.query
     def snapshot(self) -> Snapshot[enum.Enum, object] | None:
         """The run as it is now (None before its first step)."""
-        return self._snapshot
+        return None if self._live is None else self._live.snapshot()
 
     @workflow.query
     def pending(self) -> PendingEffect | None:
@@ -180,36 +209,32 @@ class MachineWorkflow:
     async def _fold(
         self, spec: TemporalMachine[enum.Enum, enum.Enum, object], start: WorkflowStart[enum.Enum, object]
     ) -> Snapshot[enum.Enum, object]:
-        machine, seq = spec.machine, start.seq
+        seq = start.seq
 
         def clock() -> float:
             return workflow.now().timestamp()
 
-        first = start.snapshot
-        result = _advance(machine, first, clock, None) if first.status is Status.READY else Success(first)
-        while True:
-            if isinstance(result, Failure):
-                self._snapshot, self._pending = result.failure().snapshot, None
-                raise ApplicationError(
-                    result.failure().describe(), result.failure(), type=RUN_FAILED, non_retryable=True
-                )
-            snapshot = self._snapshot = result.unwrap()
-            effect = snapshot.pending
-            if snapshot.status is not Status.AWAITING or effect is None:
-                self._pending = None
-                return snapshot
+        live = self._live = _LiveFold(spec.machine, start.snapshot, clock)
+        while (effect := live.effect) is not None:
             if seq > start.seq and self._should_continue(spec, seq - start.seq):
                 await workflow.wait_condition(workflow.all_handlers_finished)
                 # The history so far is the journal of what came before; the next run starts clean.
-                fresh = attrs.evolve(snapshot, journal=Journal())
+                fresh = attrs.evolve(live.snapshot(), journal=Journal())
                 workflow.continue_as_new(WorkflowStart(snapshot=fresh, seq=seq, fingerprint=spec.fingerprint))
             outcome = await self._obtain(spec, effect, seq)
             if isinstance(outcome, _Parked):
+                snapshot = live.snapshot()
                 reason = EffectFailed(snapshot.state, describe_effect(effect), outcome.problem)
-                result = Failure(RunFailed(reason, snapshot))
-                continue
+                live.ended = Failure(RunFailed(reason, snapshot))
+                break
             seq += 1
-            result = _advance(machine, snapshot, clock, outcome)
+            live.deliver(outcome)
+        ended = live.ended
+        if isinstance(ended, Failure):
+            failed = ended.failure()
+            raise ApplicationError(failed.describe(), failed, type=RUN_FAILED, non_retryable=True)
+        assert ended is not None  # the loop ends when the fold does, or sets ``ended`` itself
+        return ended.unwrap()
 
     @staticmethod
     def _should_continue(spec: TemporalMachine[enum.Enum, enum.Enum, object], performed: int) -> bool:
