@@ -71,7 +71,7 @@ class Ship(Effect[str]):
     """Ask the warehouse to ship: retry-safe (the warehouse deduplicates by key)."""
 
     outcome_types: ClassVar[tuple[type, ...]] = (str,)
-    retry_safe: ClassVar[bool] = True
+    retry_safe = True
     order_id: str
 
     def summary(self) -> str:
