@@ -47,13 +47,15 @@ def wait_for(paths: list[Path], process: subprocess.Popen[bytes]) -> None:
 class Workers:
     """Worker subprocesses of one test, each killed at the end if still alive."""
 
-    def __init__(self, target: str, task_queue: str, directory: Path) -> None:
-        self.target, self.task_queue, self.directory = target, task_queue, directory
+    def __init__(
+        self, target: str, task_queue: str, directory: Path, module: str = "tests.temporal.worker_process"
+    ) -> None:
+        self.target, self.task_queue, self.directory, self.module = target, task_queue, directory, module
         self.started: list[subprocess.Popen[bytes]] = []
 
     def start(self, slow: tuple[str, ...] = ()) -> subprocess.Popen[bytes]:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-        command = [sys.executable, "-m", "tests.temporal.worker_process", self.target, self.task_queue]
+        command = [sys.executable, "-m", self.module, self.target, self.task_queue]
         process = subprocess.Popen([*command, str(self.directory), ",".join(slow)], cwd=ROOT, env=env)
         self.started.append(process)
         wait_for([self.directory / f"ready-{process.pid}"], process)
