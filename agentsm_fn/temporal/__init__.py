@@ -29,7 +29,13 @@ from agentsm_fn.temporal.payloads import (
     ZlibPayloadCodec,
     data_converter,
 )
-from agentsm_fn.temporal.worker import PASSED_THROUGH, machine_replayer, machine_worker, sandbox_runner
+from agentsm_fn.temporal.worker import (
+    PASSED_THROUGH,
+    machine_modules,
+    machine_replayer,
+    machine_worker,
+    sandbox_runner,
+)
 from agentsm_fn.temporal.workflow import RUN_FAILED, MachineMismatch, MachineWorkflow, PendingEffect
 
 __all__ = [
@@ -64,6 +70,7 @@ __all__ = [
     "current_snapshot",
     "data_converter",
     "machine_fingerprint",
+    "machine_modules",
     "machine_replayer",
     "machine_worker",
     "pending",

@@ -26,7 +26,7 @@ from agentsm_fn.temporal.machines import TemporalMachine, as_temporal, register
 from agentsm_fn.temporal.payloads import data_converter
 from agentsm_fn.temporal.workflow import MachineWorkflow
 
-__all__ = ["PASSED_THROUGH", "machine_replayer", "machine_worker", "sandbox_runner"]
+__all__ = ["PASSED_THROUGH", "machine_modules", "machine_replayer", "machine_worker", "sandbox_runner"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
@@ -50,6 +50,30 @@ def sandbox_runner(*extra: str) -> SandboxedWorkflowRunner:
 Registrable = Machine[StateT, EventT, MemoryT] | TemporalMachine[StateT, EventT, MemoryT]
 
 
+def machine_modules(machines: Iterable[TemporalMachine[StateT, EventT, MemoryT]]) -> tuple[str, ...]:
+    """The top-level packages a machine's states, events and handlers come from (passed through too).
+
+    A workflow decodes the machine's own values and calls its handlers: the modules they live in
+    must be the worker's, not copies the sandbox would import again.
+
+    Example:
+        >>> from agentsm_fn.agents.react import REACT_MACHINE
+        >>> machine_modules([as_temporal(REACT_MACHINE)])
+        ('agentsm_fn',)
+    """
+    found: set[str] = set()
+    for spec in machines:
+        machine = spec.machine
+        owners: list[object] = [machine.states, machine.events]
+        for handler in machine.handlers.values():
+            owners.extend(getattr(handler, "functions", ()))
+        for owner in owners:
+            module = getattr(owner, "__module__", None)
+            if isinstance(module, str) and module != "__main__":
+                found.add(module.split(".")[0])
+    return tuple(sorted(found))
+
+
 def machine_worker(
     client: Client,
     task_queue: str,
@@ -64,6 +88,8 @@ def machine_worker(
     """A worker on ``task_queue`` that runs ``machines`` and performs their effects with ``performers``.
 
     ``client`` must use :func:`~agentsm_fn.temporal.data_converter` (``connect`` does).
+    The machines' own modules are passed through the sandbox (:func:`machine_modules`);
+    ``passed_through`` adds others (say, where your effects or memory classes live).
     ``sticky_timeout``: how long a run's next task waits for this worker's cache before
     any worker may take it (lower: faster takeover when a worker dies).
     ``workflows``: your own workflow classes, served by the same worker (they may call the
@@ -72,6 +98,7 @@ def machine_worker(
     """
     specs = [as_temporal(m) for m in machines]
     register(task_queue, specs)
+    passed_through = (*passed_through, *machine_modules(specs))
     return Worker(
         client,
         task_queue=task_queue,
@@ -93,7 +120,9 @@ def machine_replayer(
     ``await replayer.replay_workflow(history)`` raises on a non-determinism error, and
     when the history's run started on a machine with another fingerprint.
     """
-    register(None, [as_temporal(m) for m in machines])
+    specs = [as_temporal(m) for m in machines]
+    register(None, specs)
+    passed_through = (*passed_through, *machine_modules(specs))
     return Replayer(
         workflows=[MachineWorkflow],
         workflow_runner=sandbox_runner(*passed_through),
