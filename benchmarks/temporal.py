@@ -294,7 +294,7 @@ async def history_bytes(target: str, calls: int, compress: bool) -> tuple[int, i
     )
     agent = bench_agent(calls, pages=True)
     spec = TemporalMachine(
-        machine=agent.machine, options=react_on_temporal(agent).options, history_bytes=4_000_000
+        machine=agent.machine, options=react_on_temporal(agent).options, history_bytes=HISTORY_LIMIT
     )
     task_queue = f"long-{uuid.uuid4().hex[:6]}"
     async with machine_worker(client, task_queue, [spec], agent.shell().performers):
@@ -322,8 +322,9 @@ async def payloads(target: str, calls: int) -> None:
         total, largest, chain = await history_bytes(target, calls, compress)
         name = "zlib > 4 KB" if compress else "plain"
         print(f"{name:<14}{total / 1e6:>12.2f}{largest / 1e3:>12.1f}{chain:>6}")
+    limit = HISTORY_LIMIT / 1e6
     print(
-        "Temporal's limits: 2 MB per payload, 50 MB per run's history; runs continue as new past 4 MB here."
+        f"Temporal's limits: 2 MB per payload, 50 MB per history; here a run continues as new past {limit:g} MB."
     )
 
 
