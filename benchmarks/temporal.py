@@ -71,6 +71,8 @@ ROOT = Path(__file__).resolve().parents[1]
 TOOL_CALLS = 3
 EFFECTS_PER_RUN = 2 * TOOL_CALLS + 1
 TASK = "Look up three facts and answer."
+HISTORY_LIMIT = 1_000_000
+"""The long run continues as new when its history passes this many bytes (the default is 8 MB)."""
 WORDS = tuple(
     [
         "alpha",
@@ -324,7 +326,7 @@ async def payloads(target: str, calls: int) -> None:
         print(f"{name:<14}{total / 1e6:>12.2f}{largest / 1e3:>12.1f}{chain:>6}")
     limit = HISTORY_LIMIT / 1e6
     print(
-        f"Temporal's limits: 2 MB per payload, 50 MB per history; here a run continues as new past {limit:g} MB."
+        f"Temporal's limits: 2 MB per payload, 50 MB per history; the run continues as new past {limit:g} MB."
     )
 
 
