@@ -28,8 +28,8 @@ from temporalio.exceptions import ApplicationError
 
 from agentsm_fn.core.driver import SUSPEND
 from agentsm_fn.core.effects import Effect, describe_effect
+from agentsm_fn.shell.keys import EffectKey, keyed
 from agentsm_fn.shell.performers import Performers
-from agentsm_fn.temporal._contract import EffectKey, keyed
 
 __all__ = ["MISCONFIGURED", "EffectActivities"]
 

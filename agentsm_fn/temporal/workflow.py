@@ -45,12 +45,12 @@ from temporalio.exceptions import (
 )
 
 from agentsm_fn.core.driver import SUSPEND, drive
+from agentsm_fn.core.effect_failures import EffectFailure, FailureKind
 from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.core.failures import EffectFailed, RunFailed
 from agentsm_fn.core.journal import Journal
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot
-from agentsm_fn.temporal._contract import EffectFailure, FailureKind
 from agentsm_fn.temporal.activity import MISCONFIGURED
 from agentsm_fn.temporal.machines import TemporalMachine, WorkflowStart, registered
 from agentsm_fn.temporal.options import activity_options, options_for

@@ -29,7 +29,7 @@ from agentsm_fn import (
     lift,
     perform,
 )
-from agentsm_fn.temporal._contract import effect_key
+from agentsm_fn.shell import effect_key
 
 
 class St(enum.Enum):

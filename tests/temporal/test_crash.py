@@ -23,7 +23,6 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-import agentsm_fn.core
 from agentsm_fn import Shell, run
 from agentsm_fn.temporal import run_result, start_run
 from tests.temporal.helpers import queue
@@ -101,7 +100,5 @@ async def test_a_second_worker_finishes_every_run_of_a_killed_one(client: Client
         assert calls[f"Ship {order_id}:1"] == 2  # killed once, performed again with the same key
     assert calls[f"Charge {IN_FLIGHT_CHARGE}:0"] == 1
     assert sum(calls.values()) == len(ORDERS_SHIPPED) * 3 + 1
-    if not hasattr(agentsm_fn.core, "EffectFailure"):
-        pytest.skip("the engine routes EffectFailure once durable runs' item 1 is merged")
     cancelled = results[IN_FLIGHT_CHARGE].unwrap()
     assert cancelled.state is St.CANCELLED and cancelled.memory.log == ("started",)

@@ -11,20 +11,14 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-import pytest
 from temporalio.client import Client
 
-import agentsm_fn.core
-from agentsm_fn import Performers, RunFailed, Status
+from agentsm_fn import EffectFailure, Performers, RunFailed, Status
 from agentsm_fn.core.failures import EffectFailed
+from agentsm_fn.shell import effect_key
 from agentsm_fn.temporal import EffectOptions, TemporalMachine, machine_worker, run_result, start_run
-from agentsm_fn.temporal._contract import EffectFailure, effect_key
 from tests.temporal.helpers import queue
 from tests.temporal.machines import ORDERS, Charge, Ev, Order, Ship, St
-
-pytestmark = pytest.mark.skipif(
-    not hasattr(agentsm_fn.core, "EffectFailure"), reason="needs durable runs' item 1 (EffectFailure) in main"
-)
 
 FAST = EffectOptions(timeout=10.0, attempts=3, backoff=0.05, max_backoff=0.05)
 
