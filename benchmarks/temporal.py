@@ -61,7 +61,6 @@ from agentsm_fn.temporal import (
     data_converter,
     machine_worker,
     react_on_temporal,
-    run_result,
     start_run,
 )
 from agentsm_fn.temporal.devserver import dev_server
@@ -208,7 +207,7 @@ async def adapter_runs(client: Client, task_queue: str, runs: int) -> float:
         await start_run(client, spec, agent.memory, run_id=f"a-{uuid.uuid4().hex}", task_queue=task_queue)
         for _ in range(runs)
     ]
-    done = await asyncio.gather(*(run_result(handle) for handle in handles))
+    done = await asyncio.gather(*(handle.result() for handle in handles))
     elapsed = time.perf_counter() - began
     assert all(result.unwrap().memory.final_answer for result in done)
     return elapsed
@@ -301,7 +300,7 @@ async def history_bytes(target: str, calls: int, compress: bool) -> tuple[int, i
     task_queue = f"long-{uuid.uuid4().hex[:6]}"
     async with machine_worker(client, task_queue, [spec], agent.shell().performers):
         run = await start_run(client, spec, agent.memory, run_id=f"long-{task_queue}", task_queue=task_queue)
-        assert (await run_result(run)).unwrap().memory.final_answer
+        assert (await run.result()).unwrap().memory.final_answer
     total = largest = chain = 0
     run_id: str | None = None
     while True:

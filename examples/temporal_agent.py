@@ -37,7 +37,7 @@ from returns.result import Failure, Success
 from agentsm_fn.agents.react import AgentConfig
 from agentsm_fn.llm import AssistantMessage, LlmReply, LlmRequest, ToolCall
 from agentsm_fn.shell.react_agent import Agent, AgentBuilder
-from agentsm_fn.temporal import connect, machine_worker, react_on_temporal, run_result, start_run
+from agentsm_fn.temporal import connect, machine_worker, react_on_temporal, start_run
 from agentsm_fn.temporal.devserver import dev_server
 
 TASK_QUEUE = "agentsm-demo"
@@ -96,7 +96,7 @@ async def start(server: str, runs: int) -> int:
     ]
     failures = 0
     for run in started:
-        result = await run_result(run)
+        result = await run.result()
         history = await run.handle.fetch_history()
         workers = collections.Counter(
             e.activity_task_started_event_attributes.identity.split("@")[0]

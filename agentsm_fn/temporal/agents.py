@@ -3,7 +3,7 @@
 The client needs the agent's machine and start memory; a worker needs the same
 machine and the agent's performers (its provider's LLM calls, its tools; plan-and-
 execute's clock readings too). An approval with no callback is awaited: the run
-waits for :func:`~agentsm_fn.temporal.answer` instead of suspending.
+waits for ``TemporalRun.answer`` instead of suspending.
 
     client:  run = await start_run(client, react_on_temporal(agent), agent.memory, ...)
     worker:  machine_worker(client, queue, [react_on_temporal(agent)], agent.shell().performers)

@@ -1,11 +1,11 @@
 """Starting runs on Temporal, answering them, reading them, and collecting their results.
 
-Every function takes a Temporal ``Client`` made with the project's data converter
-(:func:`connect`). Results are values: :func:`run_result` gives the final snapshot,
-or a failure that says why the run stopped (the engine's ``RunFailed``, or
-:class:`RunCancelled`); :func:`answer` gives the answered sequence number or an
-:class:`AnswerRefused` (nothing awaited, a stale request, an outcome of a wrong type,
-or a second answer to the same request).
+Clients use a Temporal ``Client`` made with the project's data converter (:func:`connect`).
+:func:`start_run` gives a :class:`TemporalRun`; its methods are values too: ``result()``
+is the final snapshot, or a failure that says why the run stopped (the engine's
+``RunFailed``, or :class:`RunCancelled`); ``answer(outcome)`` is the answered sequence
+number or an :class:`AnswerRefused` (nothing awaited, an outcome of a wrong type, or
+another answer came first).
 """
 
 from __future__ import annotations
@@ -37,11 +37,7 @@ __all__ = [
     "RunCancelled",
     "TemporalRun",
     "TemporalRunError",
-    "answer",
     "connect",
-    "current_snapshot",
-    "pending",
-    "run_result",
     "start_run",
 ]
 
@@ -50,35 +46,6 @@ EventT = TypeVar("EventT", bound=enum.Enum)
 MemoryT = TypeVar("MemoryT")
 
 Handle: TypeAlias = WorkflowHandle[MachineWorkflow, Snapshot[enum.Enum, object]]
-
-
-@attrs.frozen
-class TemporalRun(Generic[StateT, MemoryT]):
-    """A run on Temporal: its workflow handle, typed by the machine's states and memory.
-
-    Get one from :func:`start_run`, or for a run started elsewhere with :meth:`attach`.
-    """
-
-    handle: Handle
-
-    @property
-    def run_id(self) -> str:
-        """The workflow id (the run id of its idempotency keys)."""
-        return self.handle.id
-
-    async def cancel(self) -> None:
-        """Ask Temporal to cancel the run (its activity in flight is cancelled too)."""
-        await self.handle.cancel()
-
-    @classmethod
-    def attach(
-        cls,
-        client: Client,
-        machine: Machine[StateT, EventT, MemoryT] | TemporalMachine[StateT, EventT, MemoryT],
-        run_id: str,
-    ) -> TemporalRun[StateT, MemoryT]:
-        """The run ``run_id`` of ``machine`` (started by this or another process)."""
-        return cls(cast(Handle, client.get_workflow_handle(run_id)))
 
 
 @attrs.frozen(kw_only=True)
@@ -120,6 +87,79 @@ class AnswerRefused:
         return f"answer to run {self.run_id}, entry {self.seq} refused: {self.why}"
 
 
+@attrs.frozen
+class TemporalRun(Generic[StateT, MemoryT]):
+    """A run on Temporal: its workflow handle, typed by the machine's states and memory.
+
+    Get one from :func:`start_run`, or for a run started elsewhere with :meth:`attach`.
+    ``pending`` and ``snapshot`` are queries (a worker answers them); ``answer`` is an update.
+    """
+
+    handle: Handle
+
+    @property
+    def run_id(self) -> str:
+        """The workflow id (the run id of its idempotency keys)."""
+        return self.handle.id
+
+    @classmethod
+    def attach(
+        cls,
+        client: Client,
+        machine: Machine[StateT, EventT, MemoryT] | TemporalMachine[StateT, EventT, MemoryT],
+        run_id: str,
+    ) -> TemporalRun[StateT, MemoryT]:
+        """The run ``run_id`` of ``machine`` (started by this or another process)."""
+        return cls(cast(Handle, client.get_workflow_handle(run_id)))
+
+    async def result(self) -> Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT] | RunCancelled]:
+        """Wait for the run to end: its final snapshot, or why it stopped."""
+        try:
+            finished: object = await self.handle.result()
+        except WorkflowFailureError as error:
+            cause = error.cause
+            if isinstance(cause, ApplicationError) and cause.type == RUN_FAILED and cause.details:
+                failed = cause.details[0]
+                if isinstance(failed, RunFailed):
+                    return Failure(cast(RunFailed[StateT, MemoryT], failed))  # this run's machine made it
+            detail = "cancelled" if isinstance(cause, CancelledError) else f"{type(cause).__name__}: {cause}"
+            return Failure(RunCancelled(run_id=self.run_id, detail=detail))
+        if not isinstance(finished, Snapshot):
+            detail = f"unexpected result {type(finished).__name__}"
+            return Failure(RunCancelled(run_id=self.run_id, detail=detail))
+        return Success(cast(Snapshot[StateT, MemoryT], finished))  # this run's machine made it
+
+    async def pending(self) -> PendingEffect | None:
+        """The effect the run waits on now, if any."""
+        found = await self.handle.query("pending")
+        return found if isinstance(found, PendingEffect) else None
+
+    async def snapshot(self) -> Snapshot[StateT, MemoryT] | None:
+        """The run as it is now."""
+        found = await self.handle.query("snapshot")
+        return cast(Snapshot[StateT, MemoryT], found) if isinstance(found, Snapshot) else None
+
+    async def answer(self, outcome: object) -> Result[int, AnswerRefused]:
+        """Deliver ``outcome`` to the awaited effect the run waits on now (e.g. a human's decision)."""
+        waiting = await self.pending()
+        if waiting is None or not waiting.awaited:
+            why = "the run is not waiting for an answer"
+            return Failure(AnswerRefused(run_id=self.run_id, seq=-1, why=why))
+        try:
+            seq = await self.handle.execute_update("answer", args=[waiting.seq, outcome])
+        except WorkflowUpdateFailedError as error:
+            cause = error.cause
+            why = cause.message if isinstance(cause, ApplicationError) else str(cause)
+            return Failure(AnswerRefused(run_id=self.run_id, seq=waiting.seq, why=why))
+        except RPCError as error:  # e.g. the run ended while the answer was on its way
+            return Failure(AnswerRefused(run_id=self.run_id, seq=waiting.seq, why=error.message))
+        return Success(cast(int, seq))
+
+    async def cancel(self) -> None:
+        """Ask Temporal to cancel the run (its activity in flight is cancelled too)."""
+        await self.handle.cancel()
+
+
 async def connect(target: str, namespace: str = "default") -> Client:
     """A Temporal client at ``target`` (``host:port``) that encodes values with the project's codec."""
     return await Client.connect(target, namespace=namespace, data_converter=data_converter())
@@ -142,53 +182,3 @@ async def start_run(
     run_start = WorkflowStart(snapshot=snapshot, seq=0, fingerprint=spec.fingerprint)
     handle = await client.start_workflow(spec.name, run_start, id=run_id, task_queue=task_queue)
     return TemporalRun(cast(Handle, handle))  # started by type name: the SDK cannot know the result type
-
-
-async def run_result(
-    run: TemporalRun[StateT, MemoryT],
-) -> Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT] | RunCancelled]:
-    """Wait for the run to end: its final snapshot, or why it stopped."""
-    handle = run.handle
-    try:
-        finished: object = await handle.result()
-    except WorkflowFailureError as error:
-        cause = error.cause
-        if isinstance(cause, ApplicationError) and cause.type == RUN_FAILED and cause.details:
-            failed = cause.details[0]
-            if isinstance(failed, RunFailed):
-                return Failure(cast(RunFailed[StateT, MemoryT], failed))  # this run's machine made it
-        if isinstance(cause, CancelledError):
-            return Failure(RunCancelled(run_id=handle.id, detail="cancelled"))
-        return Failure(RunCancelled(run_id=handle.id, detail=f"{type(cause).__name__}: {cause}"))
-    if not isinstance(finished, Snapshot):
-        return Failure(RunCancelled(run_id=handle.id, detail=f"unexpected result {type(finished).__name__}"))
-    return Success(cast(Snapshot[StateT, MemoryT], finished))  # this run's machine made it
-
-
-async def pending(run: TemporalRun[StateT, MemoryT]) -> PendingEffect | None:
-    """The effect the run waits on now, if any (a query; needs a worker)."""
-    found = await run.handle.query("pending")
-    return found if isinstance(found, PendingEffect) else None
-
-
-async def current_snapshot(run: TemporalRun[StateT, MemoryT]) -> Snapshot[StateT, MemoryT] | None:
-    """The run as it is now (a query; needs a worker)."""
-    found = await run.handle.query("snapshot")
-    return cast(Snapshot[StateT, MemoryT], found) if isinstance(found, Snapshot) else None
-
-
-async def answer(run: TemporalRun[StateT, MemoryT], outcome: object) -> Result[int, AnswerRefused]:
-    """Deliver ``outcome`` to the awaited effect the run waits on now (e.g. a human's decision)."""
-    handle = run.handle
-    waiting = await pending(run)
-    if waiting is None or not waiting.awaited:
-        return Failure(AnswerRefused(run_id=run.run_id, seq=-1, why="the run is not waiting for an answer"))
-    try:
-        seq = await handle.execute_update("answer", args=[waiting.seq, outcome])
-    except WorkflowUpdateFailedError as error:
-        cause = error.cause
-        why = cause.message if isinstance(cause, ApplicationError) else str(cause)
-        return Failure(AnswerRefused(run_id=run.run_id, seq=waiting.seq, why=why))
-    except RPCError as error:  # e.g. the run ended while the answer was on its way
-        return Failure(AnswerRefused(run_id=run.run_id, seq=waiting.seq, why=error.message))
-    return Success(cast(int, seq))

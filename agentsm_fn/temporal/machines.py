@@ -66,7 +66,7 @@ class TemporalMachine(Generic[StateT, EventT, MemoryT]):
 
     ``options`` maps effect types (looked up along the MRO) to activity options, else
     ``default``; ``awaited`` effect types are not performed: their outcome is delivered
-    with :func:`agentsm_fn.temporal.answer` (a Temporal update); a run continues as new
+    with ``TemporalRun.answer`` (a Temporal update); a run continues as new
     after ``continue_after`` effects, or sooner when its history passes
     ``history_bytes`` or Temporal suggests it. ``compatible`` lists fingerprints of earlier
     versions of the machine whose open runs this one may continue (after

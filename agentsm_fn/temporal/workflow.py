@@ -4,7 +4,7 @@ The workflow type is the machine's name (a dynamic workflow looks the machine up
 by task queue and type). It folds the machine with the engine's pure ``drive``,
 reading the clock from workflow time, and does no IO itself: each effect the fold
 asks for becomes an activity named after the effect's type (or, for an awaited
-effect, waits for :func:`~agentsm_fn.temporal.answer`). Temporal's event history
+effect, waits for ``TemporalRun.answer``). Temporal's event history
 plays the journal's part: on replay every activity returns its recorded outcome.
 
 What reaches the fold when an activity does not return an outcome

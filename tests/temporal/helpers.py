@@ -6,7 +6,7 @@ import asyncio
 import uuid
 from typing import Any
 
-from agentsm_fn.temporal import PendingEffect, TemporalRun, pending
+from agentsm_fn.temporal import PendingEffect, TemporalRun
 
 
 def queue() -> str:
@@ -15,7 +15,7 @@ def queue() -> str:
 
 async def wait_for_pending(run: TemporalRun[Any, Any]) -> PendingEffect:
     for _ in range(500):  # a bounded poll: the run reaches its approval within a few workflow tasks
-        found = await pending(run)
+        found = await run.pending()
         if found is not None and found.awaited:
             return found
         await asyncio.sleep(0.02)

@@ -10,12 +10,10 @@ from temporalio.client import Client
 
 from agentsm_fn.agents.react import Approved, AskHuman, Suspended
 from agentsm_fn.temporal import (
-    answer,
     machine_replayer,
     machine_worker,
     plan_execute_on_temporal,
     react_on_temporal,
-    run_result,
     start_run,
 )
 from tests.temporal.agents import plan_agent, react_agent
@@ -29,8 +27,8 @@ async def test_the_react_agent_waits_for_approval_and_ends_as_it_does_locally(cl
         run = await start_run(client, spec, agent.memory, run_id=f"react-{task_queue}", task_queue=task_queue)
         waiting = await wait_for_pending(run)
         assert isinstance(waiting.effect, AskHuman) and waiting.effect.request.tool_call.name == "book"
-        assert (await answer(run, Approved())).unwrap() == waiting.seq
-        finished = (await run_result(run)).unwrap()
+        assert (await run.answer(Approved())).unwrap() == waiting.seq
+        finished = (await run.result()).unwrap()
         history = await run.handle.fetch_history()
     suspended = agent.run().unwrap()
     assert isinstance(suspended, Suspended)
@@ -48,7 +46,7 @@ async def test_plan_and_execute_ends_as_it_does_locally(client: Client) -> None:
     async with machine_worker(client, task_queue, [spec], fsm.shell().performers):
         start = fsm.start("Find the best PDF library for Ruby")
         run = await start_run(client, spec, start, run_id=f"plan-{task_queue}", task_queue=task_queue)
-        finished = (await run_result(run)).unwrap()
+        finished = (await run.result()).unwrap()
         history = await run.handle.fetch_history()
     local = fsm.run("Find the best PDF library for Ruby").unwrap()
     assert finished.memory == local.fsm.snapshot.memory

@@ -16,10 +16,8 @@ from agentsm_fn.shell import Performers
 from agentsm_fn.temporal import (
     TemporalMachine,
     TemporalRun,
-    answer,
     check_open_runs,
     machine_worker,
-    run_result,
     start_run,
 )
 from agentsm_fn.temporal.machines import machine_fingerprint
@@ -59,7 +57,7 @@ async def test_the_check_names_the_open_runs_a_changed_table_breaks(client: Clie
             c for c in await check_open_runs(client, tickets(TICKETS_URGENT_TO_AGENTS)) if c.run_id in ours
         ]
         for run in runs.values():
-            await answer(run, "done")
+            await run.answer("done")
     assert [c.ok for c in unchanged] == [True] * 4
     verdicts = {c.run_id.split("-")[0]: c for c in changed}
     assert [name for name, c in sorted(verdicts.items()) if not c.ok] == ["u1", "u2"]
@@ -85,6 +83,6 @@ async def test_a_worker_with_a_changed_machine_refuses_old_runs_until_declared_c
             await run.handle.query("snapshot")
     declared = tickets(TICKETS_URGENT_TO_AGENTS, compatible=frozenset({machine_fingerprint(TICKETS)}))
     async with machine_worker(client, task_queue, [declared], Performers(), passed_through=["tests"]):
-        assert (await answer(run, "done")).unwrap() == 0
-        finished = (await run_result(run)).unwrap()
+        assert (await run.answer("done")).unwrap() == 0
+        finished = (await run.result()).unwrap()
     assert finished.state is TSt.CLOSED and finished.memory.answer == "done"

@@ -24,7 +24,7 @@ import pytest
 from temporalio.client import Client
 
 from agentsm_fn import Shell, run
-from agentsm_fn.temporal import run_result, start_run
+from agentsm_fn.temporal import start_run
 from tests.temporal.helpers import queue
 from tests.temporal.machines import Order, St, plain_performers
 from tests.temporal.worker_process import SPEC
@@ -89,7 +89,7 @@ async def test_a_second_worker_finishes_every_run_of_a_killed_one(client: Client
     first.wait()
     workers.start()
     async with asyncio.timeout(120):  # a guard against a hang, not a timing assertion
-        results = {order_id: await run_result(r) for order_id, r in runs.items()}
+        results = {order_id: await r.result() for order_id, r in runs.items()}
 
     calls = collections.Counter((directory / "calls.log").read_text().splitlines())
     for order_id in ORDERS_SHIPPED:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from agentsm_fn.temporal import run_result, start_run
+from agentsm_fn.temporal import start_run
 from tests.temporal.helpers import queue
 from tests.temporal.react_worker_process import agent, spec
 from tests.temporal.test_crash import Workers, wait_for
@@ -47,7 +47,7 @@ async def test_a_second_worker_finishes_react_runs_killed_in_their_tools(
     first.wait()
     workers.start()
     async with asyncio.timeout(120):  # a guard against a hang, not a timing assertion
-        results = {run_id: (await run_result(run)).unwrap() for run_id, run in runs.items()}
+        results = {run_id: (await run.result()).unwrap() for run_id, run in runs.items()}
 
     calls = collections.Counter((directory / "calls.log").read_text().splitlines())
     assert calls[f"lookup {looked}:1"] == 2  # killed once, performed again with the same key

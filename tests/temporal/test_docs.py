@@ -16,7 +16,7 @@ import pytest
 from temporalio.client import Client
 
 from agentsm_fn import Snapshot
-from agentsm_fn.temporal import TemporalMachine, run_result, start_run
+from agentsm_fn.temporal import TemporalMachine, start_run
 from tests.temporal.machines import ORDERS, Charge, Ev, Order, Ship, St, order_performers
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,7 +69,7 @@ async def test_the_docs_worker_and_deployment_check_run(
         run = await start_run(
             client, orders, Order(order_id="doc-1", amount=3), run_id="doc-1", task_queue="orders"
         )
-        finished.append((await run_result(run)).unwrap())
+        finished.append((await run.result()).unwrap())
 
     namespace = run_block(
         serve_block, ROOT / "docs" / "temporal.md", {"__name__": "docs", "stop_requested": stop_requested}

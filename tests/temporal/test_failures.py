@@ -16,7 +16,7 @@ from temporalio.client import Client
 from agentsm_fn import EffectFailure, Performers, RunFailed, Status
 from agentsm_fn.core.failures import EffectFailed
 from agentsm_fn.shell import effect_key
-from agentsm_fn.temporal import EffectOptions, TemporalMachine, machine_worker, run_result, start_run
+from agentsm_fn.temporal import EffectOptions, TemporalMachine, machine_worker, start_run
 from tests.temporal.helpers import queue
 from tests.temporal.machines import ORDERS, Charge, Ev, Order, Ship, St
 
@@ -41,7 +41,7 @@ async def test_a_raising_charge_is_tried_once_and_cancels_the_order(client: Clie
         run = await start_run(
             client, spec, Order(order_id="f1", amount=9), run_id=f"f1-{task_queue}", task_queue=task_queue
         )
-        finished = (await run_result(run)).unwrap()
+        finished = (await run.result()).unwrap()
     assert finished.state is St.CANCELLED and finished.memory.log == ("started",)
     assert keys == [f"f1-{task_queue}:0"]  # not retry-safe: one attempt
     failure = finished.journal.outcomes[-1]
@@ -64,7 +64,7 @@ async def test_a_retry_safe_effect_is_attempted_again_with_the_same_key(client: 
         run = await start_run(
             client, spec, Order(order_id="f2", amount=9), run_id=f"f2-{task_queue}", task_queue=task_queue
         )
-        finished = (await run_result(run)).unwrap()
+        finished = (await run.result()).unwrap()
     assert finished.state is St.DONE and finished.memory.log == ("started", "receipt", "parcel f2")
     assert keys == [f"f2-{task_queue}:1"] * 3
 
@@ -79,7 +79,7 @@ async def test_a_failure_nobody_routes_ends_the_run_with_the_effect_pending(clie
         run = await start_run(
             client, spec, Order(order_id="f3", amount=9), run_id=f"f3-{task_queue}", task_queue=task_queue
         )
-        failed = (await run_result(run)).failure()
+        failed = (await run.result()).failure()
     assert isinstance(failed, RunFailed) and isinstance(failed.reason, EffectFailed)
     assert "ConnectionError: warehouse gone" in failed.describe()
     assert failed.snapshot.status is Status.AWAITING and failed.snapshot.pending == Ship("f3")
@@ -99,7 +99,7 @@ async def test_an_attempt_past_its_timeout_is_a_timed_out_failure(client: Client
             run = await start_run(
                 client, spec, Order(order_id="f4", amount=9), run_id=f"f4-{task_queue}", task_queue=task_queue
             )
-            finished = (await run_result(run)).unwrap()
+            finished = (await run.result()).unwrap()
     finally:
         released.set()
     assert finished.state is St.CANCELLED

@@ -16,10 +16,7 @@ from agentsm_fn.temporal import (
     AnswerRefused,
     RunCancelled,
     TemporalMachine,
-    answer,
-    current_snapshot,
     machine_worker,
-    run_result,
     start_run,
 )
 from tests.temporal.helpers import queue, wait_for_pending
@@ -38,7 +35,7 @@ async def test_a_run_on_temporal_ends_with_the_memory_of_a_local_run(client: Cli
         handle = await start_run(
             client, ORDERS, Order(order_id="o1", amount=5), run_id="o1", task_queue=task_queue
         )
-        finished = (await run_result(handle)).unwrap()
+        finished = (await handle.result()).unwrap()
     local = run(ORDERS, Order(order_id="o1", amount=5), Shell(plain_performers())).unwrap()
     assert finished.status is Status.FINISHED and finished.state is local.state
     assert finished.memory == local.memory
@@ -52,7 +49,7 @@ async def test_a_missing_performer_parks_the_run_with_its_effect_pending(client:
         handle = await start_run(
             client, ORDERS, Order(order_id="o2", amount=5), run_id=f"o2-{task_queue}", task_queue=task_queue
         )
-        failed = (await run_result(handle)).failure()
+        failed = (await handle.result()).failure()
     assert isinstance(failed, RunFailed) and isinstance(failed.reason, EffectFailed)
     assert "no performer registered for Charge o2" in failed.describe()
     assert failed.snapshot.status is Status.AWAITING and failed.snapshot.pending == Charge("o2", 5)
@@ -85,10 +82,10 @@ async def test_an_approval_is_answered_once_and_every_other_answer_is_refused(
         )
         waiting = await wait_for_pending(handle)
         assert waiting.effect == refund.AskManager(500) and waiting.awaited and waiting.seq == 0
-        snapshot = await current_snapshot(handle)
+        snapshot = await handle.snapshot()
         assert snapshot is not None and snapshot.status is Status.AWAITING
-        assert "does not accept a str" in (await answer(handle, "yes")).failure().why
-        results = await asyncio.gather(answer(handle, True), answer(handle, False))
+        assert "does not accept a str" in (await handle.answer("yes")).failure().why
+        results = await asyncio.gather(handle.answer(True), handle.answer(False))
         taken = [
             decision
             for decision, result in zip((True, False), results, strict=True)
@@ -96,9 +93,9 @@ async def test_an_approval_is_answered_once_and_every_other_answer_is_refused(
         ]
         refused = [r.failure() for r in results if not isinstance(r.value_or(None), int)]
         assert len(taken) == 1 and len(refused) == 1 and isinstance(refused[0], AnswerRefused)
-        done = (await run_result(handle)).unwrap()
+        done = (await handle.result()).unwrap()
         assert done.memory.notes == ("received", f"manager: {taken[0]}")
-        assert "not waiting" in (await answer(handle, True)).failure().why
+        assert "not waiting" in (await handle.answer(True)).failure().why
 
 
 async def test_a_cancelled_run_says_so(
@@ -112,7 +109,7 @@ async def test_a_cancelled_run_says_so(
         )
         await wait_for_pending(handle)
         await handle.cancel()
-        stopped = (await run_result(handle)).failure()
+        stopped = (await handle.result()).failure()
     assert stopped == RunCancelled(run_id=handle.run_id, detail="cancelled")
 
 
@@ -124,7 +121,7 @@ async def test_a_long_run_continues_as_new_and_keeps_numbering_its_effects(
         run = await start_run(
             client, spec, Order(order_id="o9", amount=7), run_id=f"o9-{task_queue}", task_queue=task_queue
         )
-        finished = (await run_result(run)).unwrap()  # follows the chain of runs to the last one
+        finished = (await run.result()).unwrap()  # follows the chain of runs to the last one
         first_run = client.get_workflow_handle(run.run_id, run_id=run.handle.result_run_id)
         events = [e.WhichOneof("attributes") for e in (await first_run.fetch_history()).events]
     local = run_locally(Order(order_id="o9", amount=7))
