@@ -302,7 +302,7 @@ async def history_bytes(target: str, calls: int, compress: bool) -> tuple[int, i
         run = await start_run(client, spec, agent.memory, run_id=f"long-{task_queue}", task_queue=task_queue)
         assert (await run.result()).unwrap().memory.final_answer
     total = largest = chain = 0
-    run_id: str | None = None
+    run_id: str | None = run.handle.result_run_id  # the first run of the chain
     while True:
         history = await client.get_workflow_handle(run.run_id, run_id=run_id).fetch_history()
         chain += 1
@@ -313,7 +313,6 @@ async def history_bytes(target: str, calls: int, compress: bool) -> tuple[int, i
         if not last.new_execution_run_id:
             return total, largest, chain
         run_id = last.new_execution_run_id
-        run_id = run_id if run_id else None
 
 
 async def payloads(target: str, calls: int) -> None:
