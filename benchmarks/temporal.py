@@ -14,7 +14,8 @@ conversation only), 7 activities. 200 runs are started at once and awaited; work
 processes (1, then 2) are real subprocesses. Printed: runs/s, effects/s, wall time
 per effect, the worker processes' CPU time per effect (steadier than wall time on a
 shared machine), and the adapter/hand-written ratios (target <= 1.2x). The durable SQLite
-store's side is printed only when ``agentsm_fn.durable`` is installed.
+store's side runs the same 200 runs in process with ``Durable`` on one SQLite file
+(``benchmarks/_temporal_sqlite.py``): every outcome committed before it is applied, no server.
 
 A second part measures payloads: one long run (many tool calls with 2 KB outputs)
 with and without compression: the history's size, the largest payload, how many
@@ -264,7 +265,7 @@ async def throughput(target: str, runs: int, repeat: int, scratch: Path) -> dict
     return timings
 
 
-def report_throughput(timings: dict[tuple[str, int], Timing], runs: int) -> None:
+def report_throughput(timings: dict[tuple[str, int], Timing], runs: int, sqlite: float) -> None:
     effects = runs * EFFECTS_PER_RUN
     print(f"{runs} ReAct runs, {EFFECTS_PER_RUN} activities each ({effects} effects), started at once")
     header = f"{'side':<14}{'workers':>8}{'seconds':>10}{'runs/s':>10}{'effects/s':>11}{'ms/effect':>11}"
@@ -282,10 +283,11 @@ def report_throughput(timings: dict[tuple[str, int], Timing], runs: int) -> None
         )
     scale = timings[("adapter", 1)][0] / timings[("adapter", 2)][0]
     print(f"adapter throughput, 2 workers / 1 worker: {scale:.2f}x (one 2-core machine also runs the server)")
-    try:
-        import agentsm_fn.durable  # type: ignore[import-not-found,unused-ignore]  # noqa: F401, PLC0415
-    except ImportError:
-        print("durable SQLite store: not in this tree (agentsm_fn.durable), no comparison")
+    per_effect = 1000 * sqlite / effects
+    print(f"durable SQLite store, in process, same runs: {sqlite:.2f} s, {per_effect:.2f} ms/effect")
+    for count in (1, 2):
+        ratio = timings[("adapter", count)][0] / sqlite
+        print(f"per-effect time, Temporal ({count} worker(s)) / SQLite store: {ratio:.2f}x")
 
 
 async def history_bytes(target: str, calls: int, compress: bool) -> tuple[int, int, int]:
@@ -338,8 +340,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="10 runs, a 20-call long run (a smoke test)")
     args = parser.parse_args(argv)
     runs, calls, repeat = (10, 20, 1) if args.quick else (args.runs, args.long, args.repeat)
+    from _temporal_sqlite import sqlite_runs  # noqa: PLC0415 - beside this script (worker processes never need it)
+
     with dev_server() as target, tempfile.TemporaryDirectory() as scratch:
-        report_throughput(asyncio.run(throughput(target, runs, repeat, Path(scratch))), runs)
+        timings = asyncio.run(throughput(target, runs, repeat, Path(scratch)))
+        sqlite = min(asyncio.run(sqlite_runs(bench_agent(), runs)) for _ in range(repeat))
+        report_throughput(timings, runs, sqlite)
         asyncio.run(payloads(target, calls))
     return 0
 

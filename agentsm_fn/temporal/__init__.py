@@ -8,17 +8,17 @@ from agentsm_fn.temporal.activity import MISCONFIGURED, EffectActivities
 from agentsm_fn.temporal.agents import LLM_OPTIONS, TOOL_OPTIONS, plan_execute_on_temporal, react_on_temporal
 from agentsm_fn.temporal.check import OpenRunCheck, check_open_runs, check_run
 from agentsm_fn.temporal.client import (
-    AnswerRefused,
     RunCancelled,
     TemporalRun,
     TemporalRunError,
     connect,
     start_run,
 )
-from agentsm_fn.temporal.machines import TemporalMachine, WorkflowStart, as_temporal, machine_fingerprint
+from agentsm_fn.temporal.machines import TemporalMachine, WorkflowStart, as_temporal
 from agentsm_fn.temporal.options import EffectOptions, activity_options
 from agentsm_fn.temporal.payloads import (
     ENCODING,
+    DurableCodec,
     PayloadDecodeError,
     ValueCodec,
     ValuePayloadConverter,
@@ -41,7 +41,7 @@ __all__ = [
     "PASSED_THROUGH",
     "RUN_FAILED",
     "TOOL_OPTIONS",
-    "AnswerRefused",
+    "DurableCodec",
     "EffectActivities",
     "EffectOptions",
     "MachineMismatch",
@@ -63,7 +63,6 @@ __all__ = [
     "check_run",
     "connect",
     "data_converter",
-    "machine_fingerprint",
     "machine_modules",
     "machine_replayer",
     "machine_worker",

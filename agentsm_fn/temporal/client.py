@@ -28,12 +28,12 @@ from agentsm_fn.core.engine import begin
 from agentsm_fn.core.failures import RunFailed
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot
+from agentsm_fn.durable.errors import AnswerRefused
 from agentsm_fn.temporal.machines import TemporalMachine, WorkflowStart, as_temporal
 from agentsm_fn.temporal.payloads import data_converter
 from agentsm_fn.temporal.workflow import RUN_FAILED, MachineWorkflow, PendingEffect
 
 __all__ = [
-    "AnswerRefused",
     "RunCancelled",
     "TemporalRun",
     "TemporalRunError",
@@ -67,24 +67,6 @@ class RunCancelled:
 
 TemporalRunError: TypeAlias = "RunFailed[StateT, MemoryT] | RunCancelled"
 """Why a run on Temporal did not reach a terminal state."""
-
-
-@attrs.frozen(kw_only=True)
-class AnswerRefused:
-    """An answer the run did not take: ``why`` says why (``seq`` -1: no effect was awaited).
-
-    Example:
-        >>> AnswerRefused(run_id="r1", seq=2, why="it was answered already").describe()
-        'answer to run r1, entry 2 refused: it was answered already'
-    """
-
-    run_id: str
-    seq: int
-    why: str
-
-    def describe(self) -> str:
-        """One line for logs and reports."""
-        return f"answer to run {self.run_id}, entry {self.seq} refused: {self.why}"
 
 
 @attrs.frozen

@@ -10,7 +10,6 @@ workflow finds its machine by task queue and workflow type (the machine's name).
 from __future__ import annotations
 
 import enum
-import hashlib
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Final, Generic, TypeVar
@@ -19,9 +18,10 @@ import attrs
 
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot
+from agentsm_fn.durable.identity import machine_fingerprint
 from agentsm_fn.temporal.options import EffectOptions
 
-__all__ = ["WorkflowStart", "TemporalMachine", "as_temporal", "machine_fingerprint"]
+__all__ = ["TemporalMachine", "WorkflowStart", "as_temporal"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
@@ -38,26 +38,6 @@ def _types(value: Iterable[type]) -> frozenset[type]:
 
 def _fingerprints(value: Iterable[str]) -> frozenset[str]:
     return frozenset(value)
-
-
-def machine_fingerprint(machine: Machine[StateT, EventT, MemoryT]) -> str:
-    """A digest of the machine's name, states, events, initial and terminal states and table.
-
-    Example:
-        >>> from agentsm_fn.agents.react import REACT_MACHINE
-        >>> len(machine_fingerprint(REACT_MACHINE)), machine_fingerprint(REACT_MACHINE)[:0]
-        (16, '')
-    """
-    rows = sorted(f"{s.name}+{e.name}>{t.name}" for (s, e), t in machine.table.items())
-    parts = [
-        machine.name,
-        ",".join(s.name for s in machine.states),
-        ",".join(e.name for e in machine.events),
-        machine.initial.name,
-        ",".join(sorted(s.name for s in machine.terminals)),
-        *rows,
-    ]
-    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:16]
 
 
 @attrs.frozen(kw_only=True)

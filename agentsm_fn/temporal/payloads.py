@@ -25,10 +25,11 @@ import temporalio.api.common.v1
 import temporalio.converter
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.temporal._interim_codec import InterimCodec
+from agentsm_fn.durable.codec import from_bytes, to_bytes
 
 __all__ = [
     "ENCODING",
+    "DurableCodec",
     "PayloadDecodeError",
     "ValueCodec",
     "ValuePayloadConverter",
@@ -36,7 +37,7 @@ __all__ = [
     "data_converter",
 ]
 
-ENCODING: Final = "json/agentsm"
+ENCODING: Final = "binary/agentsm"
 """The ``encoding`` metadata of payloads written by the value codec."""
 _ZLIB: Final = b"binary/zlib"
 
@@ -59,17 +60,39 @@ class PayloadDecodeError(ValueError):
     """A payload could not be decoded: corrupt, or of a class this process does not know."""
 
 
-_DEFAULT_CODEC: Final = InterimCodec()
+@attrs.frozen
+class DurableCodec:
+    """The durable store's codec (``agentsm_fn.durable.codec``: msgpack, classes by module and name).
+
+    Example:
+        >>> codec = DurableCodec()
+        >>> codec.loads(codec.dumps((1, 1.0, True))).unwrap()
+        (1, 1.0, True)
+    """
+
+    def dumps(self, value: object) -> bytes:
+        """``value`` as bytes; ValueError (naming the field) if the codec cannot encode it."""
+        encoded = to_bytes(value)
+        if isinstance(encoded, Failure):
+            raise ValueError(encoded.failure().describe())
+        return encoded.unwrap()
+
+    def loads(self, data: bytes) -> Result[object, Exception]:
+        """The value ``data`` encodes, or a ``Failure`` naming the field and the problem."""
+        return from_bytes(data, object).alt(lambda failure: ValueError(failure.describe()))
+
+
+_DEFAULT_CODEC: Final = DurableCodec()
 
 
 class ValuePayloadConverter(temporalio.converter.EncodingPayloadConverter):
-    """Encodes values with a :class:`ValueCodec` (``json/agentsm`` payloads).
+    """Encodes values with a :class:`ValueCodec` (``binary/agentsm`` payloads).
 
     Example:
         >>> converter = ValuePayloadConverter()
         >>> payload = converter.to_payload((1, 1.0, True))
         >>> payload.metadata["encoding"], converter.from_payload(payload)
-        (b'json/agentsm', (1, 1.0, True))
+        (b'binary/agentsm', (1, 1.0, True))
     """
 
     codec: ValueCodec = _DEFAULT_CODEC

@@ -12,6 +12,7 @@ import pytest
 from temporalio.client import Client, WorkflowQueryFailedError
 
 from agentsm_fn import Machine
+from agentsm_fn.durable import machine_fingerprint
 from agentsm_fn.shell import Performers
 from agentsm_fn.temporal import (
     TemporalMachine,
@@ -20,7 +21,6 @@ from agentsm_fn.temporal import (
     machine_worker,
     start_run,
 )
-from agentsm_fn.temporal.machines import machine_fingerprint
 from tests.temporal.helpers import queue, wait_for_pending
 from tests.temporal.machines import (
     TICKETS,

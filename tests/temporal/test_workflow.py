@@ -12,8 +12,8 @@ from temporalio.client import Client
 
 from agentsm_fn import Performers, RunFailed, Shell, Snapshot, Status, run
 from agentsm_fn.core.failures import EffectFailed
+from agentsm_fn.durable import AnswerRefused
 from agentsm_fn.temporal import (
-    AnswerRefused,
     RunCancelled,
     TemporalMachine,
     machine_worker,
