@@ -6,7 +6,7 @@ never imports this package. See docs/temporal.md.
 
 from agentsm_fn.temporal.activity import MISCONFIGURED, EffectActivities
 from agentsm_fn.temporal.agents import LLM_OPTIONS, TOOL_OPTIONS, plan_execute_on_temporal, react_on_temporal
-from agentsm_fn.temporal.check import OpenRunCheck, check_open_runs, check_run
+from agentsm_fn.temporal.check import check_open_runs, check_run
 from agentsm_fn.temporal.client import (
     RunCancelled,
     TemporalRun,
@@ -46,7 +46,6 @@ __all__ = [
     "EffectOptions",
     "MachineMismatch",
     "MachineWorkflow",
-    "OpenRunCheck",
     "PayloadDecodeError",
     "PendingEffect",
     "RunCancelled",

@@ -62,10 +62,10 @@ async def test_the_check_names_the_open_runs_a_changed_table_breaks(client: Clie
     verdicts = {c.run_id.split("-")[0]: c for c in changed}
     assert [name for name, c in sorted(verdicts.items()) if not c.ok] == ["u1", "u2"]
     assert verdicts["u1"].describe() == (
-        f"u1-{task_queue} (waits in WAIT_MANAGER): DIVERGES at step 2: "
+        f"u1-{task_queue} (waiting, machine changed): DIVERGES at step 2: "
         "it waits in WAIT_MANAGER after 1 steps; replay now reaches WAIT_AGENT"
     )
-    assert verdicts["n1"].describe() == f"n1-{task_queue} (waits in WAIT_AGENT): ok, replays as it ran"
+    assert verdicts["n1"].describe() == f"n1-{task_queue} (waiting, machine changed): ok, replays as it ran"
 
 
 async def test_a_worker_with_a_changed_machine_refuses_old_runs_until_declared_compatible(
