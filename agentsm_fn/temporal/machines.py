@@ -46,9 +46,9 @@ class TemporalMachine(Generic[StateT, EventT, MemoryT]):
 
     ``options`` maps effect types (looked up along the MRO) to activity options, else
     ``default``; ``awaited`` effect types are not performed: their outcome is delivered
-    with ``TemporalRun.answer`` (a Temporal update); a run continues as new
-    after ``continue_after`` effects, or sooner when its history passes
-    ``history_bytes`` or Temporal suggests it. ``compatible`` lists fingerprints of earlier
+    with ``TemporalRun.answer`` (a Temporal update); a run continues as new after
+    ``continue_after`` effects, or sooner when its history passes ``history_bytes`` (and
+    twice what it started with) or Temporal suggests it. ``compatible`` lists fingerprints of earlier
     versions of the machine whose open runs this one may continue (after
     :func:`~agentsm_fn.temporal.check_open_runs` said they replay); any other fingerprint
     is refused.

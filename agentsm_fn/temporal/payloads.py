@@ -2,15 +2,16 @@
 
 Every value a run sends through Temporal (a workflow's start snapshot, each effect
 as an activity's input, each outcome as its result, the run's end) is encoded by a
-:class:`ValueCodec`, so it comes back exactly as it left: tuples stay tuples, enums
-and frozen classes are rebuilt, ``1`` and ``1.0`` and ``True`` stay apart. Values the
-codec does not know (a plain dataclass, a protobuf message) fall through to
-Temporal's own converters.
+:class:`ValueCodec`, by default the durable store's codec (:class:`DurableCodec`), so
+it comes back exactly as it left: tuples stay tuples, enums and frozen classes are
+rebuilt, ``1`` and ``1.0`` and ``True`` stay apart. Values the codec cannot encode
+(a protobuf message, a class defined inside a function) fall through to Temporal's
+own converters.
 
 Temporal refuses a payload over 2 MB and fails a workflow whose history passes
 50 MB. An LLM call carries the conversation so far, so a run's history grows
 faster than the run; :class:`ZlibPayloadCodec` compresses every payload over a
-threshold (conversations compress about 5 to 10 times), and the workflow continues
+threshold (see docs/temporal.md for measured sizes), and the workflow continues
 as new when its history gets large (see ``workflow.py`` and docs/temporal.md).
 """
 

@@ -214,9 +214,10 @@ class MachineWorkflow:
         def clock() -> float:
             return workflow.now().timestamp()
 
+        started_at = workflow.info().get_current_history_size()  # this run's start: its input, mostly
         live = self._live = _LiveFold(spec.machine, start.snapshot, clock)
         while (effect := live.effect) is not None:
-            if seq > start.seq and self._should_continue(spec, seq - start.seq):
+            if seq > start.seq and self._should_continue(spec, seq - start.seq, started_at):
                 await workflow.wait_condition(workflow.all_handlers_finished)
                 # The history so far is the journal of what came before; the next run starts clean.
                 fresh = attrs.evolve(live.snapshot(), journal=Journal())
@@ -237,11 +238,19 @@ class MachineWorkflow:
         return ended.unwrap()
 
     @staticmethod
-    def _should_continue(spec: TemporalMachine[enum.Enum, enum.Enum, object], performed: int) -> bool:
+    def _should_continue(
+        spec: TemporalMachine[enum.Enum, enum.Enum, object], performed: int, started_at: int
+    ) -> bool:
+        """Whether to continue as new: after ``continue_after`` effects, or when Temporal suggests it.
+
+        Also past ``history_bytes``, once this run at least doubled its history: a run whose own
+        start is near the limit would otherwise continue after every effect, resending its snapshot.
+        """
         info = workflow.info()
+        size = info.get_current_history_size()
         return (
             performed >= spec.continue_after
-            or info.get_current_history_size() >= spec.history_bytes
+            or (size >= spec.history_bytes and size >= 2 * started_at)
             or info.is_continue_as_new_suggested()
         )
 
