@@ -71,8 +71,8 @@ ROOT = Path(__file__).resolve().parents[1]
 TOOL_CALLS = 3
 EFFECTS_PER_RUN = 2 * TOOL_CALLS + 1
 TASK = "Look up three facts and answer."
-HISTORY_LIMIT = 1_000_000
-"""The long run continues as new when its history passes this many bytes (the default is 8 MB)."""
+HISTORY_LIMIT = 8_000_000
+"""The long run continues as new when its history passes this many bytes (TemporalMachine's default)."""
 WORDS = tuple(
     [
         "alpha",
