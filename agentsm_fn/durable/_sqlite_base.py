@@ -1,0 +1,42 @@
+"""The connection of a SqliteStore: one lock, every query a typed result."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+from returns.result import Failure, Result, Success
+
+from agentsm_fn.durable._group import GroupCommit
+from agentsm_fn.durable.errors import StoreFailure
+
+__all__ = ["SqliteConnection"]
+
+T = TypeVar("T")
+
+
+class SqliteConnection:
+    """One SQLite connection behind a lock; the store's queries build on :meth:`_do`."""
+
+    def __init__(self, connection: sqlite3.Connection, path: str) -> None:
+        self._db = connection
+        self._lock = threading.Lock()
+        self._groups: dict[int, tuple[asyncio.AbstractEventLoop, GroupCommit]] = {}
+        self.path = path
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            self._db.close()
+
+    def _do(
+        self, operation: str, work: Callable[[sqlite3.Connection], T], run_id: str = ""
+    ) -> Result[T, StoreFailure]:
+        with self._lock:
+            try:
+                return Success(work(self._db))
+            except sqlite3.Error as exc:
+                return Failure(StoreFailure(operation=operation, detail=str(exc), run_id=run_id))

@@ -1,0 +1,196 @@
+"""The journal of a SqliteStore: effects started, committed, waiting, answered.
+
+Every write is fenced by ownership: a row is written only while the writing process owns the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+from returns.result import Failure, Result, Success
+
+from agentsm_fn.durable._group import GroupCommit, journal_op
+from agentsm_fn.durable._sqlite_base import SqliteConnection
+from agentsm_fn.durable._sqlite_rows import (
+    insert_run,
+    pack_ticks,
+    row_from,
+    transaction,
+)
+from agentsm_fn.durable.errors import AnswerRefused, RunBusy, StoreFailure
+from agentsm_fn.durable.store import JournalRow, NewRun
+
+__all__ = ["SqliteJournal"]
+
+
+class SqliteJournal(SqliteConnection):
+    """Writing and reading journal rows (see :mod:`agentsm_fn.durable.sqlite` for the whole store)."""
+
+    def start_effect(
+        self, run_id: str, row: JournalRow, owner: str, create: NewRun | None = None
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """Record that effect ``row.seq`` is about to be performed (no outcome yet), fenced by ownership.
+
+        ``create``: the run itself, not stored yet, written in the same transaction.
+        """
+        return self._write(run_id, owner, row, outcome=None, create=create)
+
+    def commit(
+        self, run_id: str, row: JournalRow, owner: str, started: bool, create: NewRun | None = None
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """Commit an effect's outcome: complete its started row, or insert one (and ``create`` the run)."""
+        if not started:
+            return self._write(run_id, owner, row, outcome=row.outcome, create=create)
+
+        def work(db: sqlite3.Connection) -> int:
+            return db.execute(
+                "UPDATE journal SET outcome = ?, at = ? WHERE run_id = ? AND seq = ? AND outcome IS NULL "
+                "AND EXISTS (SELECT 1 FROM runs WHERE id = ? AND owner = ?)",
+                (row.outcome, row.at, run_id, row.seq, run_id, owner),
+            ).rowcount
+
+        return self._fenced(self._do("commit effect", work, run_id), run_id)
+
+    def _write(
+        self, run_id: str, owner: str, row: JournalRow, outcome: bytes | None, create: NewRun | None
+    ) -> Result[None, RunBusy | StoreFailure]:
+        def insert(db: sqlite3.Connection) -> int:
+            return db.execute(
+                "INSERT INTO journal(run_id, seq, digest, ticks, outcome, at, waiting, summary, effect) "
+                "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? "
+                "WHERE EXISTS (SELECT 1 FROM runs WHERE id = ? AND owner = ?)",
+                (
+                    run_id,
+                    row.seq,
+                    row.digest,
+                    pack_ticks(row.ticks),
+                    outcome,
+                    row.at,
+                    int(row.waiting),
+                    row.summary,
+                    row.effect,
+                    run_id,
+                    owner,
+                ),
+            ).rowcount
+
+        def work(db: sqlite3.Connection) -> int:
+            if create is None:
+                return insert(db)
+            with transaction(db):
+                insert_run(db, create)
+                return insert(db)
+
+        return self._fenced(self._do("commit effect", work, run_id), run_id)
+
+    def _fenced(self, done: Result[int, StoreFailure], run_id: str) -> Result[None, RunBusy | StoreFailure]:
+        if isinstance(done, Failure):
+            failure = done.failure()
+            if "runs.id" in failure.detail:
+                return Failure(
+                    StoreFailure(operation="create run", detail="a run with this id exists", run_id=run_id)
+                )
+            if "UNIQUE" in failure.detail:
+                return Failure(RunBusy(run_id=run_id, owner="another process (it wrote this entry first)"))
+            return Failure(failure)
+        if done.unwrap() == 0:
+            return Failure(RunBusy(run_id=run_id, owner="another process (this one no longer owns the run)"))
+        return Success(None)
+
+    async def astart_effect(
+        self, run_id: str, row: JournalRow, owner: str, create: NewRun | None = None
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """:meth:`start_effect` for async runs: committed with the writes of other runs (group commit)."""
+        return self._fenced(
+            await self._grouped().submit(journal_op(run_id, owner, row, False, create)), run_id
+        )
+
+    async def acommit(
+        self, run_id: str, row: JournalRow, owner: str, started: bool, create: NewRun | None = None
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """:meth:`commit` for async runs: committed with the writes of other runs (group commit)."""
+        op = journal_op(run_id, owner, row, started, None if started else create)
+        return self._fenced(await self._grouped().submit(op), run_id)
+
+    def _grouped(self) -> GroupCommit:
+        loop = asyncio.get_running_loop()
+        group = self._groups.get(id(loop))
+        if group is None or group[0] is not loop:
+            group = self._groups[id(loop)] = (loop, GroupCommit(self._db, self._lock))
+        return group[1]
+
+    def wait(
+        self, run_id: str, row: JournalRow, owner: str, started: bool, create: NewRun | None = None
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """Record that effect ``row.seq`` waits for an answer from outside (``row.effect`` says what)."""
+        if not started:
+            return self._write(run_id, owner, row, outcome=None, create=create)
+
+        def work(db: sqlite3.Connection) -> int:
+            return db.execute(
+                "UPDATE journal SET waiting = 1, effect = ? WHERE run_id = ? AND seq = ? AND outcome IS NULL",
+                (row.effect, run_id, row.seq),
+            ).rowcount
+
+        return self._fenced(self._do("record wait", work, run_id), run_id)
+
+    def answer(
+        self, run_id: str, seq: int, outcome: bytes, at: float
+    ) -> Result[None, AnswerRefused | StoreFailure]:
+        """Commit the answer to a waiting effect, once: a second answer is refused."""
+
+        def work(db: sqlite3.Connection) -> str:
+            with transaction(db):
+                updated = db.execute(
+                    "UPDATE journal SET outcome = ?, at = ? WHERE run_id = ? AND seq = ? AND waiting = 1 "
+                    "AND outcome IS NULL",
+                    (outcome, at, run_id, seq),
+                ).rowcount
+                if updated:
+                    db.execute(
+                        "UPDATE runs SET status = 'ready', updated = ? WHERE id = ? AND status = 'waiting'",
+                        (at, run_id),
+                    )
+                    return ""
+                row = db.execute(
+                    "SELECT waiting, outcome IS NOT NULL FROM journal WHERE run_id = ? AND seq = ?",
+                    (run_id, seq),
+                ).fetchone()
+            if row is None:
+                return f"run {run_id} has no entry {seq}"
+            if not row[0]:
+                return "that entry is not waiting for an answer"
+            return "it was answered already"
+
+        done = self._do("answer", work, run_id)
+        if isinstance(done, Failure):
+            return done
+        why = done.unwrap()
+        return Failure(AnswerRefused(run_id=run_id, seq=seq, why=why)) if why else Success(None)
+
+    def forget(self, run_id: str, seq: int, keep_started: bool) -> Result[None, StoreFailure]:
+        """Undo the outcome of entry ``seq`` (the machine did not take it): keep it as started, or drop it."""
+        statement = (
+            "UPDATE journal SET outcome = NULL, at = NULL WHERE run_id = ? AND seq = ?"
+            if keep_started
+            else "DELETE FROM journal WHERE run_id = ? AND seq = ?"
+        )
+        return self._do("forget outcome", lambda db: db.execute(statement, (run_id, seq)), run_id).map(
+            lambda _: None
+        )
+
+    def waiting(self) -> Result[tuple[tuple[str, JournalRow], ...], StoreFailure]:
+        """Every effect that waits for an answer: (run id, its journal row), oldest run first."""
+        return self._do(
+            "list waiting",
+            lambda db: tuple(
+                (str(r[0]), row_from(r[1:]))
+                for r in db.execute(
+                    "SELECT j.run_id, j.seq, j.digest, j.ticks, j.outcome, j.at, j.waiting, j.summary, "
+                    "j.effect "
+                    "FROM journal j JOIN runs r ON r.id = j.run_id "
+                    "WHERE j.waiting = 1 AND j.outcome IS NULL ORDER BY r.created, j.run_id"
+                )
+            ),
+        )
