@@ -10,10 +10,12 @@ import time
 from typing import Any
 
 import attrs
+from returns.result import Failure
 
 from agentsm_fn.agents.react.outcomes import Approved, Rejected
 from agentsm_fn.core.effects import Effect
 from agentsm_fn.core.machine import Machine
+from agentsm_fn.durable.codec import from_bytes
 from agentsm_fn.durable.errors import (
     AnswerRefused,
     CodecFailure,
@@ -27,7 +29,9 @@ from agentsm_fn.durable.errors import (
     StoreFailure,
 )
 from agentsm_fn.durable.runner import Durable
+from agentsm_fn.durable.sqlite import SqliteStore
 from agentsm_fn.durable.store import RunRecord
+from agentsm_fn.durable.travel import replay_stored
 from agentsm_fn.shell.observers import Both
 from agentsm_fn.shell.run import Shell
 
@@ -150,3 +154,36 @@ def watching(durable: Durable[Any, Any, Any]) -> Durable[Any, Any, Any] | str:
         return attrs.evolve(base, observer=observer)
 
     return attrs.evolve(durable, shell=shell)
+
+
+def export_run(store: SqliteStore, record: RunRecord, machine: Machine[Any, Any, Any]) -> dict[str, object]:
+    """The run as JSON-ready data: its record, its journal rows, and its replayed trace."""
+    rows = store.journal(record.run_id).value_or(())
+    journal = []
+    for row in rows:
+        outcome = None if row.outcome is None else from_bytes(row.outcome, object)
+        journal.append(
+            {
+                "seq": row.seq,
+                "effect": row.summary,
+                "digest": row.digest.hex(),
+                "ticks": list(row.ticks),
+                "at": row.at,
+                "waiting": row.waiting,
+                "outcome": None if outcome is None else outcome.map(repr).value_or("<undecodable>"),
+            }
+        )
+    replayed = replay_stored(store, machine, record.run_id)
+    trace = [
+        {
+            "step": e.step,
+            "at": e.at.isoformat(),
+            "state": e.state,
+            "event": e.event,
+            "target": e.target,
+            "data": e.data,
+        }
+        for e in (replayed.unwrap().trace if not isinstance(replayed, Failure) else ())
+    ]
+    run = {k: (v.value if hasattr(v, "value") else v) for k, v in attrs.asdict(record, recurse=False).items()}
+    return {"run": run, "journal": journal, "trace": trace}

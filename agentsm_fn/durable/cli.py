@@ -39,13 +39,13 @@ from agentsm_fn.durable._cli_support import (
     Exit,
     answer_for,
     exit_for,
+    export_run,
     load_target,
     table,
     watching,
 )
 from agentsm_fn.durable.approvals import answer, pending
 from agentsm_fn.durable.check import check_runs
-from agentsm_fn.durable.codec import from_bytes
 from agentsm_fn.durable.errors import DurableError
 from agentsm_fn.durable.recover import recover
 from agentsm_fn.durable.runner import Durable, StoredRun
@@ -152,38 +152,6 @@ def _report(result: Result[StoredRun[Any, Any], DurableError]) -> int:
     return int(Exit.OK)
 
 
-def _export(store: SqliteStore, record: RunRecord, machine: Machine[Any, Any, Any]) -> dict[str, object]:
-    rows = store.journal(record.run_id).value_or(())
-    journal = []
-    for row in rows:
-        outcome = None if row.outcome is None else from_bytes(row.outcome, object)
-        journal.append(
-            {
-                "seq": row.seq,
-                "effect": row.summary,
-                "digest": row.digest.hex(),
-                "ticks": list(row.ticks),
-                "at": row.at,
-                "waiting": row.waiting,
-                "outcome": None if outcome is None else outcome.map(repr).value_or("<undecodable>"),
-            }
-        )
-    replayed = replay_stored(store, machine, record.run_id)
-    trace = [
-        {
-            "step": e.step,
-            "at": e.at.isoformat(),
-            "state": e.state,
-            "event": e.event,
-            "target": e.target,
-            "data": e.data,
-        }
-        for e in (replayed.unwrap().trace if not isinstance(replayed, Failure) else ())
-    ]
-    run = {k: (v.value if hasattr(v, "value") else v) for k, v in attrs.asdict(record, recurse=False).items()}
-    return {"run": run, "journal": journal, "trace": trace}
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``agentsm-runs`` with ``argv``; return its exit code.
 
@@ -255,7 +223,7 @@ def _replaying(
     store: SqliteStore, record: RunRecord, machine: Machine[Any, Any, Any], command: str, step: int | None
 ) -> int:
     if command == "export":
-        print(json.dumps(_export(store, record, machine), indent=2, default=str))
+        print(json.dumps(export_run(store, record, machine), indent=2, default=str))
         return int(Exit.OK)
     replayed = replay_stored(store, machine, record.run_id, step)
     if isinstance(replayed, Failure):
