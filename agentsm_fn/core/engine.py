@@ -15,6 +15,9 @@ the same fold hand-optimised on local variables. ``tests/core/test_laws.py`` pro
 two equal on randomly generated machines (``test_drive_and_step_by_step_agree``,
 ``test_the_run_loop_and_step_judge_every_decision_alike``) and that replay reproduces
 every run (``test_replay_of_a_recorded_run_equals_the_run``).
+
+One idea over 300 lines: the reference semantics is read whole (``step`` and ``resume``
+share ``_settle`` and ``_classify``, ``replay`` folds them); split, the definition of a run would scatter.
 """
 
 from __future__ import annotations

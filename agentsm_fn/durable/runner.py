@@ -7,6 +7,9 @@ stored one in any process, replaying its journal (no effect whose outcome is com
 is performed again) from its latest checkpoint. Results are values: ``StoredRun`` (the
 run id and the snapshot it stopped at: finished, or awaiting an answer) or a
 :data:`~agentsm_fn.durable.errors.DurableError`.
+
+One idea over 300 lines: the lifecycle of a durable run (start, resume, settle, checkpoint)
+is one class whose steps share its state; split, a reader would follow one run across files.
 """
 
 from __future__ import annotations

@@ -12,6 +12,9 @@ observed run they just call the function.
 
 Observers must not break runs: an exception from a watch is logged (logger
 ``agentsm_fn.shell.observing``) and otherwise ignored.
+
+One idea over 300 lines: the shell's calls into a run's watch, at every lifecycle point;
+split, the effect and transition reports of one watch would live apart.
 """
 
 from __future__ import annotations
