@@ -1,14 +1,17 @@
-"""The one private-slot write the engine keeps: building ``Success`` directly in :func:`emit`.
+"""The one private-slot write the engine keeps: building ``Success`` directly in ``emit`` and ``perform``.
 
 ``Success(value)`` runs two Python-level ``__init__`` frames (returns' ``Success`` and
 its ``BaseContainer``); setting the value slot through its member descriptor builds
 the identical value without them. Every pure transition builds one: without the direct
 build a K = 3 run of ``benchmarks/engine.py`` costs 8.3% more instructions (callgrind)
 and 9% more CPU time (best of alternated runs) in the reference variant, 6.4% and 4% in
-the effects variant. Every other direct build the engine once used (``Success`` in
-``perform`` and around the final snapshot, ``Perform``, ``Snapshot``, ``Trace``,
-``Journal``, reading ``Success``'s slot) cost under 5% each to remove and now goes
-through the public constructor; the figures are in issue 11's note.
+the effects variant. :func:`perform` builds its ``Success`` (and the ``Perform`` tuple
+inside, with ``tuple.__new__``) the same way: without it a K = 3 run of the effects
+variant costs 8.6% more CPU time (2.09x to 1.91x of the baseline, best of alternated
+runs; the reference variant does not perform). Every other direct build the engine once
+used (``Success`` around the final snapshot, ``Snapshot``, ``Trace``, ``Journal``,
+reading ``Success``'s slot) cost under 5% each to remove and now goes through the
+public constructor; the figures are in issue 11's note.
 
 :func:`success_setter` probes ``returns`` once at import: if the installed version lays
 ``Success`` out differently, it returns None and :func:`emit` calls the constructor.
