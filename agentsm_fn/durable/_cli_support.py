@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import enum
 import importlib
+import json
 import os
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -87,9 +89,13 @@ def load_target(name: str) -> Durable[Any, Any, Any] | Machine[Any, Any, Any] | 
     try:
         found: object = importlib.import_module(module_name)
     except Exception as exc:  # any import error of the user's module is reported, not raised
-        return f"cannot import {module_name}: {type(exc).__name__}: {exc}"
+        hint = " (run from the folder that holds it, or add that folder to PYTHONPATH)"
+        missing = isinstance(exc, ModuleNotFoundError) and exc.name == module_name.partition(".")[0]
+        return f"cannot import {module_name}: {type(exc).__name__}: {exc}{hint if missing else ''}"
     for part in attribute.split("."):
-        found = getattr(found, part, None)
+        if not hasattr(found, part):
+            return f"{name} is not a Durable or a Machine: {module_name} has no attribute {attribute}"
+        found = getattr(found, part)
     if isinstance(found, Durable | Machine):
         return found
     return f"{name} is not a Durable or a Machine (found {type(found).__name__})"
@@ -187,3 +193,51 @@ def export_run(store: SqliteStore, record: RunRecord, machine: Machine[Any, Any,
     ]
     run = {k: (v.value if hasattr(v, "value") else v) for k, v in attrs.asdict(record, recurse=False).items()}
     return {"run": run, "journal": journal, "trace": trace}
+
+
+class BadField(Exception):
+    """A ``--set`` that names no field of the memory (raised inside ``fork``'s change, caught by the CLI)."""
+
+
+def memory_changes(parts: Sequence[str]) -> dict[str, object] | str:
+    """The ``--set FIELD=JSON`` options as field values, or why they are not that.
+
+    Example:
+        >>> memory_changes(["amount=50", 'note="hi"'])
+        {'amount': 50, 'note': 'hi'}
+        >>> memory_changes(["amount"])
+        "--set needs FIELD=JSON, got 'amount'"
+    """
+    values: dict[str, object] = {}
+    for part in parts:
+        field, equals, text = part.partition("=")
+        if not field or not equals:
+            return f"--set needs FIELD=JSON, got {part!r}"
+        try:
+            values[field] = json.loads(text)
+        except json.JSONDecodeError:
+            return f"--set {part}: {text!r} is not JSON (a string is quoted: {field}='\"{text}\"')"
+    return values
+
+
+def changed(memory: Any, values: dict[str, object]) -> Any:
+    """``memory`` with the ``--set`` values, or :class:`BadField` if it has no such field.
+
+    Example:
+        >>> import attrs
+        >>> @attrs.frozen
+        ... class Order:
+        ...     amount: int
+        >>> changed(Order(amount=1), {"amount": 5})
+        Order(amount=5)
+    """
+    kind = type(memory)
+    if not attrs.has(kind):
+        raise BadField(f"--set: the memory is a {kind.__name__}, not an attrs class")
+    fields = attrs.fields_dict(kind)
+    unknown = sorted(set(values) - set(fields))
+    if unknown:
+        raise BadField(
+            f"--set: {kind.__name__} has no field {', '.join(unknown)} (fields: {', '.join(fields)})"
+        )
+    return attrs.evolve(memory, **values)

@@ -28,19 +28,19 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-import attrs
 from returns.result import Failure, Result
 
 from agentsm_fn.core.machine import Machine
+from agentsm_fn.durable._cli_parser import parser
 from agentsm_fn.durable._cli_support import (
-    WATCH_HELP as _WATCH_HELP,
-)
-from agentsm_fn.durable._cli_support import (
+    BadField,
     Exit,
     answer_for,
+    changed,
     exit_for,
     export_run,
     load_target,
+    memory_changes,
     table,
     watching,
 )
@@ -54,64 +54,6 @@ from agentsm_fn.durable.store import RunRecord
 from agentsm_fn.durable.travel import fork, replay_stored
 
 __all__: list[str] = []  # the entry point `main` is not re-exported: verification.cli has a main too
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="agentsm-runs",
-        description="Stored durable runs: list, show, export, replay, resume, answer, fork, check, recover.",
-        epilog="Exit codes: 0 done; 1 check found a diverging run; 2 usage; 3 no such run or machine; "
-        "4 refused; 5 store or stored data failed; 6 the run failed or diverged.",
-    )
-    parser.add_argument("--db", default=os.environ.get("AGENTSM_RUNS_DB", "runs.db"), help="the SQLite store")
-    sub = parser.add_subparsers(dest="command", required=True)
-    listing = sub.add_parser("list", help="runs with status, machine, state and age (unfinished by default)")
-    listing.add_argument("--all", action="store_true", help="include finished runs")
-    for name, text in (("show", "the run's trace as a table"), ("export", "the run as JSON")):
-        command = sub.add_parser(name, help=text)
-        command.add_argument("run")
-        command.add_argument(
-            "--machine", help="module:attribute (default: the name the run was stored under)"
-        )
-    replay = sub.add_parser(
-        "replay", help="replay the journal: final (or --step N) state and memory, no effects"
-    )
-    replay.add_argument("run")
-    replay.add_argument("--step", type=int, help="stop after this many transitions")
-    replay.add_argument("--machine", help="module:attribute (default: the run's)")
-    resume = sub.add_parser("resume", help="run a stored run on in this process")
-    resume.add_argument("run")
-    resume.add_argument(
-        "--allow-changed", action="store_true", help="resume even if the machine's fingerprint changed"
-    )
-    resume.add_argument("--machine", help="module:attribute of the Durable (default: the run's)")
-    resume.add_argument("--watch", action="store_true", help=_WATCH_HELP)
-    for name, text in (("approve", "approve the effect a run waits on"), ("reject", "reject it")):
-        command = sub.add_parser(name, help=text)
-        command.add_argument("run")
-        command.add_argument("seq", type=int, help="the waiting effect's number (see `list` or `pending`)")
-        command.add_argument("--resume", action="store_true", help="then run the run on in this process")
-        command.add_argument("--watch", action="store_true", help=_WATCH_HELP + " (with --resume)")
-        if name == "reject":
-            command.add_argument("--reason", default="rejected", help="why (the machine sees it)")
-    sub.add_parser("pending", help="the effects stored runs wait on")
-    forking = sub.add_parser("fork", help="start a new run from a run's step (memory changed with --set)")
-    forking.add_argument("run")
-    forking.add_argument("step", type=int)
-    forking.add_argument(
-        "--set", action="append", default=[], metavar="FIELD=JSON", help="change a memory field"
-    )
-    forking.add_argument(
-        "--machine", help="module:attribute of the Durable to run the fork (default: the run's)"
-    )
-    check = sub.add_parser("check", help="replay every unfinished run of MACHINE against its current code")
-    check.add_argument("machine")
-    recovering = sub.add_parser(
-        "recover", help="resume every run of these machines that no live process runs"
-    )
-    recovering.add_argument("machines", nargs="+")
-    recovering.add_argument("--watch", action="store_true", help=_WATCH_HELP)
-    return parser
 
 
 def _fail(error: DurableError | str, code: Exit | None = None) -> int:
@@ -161,13 +103,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         run ... status ... machine ... age
         0
     """
-    args = _parser().parse_args(argv)
+    args = parser().parse_args(argv)
     opened = SqliteStore.open(args.db)
     if isinstance(opened, Failure):
         return _fail(opened.failure())
     store = opened.unwrap()
     try:
         return _dispatch(store, args)
+    except BrokenPipeError:  # `agentsm-runs export RUN | head`: the reader stopped reading, not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush is quiet
+        return int(Exit.OK)
     finally:
         store.close()
 
@@ -188,7 +133,7 @@ def _dispatch(store: SqliteStore, args: argparse.Namespace) -> int:
             print(f"{item.run_id} {item.seq} {item.summary}")
         return int(Exit.OK)
     if command == "check":
-        return _check(store, args.machine)
+        return _check(store, args.machine, args.name)
     if command == "recover":
         return _recover(store, args.machines, args.watch)
     found = _target(store, args.run, getattr(args, "machine", None))
@@ -209,14 +154,14 @@ def _dispatch(store: SqliteStore, args: argparse.Namespace) -> int:
         return _report(durable.resume(store, record.run_id, allow_changed=args.allow_changed))
     if command in ("approve", "reject"):
         return _answer(store, durable, args)
-    changes = dict(part.split("=", 1) for part in args.set)
+    values = memory_changes(args.set)
+    if isinstance(values, str):
+        return _fail(values, Exit.USAGE)
     try:
-        values = {field: json.loads(text) for field, text in changes.items()}
-    except json.JSONDecodeError as exc:
-        return _fail(f"--set needs FIELD=JSON: {exc}", Exit.USAGE)
-    return _report(
-        fork(store, durable.machine, record.run_id, args.step, durable, lambda m: attrs.evolve(m, **values))
-    )
+        forked = fork(store, durable.machine, record.run_id, args.step, durable, lambda m: changed(m, values))
+    except BadField as exc:
+        return _fail(str(exc), Exit.USAGE)
+    return _report(forked)
 
 
 def _replaying(
@@ -254,18 +199,25 @@ def _answer(store: SqliteStore, durable: Durable[Any, Any, Any], args: argparse.
     return _report(durable.resume(store, args.run)) if args.resume else int(Exit.OK)
 
 
-def _check(store: SqliteStore, name: str) -> int:
+def _check(store: SqliteStore, name: str, stored_as: str | None) -> int:
     target = load_target(name)
     if isinstance(target, str):
         return _fail(target, Exit.NOT_FOUND)
-    checked = check_runs(store, _machine(target), name)
+    # Runs are stored under their Durable's name, which need not be the attribute's spelling
+    # (a changed version of a Durable keeps the name of the one it replaces).
+    runs_of = stored_as or (target.name if isinstance(target, Durable) else name)
+    checked = check_runs(store, _machine(target), runs_of)
     if isinstance(checked, Failure):
         return _fail(checked.failure())
     results = checked.unwrap()
     for result in results:
         print(result.describe())
     bad = sum(not r.ok for r in results)
-    print(f"agentsm-runs check {name}: {len(results)} unfinished run(s), {bad} would diverge")
+    print(f"agentsm-runs check {name}: {len(results)} unfinished run(s) of {runs_of}, {bad} would diverge")
+    if not results:
+        others = sorted({r.machine for r in store.runs(unfinished_only=True).value_or(())})
+        if others:
+            print(f"  unfinished runs are stored under: {', '.join(others)} (choose one with --name)")
     return int(Exit.DIVERGES if bad else Exit.OK)
 
 

@@ -194,3 +194,7 @@ ORDERS_V2: Machine[S2, E, Order] = define_machine(
     budgeted={S2.PRICING},
     safety_cap=lambda order: 10 + 3 * order.items,
 )
+
+
+DURABLE_ORDERS_V2 = Durable(name=DURABLE_ORDERS.name, machine=ORDERS_V2, shell=shell)
+"""Version 2 deployed in place of version 1: the same name, so it finds version 1's stored runs."""

@@ -97,9 +97,33 @@ def test_unknown_run_and_unknown_machine_exit_3(db: str) -> None:
 def test_check_exits_1_when_a_run_would_diverge(db: str) -> None:
     waiting(db)
     code, out, _ = cli("--db", db, "check", NAME)
-    assert code == 0 and "1 unfinished run(s), 0 would diverge" in out
+    assert code == 0 and f"1 unfinished run(s) of {NAME}, 0 would diverge" in out
     code, out, _ = cli("--db", db, "check", "tests.durable.machines:ORDERS_V2")
     assert code == 0 and "0 unfinished" in out  # runs are matched by the name they were stored under
+    assert f"unfinished runs are stored under: {NAME} (choose one with --name)" in out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("tests.durable.machines:DURABLE_ORDERS_V2",),  # a Durable: its runs are those stored under its name
+        ("tests.durable.machines:ORDERS_V2", "--name", NAME),  # a Machine: --name says whose runs
+    ],
+)
+def test_check_finds_the_runs_of_a_changed_version_stored_under_another_spelling(
+    db: str, args: tuple[str, ...]
+) -> None:
+    run_id = waiting(db)
+    code, out, _ = cli("--db", db, "check", *args)
+    assert code == 1 and f"1 unfinished run(s) of {NAME}, 1 would diverge" in out
+    assert f"{run_id} (waiting, machine changed): DIVERGES" in out
+
+
+def test_a_missing_attribute_or_module_is_named(db: str) -> None:
+    code, _, err = cli("--db", db, "check", "tests.durable.machines:NOTHING")
+    assert code == 3 and "tests.durable.machines has no attribute NOTHING" in err
+    code, _, err = cli("--db", db, "check", "no_such_module_here:X")
+    assert code == 3 and "No module named 'no_such_module_here'" in err and "PYTHONPATH" in err
 
 
 def test_fork_with_a_changed_field(db: str) -> None:
@@ -107,6 +131,35 @@ def test_fork_with_a_changed_field(db: str) -> None:
     run_id = DURABLE_ORDERS.start(store, Order(items=2)).unwrap().run_id
     code, out, _ = cli("--db", db, "fork", run_id, "1", "--set", "items=4")
     assert code == 0 and "finished after 9 steps" in out
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ("items", "--set needs FIELD=JSON, got 'items'"),
+        ("=4", "--set needs FIELD=JSON, got '=4'"),
+        ("items=four", "'four' is not JSON (a string is quoted: items='\"four\"')"),
+        ("colour=1", "Order has no field colour (fields: items"),
+    ],
+)
+def test_fork_with_a_bad_change_is_a_usage_error_and_starts_nothing(db: str, change: str, says: str) -> None:
+    store = SqliteStore.open(db).unwrap()
+    run_id = DURABLE_ORDERS.start(store, Order(items=2)).unwrap().run_id
+    before = store.runs(unfinished_only=False).unwrap()
+    code, out, err = cli("--db", db, "fork", run_id, "1", "--set", change)
+    assert (code, out) == (2, "") and says in err and "Traceback" not in err
+    assert store.runs(unfinished_only=False).unwrap() == before
+
+
+def test_a_reader_that_stops_reading_is_no_error(db: str) -> None:
+    run_id = waiting(db)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "agentsm_fn.durable.cli", "--db", db, "export", run_id]
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None
+    proc.stdout.close()  # as `agentsm-runs export RUN | head -0` does, before anything is written
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and err == b""
 
 
 def test_two_processes_approving_at_once_give_one_success_and_one_refusal(db: str) -> None:

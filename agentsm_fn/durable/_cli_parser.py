@@ -1,0 +1,88 @@
+"""The command line of ``agentsm-runs``: its commands, arguments and help texts (argparse)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from agentsm_fn.durable._cli_support import WATCH_HELP
+
+__all__: list[str] = []
+
+_RUN_HELP = "the run's id (see `list`)"
+
+
+def parser() -> argparse.ArgumentParser:
+    """The parser of ``agentsm-runs``' command line.
+
+    Example:
+        >>> parser().parse_args(["--db", "x.db", "approve", "r1", "2"]).seq
+        2
+    """
+    parser = argparse.ArgumentParser(
+        prog="agentsm-runs",
+        description="Stored durable runs: list, show, export, replay, resume, answer, fork, check, recover.",
+        epilog="Exit codes: 0 done; 1 check found a diverging run; 2 usage; 3 no such run or machine; "
+        "4 refused; 5 store or stored data failed; 6 the run failed or diverged.",
+    )
+    parser.add_argument(
+        "--db",
+        default=os.environ.get("AGENTSM_RUNS_DB", "runs.db"),
+        help="the SQLite store, given before the command (default: $AGENTSM_RUNS_DB or runs.db)",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    listing = sub.add_parser("list", help="runs with status, machine, state and age (unfinished by default)")
+    listing.add_argument("--all", action="store_true", help="include finished runs")
+    for name, text in (("show", "the run's trace as a table"), ("export", "the run as JSON")):
+        command = sub.add_parser(name, help=text)
+        command.add_argument("run", help=_RUN_HELP)
+        command.add_argument(
+            "--machine", help="module:attribute (default: the name the run was stored under)"
+        )
+    replay = sub.add_parser(
+        "replay", help="replay the journal: final (or --step N) state and memory, no effects"
+    )
+    replay.add_argument("run", help=_RUN_HELP)
+    replay.add_argument("--step", type=int, help="stop after this many transitions")
+    replay.add_argument("--machine", help="module:attribute (default: the run's)")
+    resume = sub.add_parser("resume", help="run a stored run on in this process")
+    resume.add_argument("run", help=_RUN_HELP)
+    resume.add_argument(
+        "--allow-changed", action="store_true", help="resume even if the machine's fingerprint changed"
+    )
+    resume.add_argument("--machine", help="module:attribute of the Durable (default: the run's)")
+    resume.add_argument("--watch", action="store_true", help=WATCH_HELP)
+    for name, text in (("approve", "approve the effect a run waits on"), ("reject", "reject it")):
+        command = sub.add_parser(name, help=text)
+        command.add_argument("run", help=_RUN_HELP)
+        command.add_argument("seq", type=int, help="the waiting effect's number (see `list` or `pending`)")
+        command.add_argument("--resume", action="store_true", help="then run the run on in this process")
+        command.add_argument("--watch", action="store_true", help=WATCH_HELP + "; with --resume")
+        if name == "reject":
+            command.add_argument("--reason", default="rejected", help="why (the machine sees it)")
+    sub.add_parser("pending", help="the effects stored runs wait on")
+    forking = sub.add_parser("fork", help="start a new run from a run's step (memory changed with --set)")
+    forking.add_argument("run", help=_RUN_HELP)
+    forking.add_argument("step", type=int, help="the number of transitions to replay first (see `show`)")
+    forking.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="FIELD=JSON",
+        help="change a memory field (repeatable; a JSON value: --set amount=50, --set 'note=\"text\"')",
+    )
+    forking.add_argument(
+        "--machine", help="module:attribute of the Durable to run the fork (default: the run's)"
+    )
+    check = sub.add_parser("check", help="replay every unfinished run of MACHINE against its current code")
+    check.add_argument("machine", help="module:attribute of the changed Durable or Machine")
+    check.add_argument(
+        "--name",
+        help="the name the runs were stored under (default: the Durable's name, or MACHINE for a Machine)",
+    )
+    recovering = sub.add_parser(
+        "recover", help="resume every run of these machines that no live process runs"
+    )
+    recovering.add_argument("machines", nargs="+", help="module:attribute of each Durable")
+    recovering.add_argument("--watch", action="store_true", help=WATCH_HELP)
+    return parser
