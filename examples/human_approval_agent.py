@@ -13,7 +13,9 @@ script). Emails are never really sent: the tool prints them.
 A waiting run is answered once: the store commits an answer only if none was committed
 before (one SQL statement decides), so a second answer, from this process or another at
 the same moment, is refused instead of sending the approved email again. The same store
-works with the command line: ``agentsm-runs --db runs.db list``, ``pending``, ``approve``.
+works with the command line, run from this folder (runs are stored under the name
+``human_approval_agent:EMAIL_AGENT``, which it imports): ``agentsm-runs --db runs.db list``,
+``pending``, ``show RUN``, ``approve RUN 1 --resume``.
 """
 
 from __future__ import annotations
@@ -98,6 +100,10 @@ def durable_for(agent: Agent) -> Durable[State, Event, AgentMemory]:
     return Durable(name="human_approval_agent:EMAIL_AGENT", machine=agent.machine, shell=agent.shell)
 
 
+EMAIL_AGENT = durable_for(make_agent(choose_llm(False, lambda: ScriptedLlm([_second_half()])).provider))
+"""What `agentsm-runs` loads to show, answer and resume this example's runs (it answers as process 3)."""
+
+
 def open_store(path: Path) -> Result[SqliteStore, str]:
     return SqliteStore.open(path).alt(lambda error: f"cannot open the run store: {error.describe()}")
 
@@ -149,14 +155,16 @@ def answer_and_resume(path: Path, run_id: str, decision: str, offline: bool) -> 
         print(f"error: {opened.failure()}", file=sys.stderr)
         return 1
     store = opened.unwrap()
+    if isinstance(known := store.get(run_id), Failure):
+        print(f"error: {known.failure().describe()} in {path} (see --pending)", file=sys.stderr)
+        return 1
     waiting = [item for item in pending(store).value_or(()) if item.run_id == run_id]
     seq = waiting[0].seq if waiting else _last_entry(store, run_id)
     answered = answer(store, run_id, seq, decision_from(decision))
     if isinstance(answered, Failure):
         error = answered.failure()
-        hint = (
-            " (answering again would repeat the approved action)" if isinstance(error, AnswerRefused) else ""
-        )
+        again = isinstance(error, AnswerRefused) and "answered already" in error.why
+        hint = " (answering again would repeat the approved action)" if again else ""
         print(f"error: {error.describe()}{hint}", file=sys.stderr)
         return 1
     print(f"   answered entry {seq}: this run cannot be answered twice")

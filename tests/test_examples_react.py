@@ -96,6 +96,39 @@ def test_a_waiting_run_is_answered_once_so_the_approved_email_is_sent_once(tmp_p
     assert "Traceback" not in second.stderr
 
 
+def test_answering_a_run_that_is_not_stored_says_so(tmp_path: Path) -> None:
+    _started(tmp_path / "runs.db")
+    done = _approval("--db", str(tmp_path / "runs.db"), "--answer", "nope")
+    assert done.returncode == 1 and "no stored run nope" in done.stderr
+    assert "would repeat" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_command_line_shows_answers_and_resumes_the_examples_runs(tmp_path: Path) -> None:
+    db = str(tmp_path / "runs.db")
+    run_id = _started(tmp_path / "runs.db")
+    env = {k: v for k, v in os.environ.items() if k not in KEYS}
+    env["PYTHONPATH"] = str(ROOT)
+    cli = [sys.executable, "-m", "agentsm_fn.durable.cli", "--db", db]
+
+    def runs(*args: str) -> subprocess.CompletedProcess[str]:  # from examples/, as the docstring says
+        return subprocess.run(
+            [*cli, *args],
+            cwd=ROOT / "examples",
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
+
+    shown = runs("show", run_id)
+    assert shown.returncode == 0 and "HumanApprovalRequired" in shown.stdout, shown.stderr
+    approved = runs("approve", run_id, "1", "--resume")
+    assert approved.returncode == 0, approved.stderr
+    assert "[send_email] to='team@example.com'" in approved.stdout
+    assert f"{run_id}: finished after" in approved.stdout
+
+
 def test_two_processes_answering_at_once_send_the_email_once(tmp_path: Path) -> None:
     db = tmp_path / "runs.db"
     run_id = _started(db)
