@@ -10,6 +10,10 @@ store before the machine sees it, so a process killed at any point loses nothing
 ``recover`` (or ``agentsm-runs recover durable_orders:ORDERS``) runs the unfinished orders
 on, and no card is charged twice. ``ORDERS_V2`` is the next version of the machine (large
 orders are charged without approval): ``check_runs`` says which stored runs it would break.
+
+Its effects have no failure route, so ``agentsm-verify examples/durable_orders.py:ORDER_MACHINE``
+reports SM010 for the four effectful states: a failed effect stops the run FAILED in the store,
+and ``resume`` performs it again once the cause is fixed (docs/durable-runs.md, Limits).
 """
 
 from __future__ import annotations

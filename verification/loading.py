@@ -91,7 +91,10 @@ def load_machine(spec: str) -> Result[Loaded, LoadError]:
             return Failure(LoadError(spec, f"{module_name} has no attribute {attribute}"))
         value = getattr(value, part)
     if not isinstance(value, Machine):
-        return Failure(LoadError(spec, f"{attribute} is a {type(value).__name__}, not an agentsm_fn Machine"))
+        why = f"{attribute} is a {type(value).__name__}, not an agentsm_fn Machine"
+        if isinstance(getattr(value, "machine", None), Machine):  # a Durable: name its machine
+            why += f" (verify its machine: {spec}.machine)"
+        return Failure(LoadError(spec, why))
     kinds = (value.states, value.events)
     if not all(isinstance(k, type) and issubclass(k, enum.Enum) for k in kinds):
         return Failure(LoadError(spec, "; ".join(value.problems())))

@@ -8,7 +8,7 @@
     agentsm-runs [--db FILE] approve RUN SEQ [--resume [--watch]]
     agentsm-runs [--db FILE] reject RUN SEQ [--reason TEXT] [--resume]
     agentsm-runs [--db FILE] fork RUN STEP [--set FIELD=JSON ...]
-    agentsm-runs [--db FILE] check MACHINE
+    agentsm-runs [--db FILE] check MACHINE [--name NAME]
     agentsm-runs [--db FILE] recover MACHINE... [--watch]
 
 Machines are named ``module:attribute`` (a ``Durable``, or a ``Machine`` for the commands

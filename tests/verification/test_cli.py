@@ -54,6 +54,15 @@ def test_attribute_that_is_not_a_machine_exits_2(capsys: pytest.CaptureFixture[s
     assert cli.main(["no-colon"]) == 2
 
 
+def test_a_durable_is_refused_with_the_name_of_its_machine(capsys: pytest.CaptureFixture[str]) -> None:
+    spec = "tests.durable.machines:DURABLE_ORDERS"
+    assert cli.main([spec]) == 2
+    assert f"DURABLE_ORDERS is a Durable, not an agentsm_fn Machine (verify its machine: {spec}.machine)" in (
+        capsys.readouterr().err
+    )
+    assert cli.main([f"{spec}.machine"]) == 1  # loaded and verified (it has violations: exit 1, not 2)
+
+
 def test_no_target_and_no_config_exits_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
