@@ -143,7 +143,8 @@ def show_counts(done: ReactCompleted, llm: AnyLlmProvider) -> None:
     print("\n=== COUNTS ===")
     for label, count, meaning in rows:
         print(f"  {label:<12}{count:>4}   {meaning}")
-    print(f"  tokens: {usage.input_tokens} in / {usage.output_tokens} out")
+    scripted = " (the scripted LLM reports no usage)" if isinstance(llm, ScriptedLlm) else ""
+    print(f"  tokens: {usage.input_tokens} in / {usage.output_tokens} out{scripted}")
     for name in blacklisted_calls(done):
         print(f"  refused: the model asked for {name!r}, which is blacklisted (the ToolBlacklisted row)")
     if isinstance(llm, ScriptedLlm):

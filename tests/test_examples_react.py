@@ -56,6 +56,7 @@ def test_multi_tool_example_shows_blacklist_parallel_reflection_and_routing() ->
     for marker in ("ToolBlacklisted", "LlmParallelToolCalls", "NeedsReflection", "[SUMMARY]"):
         assert marker in out
     assert "models per LLM call: ['scripted-small'" in out
+    assert "tokens: 0 in / 0 out (the scripted LLM reports no usage)" in out
 
 
 def _approval(*args: str) -> subprocess.CompletedProcess[str]:
