@@ -133,6 +133,7 @@ class McpClient:
         self._portal: BlockingPortal | None = None
         self._stack: contextlib.ExitStack | None = None
         self._session: _Session | None = None
+        self._loop_thread: int | None = None  # the thread of the client's loop, while open
         self._server_name = ""
         self._listing = McpListing(tools=())
         self._tools: tuple[Tool, ...] = ()
@@ -210,6 +211,7 @@ class McpClient:
                     raise McpConnectError(message) from None
                 raise
             self._portal, self._stack, self._session = portal, stack, session
+            self._loop_thread = portal.call(threading.get_ident)
         return self
 
     def _new_session(self) -> _Session:  # runs on the client's loop (anyio events need one)
@@ -222,6 +224,16 @@ class McpClient:
             self._portal = self._stack = self._session = None
         if portal is None or stack is None or session is None:
             return
+        if threading.get_ident() == self._loop_thread:
+            # Called on the client's own loop (from on_tools_changed): stopping that loop waits for the
+            # callback to return, so the rest happens in a thread of its own. The client is closed already.
+            threading.Thread(
+                target=self._shut, args=(portal, stack, session), name="agentsm-mcp-close", daemon=True
+            ).start()
+            return
+        self._shut(portal, stack, session)
+
+    def _shut(self, portal: BlockingPortal, stack: contextlib.ExitStack, session: _Session) -> None:
         try:
             portal.call(session.shutdown)
         except Exception as exc:  # closing must not fail; the loop is stopped below either way

@@ -172,6 +172,26 @@ def test_the_tool_list_is_followed_when_the_server_changes_it(
         assert len(client.tools()) == len(before)
 
 
+def test_a_tools_changed_callback_may_close_the_client(make: MakeClient) -> None:
+    closed = threading.Event()
+    opened: list[McpClient] = []
+
+    def close_on_change(tools: tuple[McpTool, ...]) -> None:
+        opened[0].close()  # on the client's own loop: it must not wait for itself
+        closed.set()
+
+    with make(on_tools_changed=close_on_change) as client:
+        opened.append(client)
+        assert run_one(client, "grow", name="late") == "SUCCESS: added late"
+        assert closed.wait(WAIT_FOR_MEETING)
+        with pytest.raises(RuntimeError, match="is not open"):
+            client.tools()
+    for thread in threading.enumerate():  # the shutdown handed to a thread of its own ends
+        if thread.name == "agentsm-mcp-close":
+            thread.join(WAIT_FOR_MEETING)
+            assert not thread.is_alive()
+
+
 def test_a_removed_tool_fails_as_data(make: MakeClient) -> None:
     changed = threading.Event()
     with make(on_tools_changed=lambda tools: changed.set()) as client:
