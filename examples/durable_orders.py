@@ -11,9 +11,10 @@ store before the machine sees it, so a process killed at any point loses nothing
 on, and no card is charged twice. ``ORDERS_V2`` is the next version of the machine (large
 orders are charged without approval): ``check_runs`` says which stored runs it would break.
 
-Its effects have no failure route, so ``agentsm-verify examples/durable_orders.py:ORDER_MACHINE``
-reports SM010 for the four effectful states: a failed effect stops the run FAILED in the store,
-and ``resume`` performs it again once the cause is fixed (docs/durable-runs.md, Limits).
+Every effect has a failure route (``failure_event=E.FAILED``), so the verifier passes it
+(``agentsm-verify examples/durable_orders.py:ORDER_MACHINE``): a failed price, stock or approval
+lookup cancels the order; a failed charge, or one whose outcome is unknown after a crash (it is
+not retry-safe), ends in NEEDS_REVIEW for a human to reconcile with the card processor.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ class S(enum.Enum):
     CHARGING = "charging"
     APPROVING = "approving"
     DONE = "done"
+    CANCELLED = "cancelled"
+    NEEDS_REVIEW = "needs_review"
 
 
 class E(enum.Enum):
@@ -54,6 +57,9 @@ class E(enum.Enum):
     LARGE = "large"
     CHARGED = "charged"
     APPROVED = "approved"
+    REJECTED = "rejected"
+    OUT_OF_STOCK = "out_of_stock"
+    FAILED = "failed"
 
 
 @attrs.frozen
@@ -104,8 +110,10 @@ def check_stock(order: Order) -> Result[Perform[bool, Order], Fault]:
     return perform(CheckStock(order.order_id), order)
 
 
-def stocked(order: Order, available: bool) -> Result[tuple[Literal[E.IN_STOCK], Order], Fault]:
-    return emit(E.IN_STOCK, order)
+def stocked(
+    order: Order, available: bool
+) -> Result[tuple[Literal[E.IN_STOCK, E.OUT_OF_STOCK], Order], Fault]:
+    return emit(E.IN_STOCK if available else E.OUT_OF_STOCK, order)
 
 
 def charge(order: Order) -> Result[Perform[str, Order], Fault]:
@@ -120,8 +128,8 @@ def ask(order: Order) -> Result[Perform[bool, Order], Fault]:
     return perform(AskManager(order.order_id, order.amount), order)
 
 
-def answered(order: Order, yes: bool) -> Result[tuple[Literal[E.APPROVED, E.CHARGED], Order], Fault]:
-    return emit(E.APPROVED if yes else E.CHARGED, attrs.evolve(order, approved=yes))
+def answered(order: Order, yes: bool) -> Result[tuple[Literal[E.APPROVED, E.REJECTED], Order], Fault]:
+    return emit(E.APPROVED if yes else E.REJECTED, attrs.evolve(order, approved=yes))
 
 
 ORDER_MACHINE: Machine[S, E, Order] = define_machine(
@@ -129,20 +137,25 @@ ORDER_MACHINE: Machine[S, E, Order] = define_machine(
     states=S,
     events=E,
     initial=S.PRICING,
-    terminals={S.DONE},
+    terminals={S.DONE, S.CANCELLED, S.NEEDS_REVIEW},
     table={
         (S.PRICING, E.PRICED): S.STOCKING,
         (S.PRICING, E.LARGE): S.APPROVING,
+        (S.PRICING, E.FAILED): S.CANCELLED,
         (S.APPROVING, E.APPROVED): S.STOCKING,
-        (S.APPROVING, E.CHARGED): S.DONE,
+        (S.APPROVING, E.REJECTED): S.CANCELLED,
+        (S.APPROVING, E.FAILED): S.CANCELLED,
         (S.STOCKING, E.IN_STOCK): S.CHARGING,
+        (S.STOCKING, E.OUT_OF_STOCK): S.CANCELLED,
+        (S.STOCKING, E.FAILED): S.CANCELLED,
         (S.CHARGING, E.CHARGED): S.DONE,
+        (S.CHARGING, E.FAILED): S.NEEDS_REVIEW,
     },
     handlers={
-        S.PRICING: effectful(look_up, priced),
-        S.APPROVING: effectful(ask, answered),
-        S.STOCKING: effectful(check_stock, stocked),
-        S.CHARGING: effectful(charge, charged),
+        S.PRICING: effectful(look_up, priced, failure_event=E.FAILED),
+        S.APPROVING: effectful(ask, answered, failure_event=E.FAILED),
+        S.STOCKING: effectful(check_stock, stocked, failure_event=E.FAILED),
+        S.CHARGING: effectful(charge, charged, failure_event=E.FAILED),
     },
 )
 
@@ -154,6 +167,8 @@ class S2(enum.Enum):
     STOCKING = "stocking"
     CHARGING = "charging"
     DONE = "done"
+    CANCELLED = "cancelled"
+    NEEDS_REVIEW = "needs_review"
 
 
 ORDER_MACHINE_V2: Machine[S2, E, Order] = define_machine(
@@ -161,17 +176,21 @@ ORDER_MACHINE_V2: Machine[S2, E, Order] = define_machine(
     states=S2,
     events=E,
     initial=S2.PRICING,
-    terminals={S2.DONE},
+    terminals={S2.DONE, S2.CANCELLED, S2.NEEDS_REVIEW},
     table={
         (S2.PRICING, E.PRICED): S2.STOCKING,
         (S2.PRICING, E.LARGE): S2.STOCKING,
+        (S2.PRICING, E.FAILED): S2.CANCELLED,
         (S2.STOCKING, E.IN_STOCK): S2.CHARGING,
+        (S2.STOCKING, E.OUT_OF_STOCK): S2.CANCELLED,
+        (S2.STOCKING, E.FAILED): S2.CANCELLED,
         (S2.CHARGING, E.CHARGED): S2.DONE,
+        (S2.CHARGING, E.FAILED): S2.NEEDS_REVIEW,
     },
     handlers={
-        S2.PRICING: effectful(look_up, priced),
-        S2.STOCKING: effectful(check_stock, stocked),
-        S2.CHARGING: effectful(charge, charged),
+        S2.PRICING: effectful(look_up, priced, failure_event=E.FAILED),
+        S2.STOCKING: effectful(check_stock, stocked, failure_event=E.FAILED),
+        S2.CHARGING: effectful(charge, charged, failure_event=E.FAILED),
     },
 )
 
