@@ -99,11 +99,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Example:
         >>> import tempfile, os
-        >>> main(["--db", os.path.join(tempfile.mkdtemp(), "runs.db"), "list"])  # doctest: +ELLIPSIS
+        >>> from agentsm_fn.durable import SqliteStore
+        >>> path = os.path.join(tempfile.mkdtemp(), "runs.db")
+        >>> SqliteStore.open(path).unwrap().close()
+        >>> main(["--db", path, "list"])  # doctest: +ELLIPSIS
         run ... status ... machine ... age
         0
     """
     args = parser().parse_args(argv)
+    if not os.path.exists(args.db):  # never create an empty store by reading a mistyped or default path
+        where = f"no store at {args.db} (give the store's file with --db FILE, before the command)"
+        return _fail(where, Exit.STORE)
     opened = SqliteStore.open(args.db)
     if isinstance(opened, Failure):
         return _fail(opened.failure())

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from agentsm_fn.durable import SqliteStore
+from agentsm_fn.durable._cli_support import Exit
 from agentsm_fn.durable.cli import main
 from tests.durable.machines import DURABLE_ORDERS, Order
 
@@ -32,7 +33,17 @@ def cli(*args: str) -> tuple[int, str, str]:
 
 @pytest.fixture
 def db(tmp_path: Path) -> str:
-    return str(tmp_path / "runs.db")
+    path = str(tmp_path / "runs.db")
+    SqliteStore.open(path).unwrap().close()
+    return path
+
+
+def test_a_store_that_does_not_exist_is_an_error_and_is_not_created(tmp_path: Path) -> None:
+    missing = tmp_path / "runs.db"
+    code, out, err = cli("--db", str(missing), "list")
+    assert (code, out) == (int(Exit.STORE), "")
+    assert f"no store at {missing}" in err and "--db FILE" in err
+    assert not missing.exists()
 
 
 def waiting(db: str) -> str:
