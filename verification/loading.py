@@ -9,16 +9,14 @@ with the exception's type and message, never a crash.
 from __future__ import annotations
 
 import enum
-import importlib
 import inspect
-import os
-import sys
 from typing import cast
 
 import attrs
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.machine import Machine
+from agentsm_fn.shell.targets import import_target
 
 __all__ = ["LoadError", "Loaded", "load_machine"]
 
@@ -61,35 +59,16 @@ def load_machine(spec: str) -> Result[Loaded, LoadError]:
     is imported as a module from its own directory. The attribute may be dotted.
 
     Example:
-        >>> load_machine("no_such_module_here:M").failure().message
-        "ModuleNotFoundError: No module named 'no_such_module_here'"
+        >>> load_machine("no_such_module_here:M").failure().message  # doctest: +ELLIPSIS
+        "ModuleNotFoundError: No module named 'no_such_module_here' (run from the folder that holds it, ..."
         >>> load_machine("missing-colon").failure().message
         'expected MODULE:ATTRIBUTE, e.g. mypkg.agent:MACHINE'
     """
-    module_name, sep, attribute = spec.rpartition(":")
-    if not sep or not module_name or not attribute:
-        return Failure(LoadError(spec, "expected MODULE:ATTRIBUTE, e.g. mypkg.agent:MACHINE"))
-    cwd = os.getcwd()
-    if cwd not in sys.path:
-        sys.path.insert(0, cwd)
-    if module_name.endswith(".py"):  # a file path: import it by name from its directory
-        folder, _, file_name = os.path.abspath(module_name).rpartition(os.sep)
-        if not os.path.isfile(module_name):
-            return Failure(LoadError(spec, f"no such file: {module_name}"))
-        if folder not in sys.path:
-            sys.path.insert(0, folder)
-        module_name = file_name[: -len(".py")]
-    try:
-        module = importlib.import_module(module_name)
-    except BaseException as exc:  # user code at import time may raise anything, even SystemExit
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        return Failure(LoadError(spec, f"{type(exc).__name__}: {exc}"))
-    value: object = module
-    for part in attribute.split("."):
-        if not hasattr(value, part):
-            return Failure(LoadError(spec, f"{module_name} has no attribute {attribute}"))
-        value = getattr(value, part)
+    imported = import_target(spec)
+    if isinstance(imported, Failure):
+        return Failure(LoadError(spec, imported.failure()))
+    value, module = imported.unwrap().value, imported.unwrap().module
+    attribute = spec.rpartition(":")[2]
     if not isinstance(value, Machine):
         why = f"{attribute} is a {type(value).__name__}, not an agentsm_fn Machine"
         if isinstance(getattr(value, "machine", None), Machine):  # a Durable: name its machine

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import enum
-import importlib
 import json
-import os
-import sys
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -36,6 +33,7 @@ from agentsm_fn.durable.store import RunRecord
 from agentsm_fn.durable.travel import replay_stored
 from agentsm_fn.shell.observers import Both
 from agentsm_fn.shell.run import Shell
+from agentsm_fn.shell.targets import import_target
 
 
 class Exit(enum.IntEnum):
@@ -76,26 +74,14 @@ def exit_for(error: DurableError) -> Exit:
 
 
 def load_target(name: str) -> Durable[Any, Any, Any] | Machine[Any, Any, Any] | str:
-    """The Durable or Machine at ``module:attribute``, or why it cannot be loaded.
+    """The Durable or Machine at ``module:attribute`` (or ``file.py:attribute``), or why it cannot be loaded.
 
-    The current directory is put first on ``sys.path``, as pytest and agentsm-verify do.
+    Found as agentsm-verify finds machines (:func:`~agentsm_fn.shell.targets.import_target`).
     """
-    module_name, _, attribute = name.partition(":")
-    if not module_name or not attribute:
-        return f"{name!r} is not module:attribute"
-    cwd = os.getcwd()
-    if cwd not in sys.path:
-        sys.path.insert(0, cwd)
-    try:
-        found: object = importlib.import_module(module_name)
-    except Exception as exc:  # any import error of the user's module is reported, not raised
-        hint = " (run from the folder that holds it, or add that folder to PYTHONPATH)"
-        missing = isinstance(exc, ModuleNotFoundError) and exc.name == module_name.partition(".")[0]
-        return f"cannot import {module_name}: {type(exc).__name__}: {exc}{hint if missing else ''}"
-    for part in attribute.split("."):
-        if not hasattr(found, part):
-            return f"{name} is not a Durable or a Machine: {module_name} has no attribute {attribute}"
-        found = getattr(found, part)
+    imported = import_target(name)
+    if isinstance(imported, Failure):
+        return f"{name} is not a Durable or a Machine: {imported.failure()}"
+    found = imported.unwrap().value
     if isinstance(found, Durable | Machine):
         return found
     return f"{name} is not a Durable or a Machine (found {type(found).__name__})"
