@@ -75,7 +75,9 @@ def parser() -> argparse.ArgumentParser:
         "--machine", help="module:attribute of the Durable to run the fork (default: the run's)"
     )
     check = sub.add_parser("check", help="replay every unfinished run of MACHINE against its current code")
-    check.add_argument("machine", help="module:attribute of the changed Durable or Machine")
+    check.add_argument(
+        "machine", help="module:attribute (or file.py:attribute) of the changed Durable or Machine"
+    )
     check.add_argument(
         "--name",
         help="the name the runs were stored under (default: the Durable's name, or MACHINE for a Machine)",

@@ -137,6 +137,17 @@ def test_a_missing_attribute_or_module_is_named(db: str) -> None:
     assert code == 3 and "No module named 'no_such_module_here'" in err and "PYTHONPATH" in err
 
 
+def test_a_machine_is_found_by_its_file_as_agentsm_verify_finds_it(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the file's folder goes first on a copy
+    code, out, err = cli("--db", db, "check", str(ROOT / "examples" / "durable_orders.py") + ":ORDERS_V2")
+    assert (code, err) == (0, "")
+    assert "0 unfinished run(s) of durable_orders:ORDERS" in out
+    code, _, err = cli("--db", db, "check", "no/such/file.py:ORDERS")
+    assert code == 3 and "no such file: no/such/file.py" in err
+
+
 def test_fork_with_a_changed_field(db: str) -> None:
     store = SqliteStore.open(db).unwrap()
     run_id = DURABLE_ORDERS.start(store, Order(items=2)).unwrap().run_id
