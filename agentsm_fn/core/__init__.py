@@ -24,6 +24,7 @@ from agentsm_fn.core.failures import (
     WrongStatus,
 )
 from agentsm_fn.core.faults import Fault
+from agentsm_fn.core.fingerprint import machine_fingerprint, machine_fingerprint_text
 from agentsm_fn.core.handlers import (
     Decision,
     Effectful,
@@ -89,6 +90,8 @@ __all__ = [
     "emit",
     "fail",
     "lift",
+    "machine_fingerprint",
+    "machine_fingerprint_text",
     "perform",
     "pure",
     "replay",

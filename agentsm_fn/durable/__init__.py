@@ -16,7 +16,7 @@ from agentsm_fn.durable.errors import (
     Stopped,
     StoreFailure,
 )
-from agentsm_fn.durable.identity import machine_fingerprint, machine_fingerprint_text
+from agentsm_fn.core.fingerprint import machine_fingerprint, machine_fingerprint_text
 from agentsm_fn.durable.runner import Durable, StoredRun
 from agentsm_fn.durable.sqlite import Durability, SqliteStore
 from agentsm_fn.durable.store import (

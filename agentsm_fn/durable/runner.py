@@ -32,7 +32,7 @@ from agentsm_fn.durable._owner import this_owner
 from agentsm_fn.durable._tracing import carry, continued
 from agentsm_fn.durable.codec import to_bytes
 from agentsm_fn.durable.errors import Diverged, DurableError, RunBusy, Stopped
-from agentsm_fn.durable.identity import machine_fingerprint
+from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.durable.session import Pause, Session
 from agentsm_fn.durable.store import Checkpoint, NewRun, RunRecord, RunStatus, RunStore
 from agentsm_fn.shell.run import RunResult, Shell, arun, run
@@ -84,7 +84,7 @@ class Durable(Generic[StateT, EventT, MemoryT]):
 
     @property
     def fingerprint(self) -> str:
-        """The machine's fingerprint (:func:`~agentsm_fn.durable.identity.fingerprint`)."""
+        """The machine's fingerprint (:func:`~agentsm_fn.machine_fingerprint`)."""
         return machine_fingerprint(self.machine)
 
     def _now(self, shell: Shell) -> float:

@@ -9,6 +9,6 @@ package (nor OpenTelemetry). Span tree and attributes: docs/observability.md.
 """
 
 from agentsm_fn.otel.links import continuing, trace_context
-from agentsm_fn.otel.observer import CAPTURE_CONTENT_ENV, OtelObserver, fingerprint
+from agentsm_fn.otel.observer import CAPTURE_CONTENT_ENV, OtelObserver
 
-__all__ = ["CAPTURE_CONTENT_ENV", "OtelObserver", "continuing", "fingerprint", "trace_context"]
+__all__ = ["CAPTURE_CONTENT_ENV", "OtelObserver", "continuing", "trace_context"]

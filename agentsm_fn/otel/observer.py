@@ -21,7 +21,6 @@ run's, an effect's, a batch's), which read its settings.
 from __future__ import annotations
 
 import enum
-import hashlib
 import os
 import time
 from collections.abc import Mapping
@@ -37,6 +36,7 @@ from opentelemetry.util.types import AttributeValue
 from agentsm_fn.core.driver import SUSPEND
 from agentsm_fn.core.effect_failures import FailureKind
 from agentsm_fn.core.effects import Effect
+from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.observe import EffectWatch, RunEnd, RunStart, RunWatch
 from agentsm_fn.core.snapshot import Status as RunStatus
@@ -93,27 +93,6 @@ def _global_meter_provider() -> MeterProvider | None:
     return found
 
 
-def fingerprint(machine: Machine[enum.Enum, enum.Enum, object]) -> str:
-    """A short id of a machine's graph: its name, initial and terminal states, and table.
-
-    Example:
-        >>> import enum
-        >>> from agentsm_fn.core.machine import define_machine
-        >>> class S(enum.Enum):
-        ...     A = 1
-        >>> class E(enum.Enum):
-        ...     GO = 1
-        >>> m = define_machine(name="m", states=S, events=E, initial=S.A, terminals={S.A},
-        ...                    table={}, handlers={})
-        >>> len(fingerprint(m))
-        16
-    """
-    rows = sorted(f"{s.name}/{e.name}/{t.name}" for (s, e), t in machine.table.items())
-    terminals = sorted(t.name for t in machine.terminals)
-    text = "\n".join([machine.name, machine.initial.name, *terminals, *rows])
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
 @attrs.frozen(kw_only=True)
 class OtelObserver:
     """Traces runs with the GenAI conventions; give it to a shell, an agent builder or ``AgentFSM``.
@@ -121,7 +100,8 @@ class OtelObserver:
     ``tracer_provider``/``meter_provider``: None uses the global ones.
     ``capture_content``: record prompts, completions, tool arguments and results (private
     data: off unless True, or None and ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``).
-    ``agent_name``/``agent_id``: default to the machine's name and :func:`fingerprint`.
+    ``agent_name``/``agent_id``: default to the machine's name and its
+    :func:`~agentsm_fn.machine_fingerprint` (the durable store's and Temporal's).
     ``provider_name``: ``gen_ai.provider.name`` when a reply does not say (a scripted LLM).
     ``error_states``: names of terminal states that mean the run failed (the built-in
     agents' ``Error`` and ``HALT``).
@@ -171,7 +151,7 @@ class OtelObserver:
         if found is None or found[0] is not machine:
             if len(self._cache) > 256:
                 self._cache.clear()
-            found = self._cache[key] = (machine, fingerprint(machine))
+            found = self._cache[key] = (machine, machine_fingerprint(machine))
         return found[1]  # type: ignore[return-value]  # stored just above as a str
 
     def trace_carrier(self) -> dict[str, str]:

@@ -18,7 +18,7 @@ import attrs
 
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot
-from agentsm_fn.durable.identity import machine_fingerprint
+from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.temporal.options import EffectOptions
 
 __all__ = ["TemporalMachine", "WorkflowStart", "as_temporal"]

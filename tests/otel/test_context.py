@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from opentelemetry import trace
 from opentelemetry.metrics import NoOpMeterProvider
 
-from agentsm_fn import Performers, Shell, StepClock, arun, run
+from agentsm_fn import Performers, Shell, StepClock, arun, machine_fingerprint, run
 from agentsm_fn.core.observe import RunStart
-from agentsm_fn.otel import OtelObserver, continuing, fingerprint, trace_context
+from agentsm_fn.durable import SqliteStore
+from agentsm_fn.otel import OtelObserver, continuing, trace_context
 from tests.core.sample import Ask, Mem, S, sample_machine
+from tests.durable.machines import ORDERS, Order
 from tests.otel.agents import parallel_agent
+from tests.otel.durable_traced import TRACED_ORDERS, TRACING
 from tests.otel.spans import traced
 
 
@@ -105,11 +109,14 @@ def test_trace_context_is_empty_for_an_untraced_snapshot_and_continuing_ignores_
     assert all(not s.links for s in tracing.spans())
 
 
-def test_the_agent_id_is_the_machines_fingerprint() -> None:
-    machine = sample_machine()
-    assert fingerprint(machine) == fingerprint(sample_machine())  # type: ignore[arg-type]  # any machine
-    changed = machine.extend(rows={(S.WORK, next(iter(machine.events))): S.IDLE})
-    assert fingerprint(changed) != fingerprint(machine)  # type: ignore[arg-type]  # as above
+def test_the_agent_id_is_the_fingerprint_the_durable_store_keeps(tmp_path: Path) -> None:
+    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
+    TRACING.exporter.clear()
+    stored = TRACED_ORDERS.start(store, Order(items=1)).unwrap()
+    (span,) = TRACING.named("invoke_agent orders")
+    kept = store.get(stored.run_id).unwrap().fingerprint
+    store.close()
+    assert (span.attributes or {})["gen_ai.agent.id"] == kept == machine_fingerprint(ORDERS)
 
 
 @pytest.mark.parametrize("name", ["my agent"])
