@@ -104,3 +104,9 @@ def test_importing_the_library_does_not_import_heavy_or_io_dependencies() -> Non
     code = f"import sys, agentsm_fn; print(sorted(m for m in {heavy} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.strip() == "[]"
+
+
+def test_importing_the_temporal_integration_does_not_import_opentelemetry() -> None:
+    code = "import sys, agentsm_fn.temporal; print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))"
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.strip() == "[]"

@@ -1,7 +1,9 @@
 """A machine's fingerprint: one hash of its graph, the same in every process and every integration.
 
 A durable store keeps it with each run, a Temporal run carries it, and an OpenTelemetry
-run span reports it as ``gen_ai.agent.id``: one function, so the three always agree. The fingerprint is the SHA-256 of a canonical text listing the states and events (in
+run span reports it as ``gen_ai.agent.id``: one function, so the three always agree.
+
+The fingerprint is the SHA-256 of a canonical text listing the states and events (in
 definition order), the initial, terminal and budgeted states, every row of the table
 (sorted), and for each state the names of its handler's functions and its failure event.
 Two processes that import the same code compute the same fingerprint; any change to the

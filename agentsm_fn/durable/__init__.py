@@ -1,5 +1,6 @@
 """Durable runs: a run survives a crash, resumes in another process, is checked against a changed machine."""
 
+from agentsm_fn.core.fingerprint import machine_fingerprint, machine_fingerprint_text
 from agentsm_fn.durable._tracing import TraceCarrier
 from agentsm_fn.durable.codec import from_bytes, to_bytes
 from agentsm_fn.durable.digest import content_digest
@@ -16,7 +17,6 @@ from agentsm_fn.durable.errors import (
     Stopped,
     StoreFailure,
 )
-from agentsm_fn.core.fingerprint import machine_fingerprint, machine_fingerprint_text
 from agentsm_fn.durable.runner import Durable, StoredRun
 from agentsm_fn.durable.sqlite import Durability, SqliteStore
 from agentsm_fn.durable.store import (

@@ -16,9 +16,9 @@ from typing import TypeVar
 import attrs
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.durable.errors import DurableError, StoreFailure
-from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.durable.store import RunRecord, RunStatus, RunStore
 from agentsm_fn.durable.travel import replay_stored
 

@@ -24,6 +24,7 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.effects import describe_effect
 from agentsm_fn.core.failures import EffectFailed, RunFailed
+from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.durable import _contract
@@ -32,7 +33,6 @@ from agentsm_fn.durable._owner import this_owner
 from agentsm_fn.durable._tracing import carry, continued
 from agentsm_fn.durable.codec import to_bytes
 from agentsm_fn.durable.errors import Diverged, DurableError, RunBusy, Stopped
-from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.durable.session import Pause, Session
 from agentsm_fn.durable.store import Checkpoint, NewRun, RunRecord, RunStatus, RunStore
 from agentsm_fn.shell.run import RunResult, Shell, arun, run

@@ -43,6 +43,7 @@ __all__ = [
     "RESPONSE_ID",
     "RESPONSE_MODEL",
     "RESUMED_EVENT",
+    "RUN_CONTINUED",
     "RUN_FINAL_STATE",
     "RUN_RESUMED",
     "RUN_STATUS",
@@ -105,6 +106,8 @@ RUN_FINAL_STATE: Final = "agentsm.run.final_state"
 """The state the run stopped in."""
 RUN_STEPS: Final = "agentsm.run.steps"
 """Transitions the run had taken when it stopped (counted from its start, across resumptions)."""
+RUN_CONTINUED: Final = "agentsm.run.continued"
+"""True on a Temporal run that continued as new (the next run of the chain goes on in the same trace)."""
 RUN_RESUMED: Final = "agentsm.run.resumed"
 """True on a run that continues a stored one (linked to the run it continues)."""
 RESUMED_EVENT: Final = "agentsm.resumed"

@@ -214,10 +214,13 @@ class OtelObserver:
         pending = start.snapshot.pending if start.snapshot is not None else None
         if start.resumed and pending is not None:
             span.add_event(names.RESUMED_EVENT, {names.EFFECT_TYPE: type(pending).__name__})
-        capture = self.capture_content
-        if capture is None:
-            capture = os.environ.get(CAPTURE_CONTENT_ENV, "").strip().lower() == "true"
-        return _RunSpan(self, tracer, instruments, span, attributes, capture)
+        return _RunSpan(self, tracer, instruments, span, attributes, self._capture())
+
+    def _capture(self) -> bool:
+        """Whether content is recorded (the option, else the environment variable)."""
+        if self.capture_content is not None:
+            return self.capture_content
+        return os.environ.get(CAPTURE_CONTENT_ENV, "").strip().lower() == "true"
 
 
 class _RunSpan:

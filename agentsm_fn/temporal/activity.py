@@ -5,7 +5,9 @@ arguments, the effect and its sequence number in the run. The activity finds the
 performer exactly as the local shell does (:class:`~agentsm_fn.shell.Performers`,
 by type along the MRO; an async performer first, a sync one in a thread), sets the
 idempotency key ``EffectKey(workflow_id, seq)`` around it (the same on every
-attempt), and heartbeats while it runs when the effect's options ask for it.
+attempt), and heartbeats while it runs when the effect's options ask for it. On a
+worker that traces (``machine_worker(..., observer=...)``) the effect's span is made
+here, a child of the run's span carried in the activity's headers.
 
 A performer that raises fails the attempt with an ``ApplicationError`` named after
 the exception (Temporal retries it if the effect is retry-safe; the workflow turns
@@ -20,18 +22,24 @@ import concurrent.futures
 import contextvars
 import inspect
 from collections.abc import Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
+import attrs
 from temporalio import activity
 from temporalio.common import RawValue
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError, TimeoutType
 
 from agentsm_fn.core.driver import SUSPEND
+from agentsm_fn.core.effect_failures import EffectFailure, FailureKind
 from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.shell.keys import EffectKey, keyed
+from agentsm_fn.shell.observing import Watching
 from agentsm_fn.shell.performers import Performers
 
-__all__ = ["MISCONFIGURED", "EffectActivities"]
+if TYPE_CHECKING:
+    from agentsm_fn.otel import OtelObserver
+
+__all__ = ["MISCONFIGURED", "EffectActivities", "Parked", "failure_of"]
 
 MISCONFIGURED: Final = "AgentsmMisconfigured"
 """The ``ApplicationError`` type of a missing or suspending performer (never retried)."""
@@ -55,8 +63,10 @@ class EffectActivities:
         True
     """
 
-    def __init__(self, performers: Performers, threads: int = 100) -> None:
-        self.performers = performers
+    def __init__(
+        self, performers: Performers, threads: int = 100, observer: OtelObserver | None = None
+    ) -> None:
+        self.performers, self.observer = performers, observer
         # Sync performers run here, not in asyncio's default pool (a few threads on a small machine):
         # as many at once as the worker runs activities.
         self.threads = concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="agentsm-effect")
@@ -73,7 +83,7 @@ class EffectActivities:
             )
         info = activity.info()
         with keyed(EffectKey(info.workflow_id or info.activity_id, seq)):
-            work = self._start(effect)
+            work = self._start(effect, self._performers(info.workflow_type or ""))
         every = info.heartbeat_timeout.total_seconds() / 3 if info.heartbeat_timeout else None
         try:
             outcome = await work if every is None else await _heartbeating(work, every)
@@ -95,12 +105,21 @@ class EffectActivities:
             )
         return outcome
 
-    def _start(self, effect: Effect[object]) -> asyncio.Future[object]:
+    def _performers(self, agent: str) -> Performers:
+        """The performers, reporting to the run's trace carried here in the activity's headers, if any."""
+        if self.observer is None:
+            return self.performers
+        from agentsm_fn.otel.split import effects_here  # noqa: PLC0415  # only on a tracing worker
+
+        watch = effects_here(self.observer, agent)
+        return self.performers if watch is None else Watching(watch).performers(self.performers)
+
+    def _start(self, effect: Effect[object], performers: Performers) -> asyncio.Future[object]:
         """The performer's work as a future, started in the keyed context (async performer first)."""
-        found_async = self.performers.find_async(effect)
+        found_async = performers.find_async(effect)
         if found_async is not None:
             return asyncio.ensure_future(found_async(effect))
-        found = self.performers.find(effect)
+        found = performers.find(effect)
         if found is None:
             raise ApplicationError(
                 f"no performer registered for {describe_effect(effect)} on this worker",
@@ -109,3 +128,27 @@ class EffectActivities:
             )
         context = contextvars.copy_context()  # the idempotency key goes with the call
         return asyncio.get_running_loop().run_in_executor(self.threads, context.run, found, effect)
+
+
+@attrs.frozen
+class Parked:
+    """The effect could not be performed at all (configuration): the run parks."""
+
+    problem: str
+
+
+def failure_of(error: ActivityError, effect: Effect[object], retry_safe: bool) -> EffectFailure | Parked:
+    """What an activity that gave no outcome delivers to the fold."""
+    cause, summary = error.cause, describe_effect(effect)
+    if isinstance(cause, ApplicationError):
+        if cause.type == MISCONFIGURED:
+            return Parked(cause.message)
+        return EffectFailure(kind=FailureKind.RAISED, effect=summary, detail=f"{cause.type}: {cause.message}")
+    if isinstance(cause, TimeoutError):
+        if cause.type is TimeoutType.HEARTBEAT and not retry_safe:
+            detail = "its worker stopped heartbeating while performing it"
+            return EffectFailure(kind=FailureKind.UNKNOWN, effect=summary, detail=detail)
+        kind = "no heartbeat" if cause.type is TimeoutType.HEARTBEAT else (cause.type or "timeout")
+        detail = f"{getattr(kind, 'name', kind)} on its last attempt".lower()
+        return EffectFailure(kind=FailureKind.TIMED_OUT, effect=summary, detail=detail)
+    return EffectFailure(kind=FailureKind.RAISED, effect=summary, detail=str(cause or error)[:500])

@@ -27,10 +27,10 @@ from temporalio.client import Client
 
 from agentsm_fn.core.engine import replay
 from agentsm_fn.core.failures import ReplayDiverged
+from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.durable.check import RunCheck
-from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.temporal.machines import TemporalMachine, WorkflowStart, as_temporal
 
 __all__ = ["check_open_runs", "check_run"]

@@ -142,9 +142,18 @@ class TemporalRun(Generic[StateT, MemoryT]):
         await self.handle.cancel()
 
 
-async def connect(target: str, namespace: str = "default") -> Client:
-    """A Temporal client at ``target`` (``host:port``) that encodes values with the project's codec."""
-    return await Client.connect(target, namespace=namespace, data_converter=data_converter())
+async def connect(target: str, namespace: str = "default", *, tracing: bool = False) -> Client:
+    """A Temporal client at ``target`` (``host:port``) that encodes values with the project's codec.
+
+    ``tracing``: runs started with it go on in the caller's trace (the current OpenTelemetry
+    context travels in Temporal's headers; extra ``otel``; docs/temporal.md, "Traces").
+    """
+    plugins = []
+    if tracing:
+        from agentsm_fn.temporal.tracing import tracing_plugin  # noqa: PLC0415  # opt-in: imports OpenTelemetry
+
+        plugins.append(tracing_plugin())
+    return await Client.connect(target, namespace=namespace, data_converter=data_converter(), plugins=plugins)
 
 
 async def start_run(

@@ -12,14 +12,17 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Final, Generic, TypeVar
+from typing import TYPE_CHECKING, Final, Generic, TypeVar
 
 import attrs
 
+from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot
-from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.temporal.options import EffectOptions
+
+if TYPE_CHECKING:
+    from agentsm_fn.otel import OtelObserver
 
 __all__ = ["TemporalMachine", "WorkflowStart", "as_temporal"]
 
@@ -117,16 +120,34 @@ _REGISTRY: Final[dict[tuple[str | None, str], TemporalMachine[enum.Enum, enum.En
 """(task queue, workflow type) -> machine, filled by the workers (queue None: replayers) of this process."""
 
 
-def register(task_queue: str | None, machines: Iterable[TemporalMachine[StateT, EventT, MemoryT]]) -> None:
+_OBSERVERS: Final[dict[tuple[str | None, str], OtelObserver]] = {}
+"""(task queue, workflow type) -> the observer that traces its runs, for workers given one."""
+
+
+def register(
+    task_queue: str | None,
+    machines: Iterable[TemporalMachine[StateT, EventT, MemoryT]],
+    observer: OtelObserver | None = None,
+) -> None:
     """Make ``machines`` known to workflows on ``task_queue`` in this process (last one wins).
 
     Machines registered for no task queue (replayers) serve any queue without its own.
+    ``observer``: their runs are traced (see :mod:`agentsm_fn.temporal.tracing`).
     """
     for spec in machines:
         # The registry erases the machine's types; the workflow only hands it its own values.
         _REGISTRY[(task_queue, spec.name)] = spec  # type: ignore[assignment]
+        if observer is None:
+            _OBSERVERS.pop((task_queue, spec.name), None)
+        else:
+            _OBSERVERS[(task_queue, spec.name)] = observer
 
 
 def registered(task_queue: str, name: str) -> TemporalMachine[enum.Enum, enum.Enum, object] | None:
     """The machine registered for ``name`` on ``task_queue``, else for no queue, if any."""
     return _REGISTRY.get((task_queue, name)) or _REGISTRY.get((None, name))
+
+
+def observer_for(task_queue: str, name: str) -> OtelObserver | None:
+    """The observer tracing runs of ``name`` on ``task_queue`` in this process, if any."""
+    return _OBSERVERS.get((task_queue, name))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from datetime import timedelta
-from typing import Final, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from temporalio.client import Client
 from temporalio.worker import Replayer, Worker
@@ -25,6 +25,9 @@ from agentsm_fn.temporal.activity import EffectActivities
 from agentsm_fn.temporal.machines import TemporalMachine, as_temporal, register
 from agentsm_fn.temporal.payloads import data_converter
 from agentsm_fn.temporal.workflow import MachineWorkflow
+
+if TYPE_CHECKING:
+    from agentsm_fn.otel import OtelObserver
 
 __all__ = ["PASSED_THROUGH", "machine_modules", "machine_replayer", "machine_worker", "sandbox_runner"]
 
@@ -84,6 +87,7 @@ def machine_worker(
     sticky_timeout: float = 5.0,
     max_concurrent_activities: int = 100,
     workflows: Iterable[type] = (),
+    observer: OtelObserver | None = None,
 ) -> Worker:
     """A worker on ``task_queue`` that runs ``machines`` and performs their effects with ``performers``.
 
@@ -94,19 +98,31 @@ def machine_worker(
     any worker may take it (lower: faster takeover when a worker dies).
     ``workflows``: your own workflow classes, served by the same worker (they may call the
     effect activities by name: the effect's class name, then the effect and a sequence number).
+    ``observer``: an ``agentsm_fn.otel.OtelObserver`` traces the runs (the ``invoke_agent`` span in the
+    workflow, the effects' spans where they are performed), in the trace of the client that started
+    each run; it needs the Temporal SDK's replay-safe tracer provider as the global one (docs/temporal.md,
+    "Traces"; a ``ValueError`` says so otherwise). Without it nothing of OpenTelemetry is imported.
     Use it as ``async with machine_worker(...):`` or ``await worker.run()``.
     """
     specs = [as_temporal(m) for m in machines]
-    register(task_queue, specs)
+    plugins = []
+    if observer is not None:
+        from agentsm_fn.temporal.tracing import for_workflow, plugins_for_worker  # noqa: PLC0415  # opt-in
+
+        plugins = plugins_for_worker(client, observer)
+        register(task_queue, specs, for_workflow(observer))
+    else:
+        register(task_queue, specs)
     passed_through = (*passed_through, *machine_modules(specs))
     return Worker(
         client,
         task_queue=task_queue,
         workflows=[MachineWorkflow, *workflows],
-        activities=[EffectActivities(performers, max_concurrent_activities).perform],
+        activities=[EffectActivities(performers, max_concurrent_activities, observer).perform],
         workflow_runner=sandbox_runner(*passed_through),
         sticky_queue_schedule_to_start_timeout=timedelta(seconds=sticky_timeout),
         max_concurrent_activities=max_concurrent_activities,
+        plugins=plugins,
     )
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import enum
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from typing import Final
 
 import attrs
@@ -40,20 +41,18 @@ from temporalio.exceptions import (
     ActivityError,
     ApplicationError,
     CancelledError,
-    TimeoutError,
-    TimeoutType,
 )
 
-from agentsm_fn.core.driver import SUSPEND, drive
-from agentsm_fn.core.effect_failures import EffectFailure, FailureKind
+from agentsm_fn.core.driver import SUSPEND, OnRow, drive
 from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.core.failures import EffectFailed, RunFailed
 from agentsm_fn.core.journal import Journal
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot
-from agentsm_fn.temporal.activity import MISCONFIGURED
-from agentsm_fn.temporal.machines import TemporalMachine, WorkflowStart, registered
+from agentsm_fn.temporal.activity import Parked, failure_of
+from agentsm_fn.temporal.machines import TemporalMachine, WorkflowStart, observer_for, registered
 from agentsm_fn.temporal.options import activity_options, options_for
+from agentsm_fn.temporal.run_trace import RunTrace
 
 __all__ = ["RUN_FAILED", "MachineMismatch", "MachineWorkflow", "PendingEffect"]
 
@@ -76,13 +75,6 @@ class PendingEffect:
     awaited: bool
 
 
-@attrs.frozen
-class _Parked:
-    """The effect could not be performed at all (configuration): the run parks."""
-
-    problem: str
-
-
 class _LiveFold:
     """The engine's fold, kept running between effects; a snapshot is built only when asked for.
 
@@ -94,10 +86,11 @@ class _LiveFold:
         machine: Machine[enum.Enum, enum.Enum, object],
         snapshot: Snapshot[enum.Enum, object],
         clock: Callable[[], float],
+        on_row: OnRow | None = None,
     ) -> None:
-        self.machine, self.clock = machine, clock
+        self.machine, self.clock, self.on_row = machine, clock, on_row
         self.ended: _Fold | None = None
-        self.fold = drive(machine, snapshot, clock)
+        self.fold = drive(machine, snapshot, clock, on_row=on_row)
         self.effect: Effect[object] | None = self._go(None, first=True)
 
     def _go(self, outcome: object, *, first: bool = False) -> Effect[object] | None:
@@ -126,26 +119,9 @@ class _LiveFold:
         else:  # pragma: no cover - drive always stops after SUSPEND
             raise AssertionError("drive did not stop after SUSPEND")
         snapshot = parked.unwrap()
-        self.fold = drive(self.machine, snapshot, self.clock)
+        self.fold = drive(self.machine, snapshot, self.clock, on_row=self.on_row)
         next(self.fold)
         return snapshot
-
-
-def _failure(error: ActivityError, effect: Effect[object], retry_safe: bool) -> EffectFailure | _Parked:
-    """What an activity that gave no outcome delivers to the fold."""
-    cause, summary = error.cause, describe_effect(effect)
-    if isinstance(cause, ApplicationError):
-        if cause.type == MISCONFIGURED:
-            return _Parked(cause.message)
-        return EffectFailure(kind=FailureKind.RAISED, effect=summary, detail=f"{cause.type}: {cause.message}")
-    if isinstance(cause, TimeoutError):
-        if cause.type is TimeoutType.HEARTBEAT and not retry_safe:
-            detail = "its worker stopped heartbeating while performing it"
-            return EffectFailure(kind=FailureKind.UNKNOWN, effect=summary, detail=detail)
-        kind = "no heartbeat" if cause.type is TimeoutType.HEARTBEAT else (cause.type or "timeout")
-        detail = f"{getattr(kind, 'name', kind)} on its last attempt".lower()
-        return EffectFailure(kind=FailureKind.TIMED_OUT, effect=summary, detail=detail)
-    return EffectFailure(kind=FailureKind.RAISED, effect=summary, detail=str(cause or error)[:500])
 
 
 @workflow.defn(dynamic=True)
@@ -156,6 +132,7 @@ class MachineWorkflow:
         self._live: _LiveFold | None = None
         self._pending: PendingEffect | None = None
         self._answer: list[object] = []
+        self._trace: RunTrace | None = None
 
     @workflow.query
     def snapshot(self) -> Snapshot[enum.Enum, object] | None:
@@ -214,27 +191,42 @@ class MachineWorkflow:
         def clock() -> float:
             return workflow.now().timestamp()
 
-        started_at = workflow.info().get_current_history_size()  # this run's start: its input, mostly
-        live = self._live = _LiveFold(spec.machine, start.snapshot, clock)
-        while (effect := live.effect) is not None:
-            if seq > start.seq and self._should_continue(spec, seq - start.seq, started_at):
-                await workflow.wait_condition(workflow.all_handlers_finished)
-                # The history so far is the journal of what came before; the next run starts clean.
-                fresh = attrs.evolve(live.snapshot(), journal=Journal())
-                workflow.continue_as_new(WorkflowStart(snapshot=fresh, seq=seq, fingerprint=spec.fingerprint))
-            outcome = await self._obtain(spec, effect, seq)
-            if isinstance(outcome, _Parked):
-                snapshot = live.snapshot()
-                reason = EffectFailed(snapshot.state, describe_effect(effect), outcome.problem)
-                live.ended = Failure(RunFailed(reason, snapshot))
-                break
-            seq += 1
-            live.deliver(outcome)
+        info = workflow.info()
+        started_at = info.get_current_history_size()  # this run's start: its input, mostly
+        observer = observer_for(info.task_queue, info.workflow_type)
+        traced = self._trace = None if observer is None else RunTrace(observer, spec.machine, start.snapshot)
+        live = self._live = _LiveFold(spec.machine, start.snapshot, clock, traced.on_row if traced else None)
+        try:
+            while (effect := live.effect) is not None:
+                if seq > start.seq and self._should_continue(spec, seq - start.seq, started_at):
+                    await workflow.wait_condition(workflow.all_handlers_finished)
+                    # The history so far is the journal of what came before; the next run starts clean.
+                    fresh = attrs.evolve(live.snapshot(), journal=Journal())
+                    if traced is not None:
+                        traced.ended(Success(fresh), continued=True)
+                    with traced.current(unless_inside=True) if traced else nullcontext():  # same trace
+                        workflow.continue_as_new(
+                            WorkflowStart(snapshot=fresh, seq=seq, fingerprint=spec.fingerprint)
+                        )
+                outcome = await self._obtain(spec, effect, seq)
+                if isinstance(outcome, Parked):
+                    snapshot = live.snapshot()
+                    reason = EffectFailed(snapshot.state, describe_effect(effect), outcome.problem)
+                    live.ended = Failure(RunFailed(reason, snapshot))
+                    break
+                seq += 1
+                live.deliver(outcome)
+        except asyncio.CancelledError:
+            if traced is not None:
+                traced.ended(Success(live.snapshot()), cancelled=True)
+            raise
         ended = live.ended
+        assert ended is not None  # the loop ends when the fold does, or sets ``ended`` itself
+        if traced is not None:
+            traced.ended(ended)
         if isinstance(ended, Failure):
             failed = ended.failure()
             raise ApplicationError(failed.describe(), failed, type=RUN_FAILED, non_retryable=True)
-        assert ended is not None  # the loop ends when the fold does, or sets ``ended`` itself
         return ended.unwrap()
 
     @staticmethod
@@ -268,18 +260,20 @@ class MachineWorkflow:
             retry_safe = bool(getattr(target, "retry_safe", False))
             try:
                 settings = activity_options(options, retry_safe)
-                return await workflow.execute_activity(
-                    type(target).__name__,
-                    args=[target, seq],
-                    start_to_close_timeout=settings.start_to_close,
-                    heartbeat_timeout=settings.heartbeat,
-                    schedule_to_close_timeout=settings.schedule_to_close,
-                    retry_policy=settings.retry_policy,
-                    summary=describe_effect(target)[:200],
-                )
+                with self._trace.current() if self._trace else nullcontext():  # its context goes along
+                    handle = workflow.start_activity(
+                        type(target).__name__,
+                        args=[target, seq],
+                        start_to_close_timeout=settings.start_to_close,
+                        heartbeat_timeout=settings.heartbeat,
+                        schedule_to_close_timeout=settings.schedule_to_close,
+                        retry_policy=settings.retry_policy,
+                        summary=describe_effect(target)[:200],
+                    )
+                return await handle
             except ActivityError as error:
                 if isinstance(error.cause, CancelledError):
                     raise asyncio.CancelledError from error
-                return _failure(error, effect, retry_safe)
+                return failure_of(error, effect, retry_safe)
         finally:
             self._pending = None
