@@ -107,6 +107,7 @@ def test_importing_the_library_does_not_import_heavy_or_io_dependencies() -> Non
 
 
 def test_importing_the_temporal_integration_does_not_import_opentelemetry() -> None:
-    code = "import sys, agentsm_fn.temporal; print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))"
+    code = "import sys, agentsm_fn.temporal; "
+    code += "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))"
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.strip() == "[]"

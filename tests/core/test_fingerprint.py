@@ -30,7 +30,9 @@ def test_the_fingerprints_of_stores_written_before_still_match() -> None:
 
 
 def test_every_package_hands_out_the_same_function() -> None:
-    assert agentsm_fn.durable.machine_fingerprint is agentsm_fn.core.machine_fingerprint is machine_fingerprint
+    assert (
+        agentsm_fn.durable.machine_fingerprint is agentsm_fn.core.machine_fingerprint is machine_fingerprint
+    )
     assert agentsm_fn.durable.machine_fingerprint_text is machine_fingerprint_text
 
 

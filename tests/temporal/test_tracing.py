@@ -1,0 +1,214 @@
+"""Runs on Temporal stay in the trace of the code that started them, across processes.
+
+The test process starts each run inside a span of its own (its own tracer provider, an
+in-memory exporter); the worker subprocesses (``tests.temporal.traced_worker``) trace with
+the Temporal SDK's replay-safe provider and write every span they end to a file. The
+workflow's ``invoke_agent`` span is a child of the caller's span and the effects' spans,
+made where the effects are performed, are its children: the span tree a local run has.
+A worker killed mid-run and a run continued as new stay in the same trace, each span
+exported once; no span holds the provider's API key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import Span
+
+from agentsm_fn import machine_fingerprint
+from agentsm_fn.temporal import connect, machine_replayer, start_run
+from tests.temporal.helpers import queue
+from tests.temporal.machines import ORDERS, Order
+from tests.temporal.test_crash import wait_for
+from tests.temporal.traced_worker import CONTINUED, SENTINEL, sentinel_agent
+from tests.temporal.worker_process import SPEC
+
+ROOT = Path(__file__).resolve().parents[2]
+Row = dict[str, object]
+
+
+class TracedWorkers:
+    """Traced worker subprocesses of one test, each killed at the end if still alive."""
+
+    def __init__(self, target: str, directory: Path) -> None:
+        self.target, self.directory, self.task_queue = target, directory, queue()
+        self.started: list[subprocess.Popen[bytes]] = []
+
+    def start(self, kind: str, slow: str = "") -> subprocess.Popen[bytes]:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+        command = [sys.executable, "-m", "tests.temporal.traced_worker", self.target, self.task_queue]
+        process = subprocess.Popen([*command, str(self.directory), kind, slow], cwd=ROOT, env=env)
+        self.started.append(process)
+        wait_for([self.directory / f"ready-{process.pid}"], process)
+        return process
+
+    def spans(self, process: subprocess.Popen[bytes] | None = None) -> list[Row]:
+        """The spans the workers (or one of them) ended, in the order they ended."""
+        pattern = "spans-*.jsonl" if process is None else f"spans-{process.pid}.jsonl"
+        rows: list[Row] = []
+        for path in sorted(self.directory.glob(pattern)):
+            rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        return rows
+
+    def stop(self) -> None:
+        for process in self.started:
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+
+
+@pytest.fixture
+def workers(temporal_target: str, tmp_path: Path) -> Iterator[TracedWorkers]:
+    pool = TracedWorkers(temporal_target, tmp_path)
+    yield pool
+    pool.stop()
+
+
+def caller() -> tuple[InMemorySpanExporter, TracerProvider]:
+    exporter, provider = InMemorySpanExporter(), TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return exporter, provider
+
+
+def ids(span: Span) -> tuple[int, int]:
+    context = span.get_span_context()
+    return context.trace_id, context.span_id
+
+
+def named(rows: list[Row], name: str) -> list[Row]:
+    return [r for r in rows if r["name"] == name]
+
+
+def children(rows: list[Row], parent: object) -> list[str]:
+    return [str(r["name"]) for r in rows if r["parent"] == parent]
+
+
+async def test_a_machines_run_span_and_effect_spans_nest_under_the_callers_span(
+    workers: TracedWorkers, temporal_target: str
+) -> None:
+    workers.start("orders")
+    client = await connect(temporal_target, tracing=True)
+    exporter, provider = caller()
+    with provider.get_tracer("app").start_as_current_span("handle request") as span:
+        run = await start_run(
+            client,
+            SPEC,
+            Order(order_id="t1", amount=5),
+            run_id=f"t1-{workers.task_queue}",
+            task_queue=workers.task_queue,
+        )
+        finished = (await run.result()).unwrap()
+    trace_id, caller_id = ids(span)
+    rows = workers.spans()
+    (agent,) = named(rows, "invoke_agent orders")
+    assert {r["trace_id"] for r in rows} == {trace_id}
+    assert agent["parent"] == caller_id
+    assert children(rows, agent["span_id"]) == ["Charge", "Ship"]
+    attributes = agent["attributes"]
+    assert isinstance(attributes, dict)
+    assert attributes["gen_ai.agent.id"] == repr(machine_fingerprint(ORDERS))
+    assert attributes["agentsm.run.status"] == repr("finished")
+    assert attributes["agentsm.run.steps"] == repr(finished.steps)
+    events = agent["events"]
+    assert isinstance(events, list) and len(events) == finished.steps  # every transition, once
+    assert [s.name for s in exporter.get_finished_spans()] == ["handle request"]
+    # the recorded history replays with no non-determinism error (and no second span)
+    await machine_replayer([SPEC]).replay_workflow(await run.handle.fetch_history())
+    assert len(named(workers.spans(), "invoke_agent orders")) == 1
+
+
+async def test_a_react_run_with_a_tool_call_has_the_local_span_tree_and_no_secret(
+    workers: TracedWorkers, temporal_target: str
+) -> None:
+    from agentsm_fn.temporal import react_on_temporal
+
+    workers.start("react")
+    client = await connect(temporal_target, tracing=True)
+    agent = sentinel_agent()
+    spec = react_on_temporal(agent)
+    exporter, provider = caller()
+    with provider.get_tracer("app").start_as_current_span("handle request") as span:
+        run = await start_run(
+            client, spec, agent.memory, run_id=f"r-{workers.task_queue}", task_queue=workers.task_queue
+        )
+        finished = (await run.result()).unwrap()
+    assert finished.memory.final_answer == "Prawn is the usual choice.", (
+        finished.memory.error,
+        workers.spans(),
+    )
+    trace_id, caller_id = ids(span)
+    rows = workers.spans()
+    (run_span,) = named(rows, "invoke_agent react")
+    assert {r["trace_id"] for r in rows} == {trace_id}
+    assert run_span["parent"] == caller_id
+    assert children(rows, run_span["span_id"]) == ["chat gpt-4o", "execute_tool search", "chat gpt-4o"]
+    (tool,) = named(rows, "execute_tool search")
+    assert isinstance(tool["attributes"], dict) and tool["attributes"]["gen_ai.tool.call.id"] == repr("c1")
+    exported = json.dumps(rows) + repr([s.attributes for s in exporter.get_finished_spans()])
+    assert "gen_ai.input.messages" in exported  # content was captured, and still no key
+    assert SENTINEL not in exported
+
+
+async def test_a_run_taken_over_from_a_killed_worker_stays_in_one_trace_with_one_run_span(
+    workers: TracedWorkers, temporal_target: str
+) -> None:
+    first = workers.start("orders", slow="Ship-k1")
+    client = await connect(temporal_target, tracing=True)
+    _exporter, provider = caller()
+    with provider.get_tracer("app").start_as_current_span("handle request") as span:
+        run = await start_run(
+            client,
+            SPEC,
+            Order(order_id="k1", amount=5),
+            run_id=f"k1-{workers.task_queue}",
+            task_queue=workers.task_queue,
+        )
+        wait_for([workers.directory / "started-Ship-k1"], first)
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        second = workers.start("orders")
+        (await run.result()).unwrap()
+    trace_id, caller_id = ids(span)
+    before, after = workers.spans(first), workers.spans(second)
+    assert [r["name"] for r in before] == ["Charge"]  # its Ship span died with it, never ended
+    (agent,) = named(before + after, "invoke_agent orders")  # ended once, by the second worker
+    assert agent in after and agent["parent"] == caller_id
+    assert {r["trace_id"] for r in before + after} == {trace_id}
+    assert children(before, agent["span_id"]) == ["Charge"]  # the same span id on both workers
+    assert children(after, agent["span_id"]) == ["Ship"]
+
+
+async def test_a_run_continued_as_new_stays_in_the_callers_trace(
+    workers: TracedWorkers, temporal_target: str
+) -> None:
+    workers.start("orders-continued")
+    client = await connect(temporal_target, tracing=True)
+    _exporter, provider = caller()
+    with provider.get_tracer("app").start_as_current_span("handle request") as span:
+        run = await start_run(
+            client,
+            CONTINUED,
+            Order(order_id="c1", amount=5),
+            run_id=f"c1-{workers.task_queue}",
+            task_queue=workers.task_queue,
+        )
+        (await run.result()).unwrap()
+    trace_id, caller_id = ids(span)
+    rows = workers.spans()
+    first, second = named(rows, "invoke_agent orders")
+    assert {r["trace_id"] for r in rows} == {trace_id}
+    assert first["parent"] == second["parent"] == caller_id
+    assert isinstance(first["attributes"], dict) and first["attributes"]["agentsm.run.continued"] == "True"
+    assert isinstance(second["attributes"], dict) and second["attributes"]["agentsm.run.resumed"] == "True"
+    assert children(rows, first["span_id"]) == ["Charge"]
+    assert children(rows, second["span_id"]) == ["Ship"]
