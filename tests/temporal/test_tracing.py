@@ -212,3 +212,23 @@ async def test_a_run_continued_as_new_stays_in_the_callers_trace(
     assert isinstance(second["attributes"], dict) and second["attributes"]["agentsm.run.resumed"] == "True"
     assert children(rows, first["span_id"]) == ["Charge"]
     assert children(rows, second["span_id"]) == ["Ship"]
+
+
+def test_the_docs_tracing_block_traces_a_checkout_from_the_client_to_the_effects(
+    temporal_target: str, tmp_path: Path
+) -> None:
+    """docs/temporal.md's tracing block, run as written by ``tests.temporal.traced_docs``."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "tests.temporal.traced_docs", temporal_target, str(tmp_path)]
+    done = subprocess.run(
+        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [
+        json.loads(line) for path in tmp_path.glob("spans-*.jsonl") for line in path.read_text().splitlines()
+    ]
+    (checkout,) = named(rows, "checkout")
+    (agent,) = named(rows, "invoke_agent orders")
+    assert agent["parent"] == checkout["span_id"] and checkout["parent"] is None
+    assert children(rows, agent["span_id"]) == ["Charge", "Ship"]
+    assert {r["trace_id"] for r in rows} == {checkout["trace_id"]}
