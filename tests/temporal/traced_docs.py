@@ -13,7 +13,7 @@ import os
 import re
 import sys
 import types
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import cast
 
@@ -45,7 +45,7 @@ def main(target: str, directory: Path) -> None:
     cast(Callable[[object], None], namespace["tracing_on"])(
         JsonLines(directory / f"spans-{os.getpid()}.jsonl")
     )
-    asyncio.run(cast(Callable[[str], Awaitable[None]], namespace["traced_worker"])(target))
+    asyncio.run(cast(Callable[[str], Coroutine[object, object, None]], namespace["traced_worker"])(target))
 
 
 if __name__ == "__main__":  # the sandbox may import this module: only a script run serves
