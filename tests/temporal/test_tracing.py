@@ -26,7 +26,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import Span
 
 from agentsm_fn import machine_fingerprint
-from agentsm_fn.temporal import connect, machine_replayer, start_run
+from agentsm_fn.temporal import RunCancelled, connect, machine_replayer, start_run
 from tests.temporal.helpers import queue
 from tests.temporal.machines import ORDERS, Order
 from tests.temporal.test_crash import wait_for
@@ -186,6 +186,37 @@ async def test_a_run_taken_over_from_a_killed_worker_stays_in_one_trace_with_one
     assert {r["trace_id"] for r in before + after} == {trace_id}
     assert children(before, agent["span_id"]) == ["Charge"]  # the same span id on both workers
     assert children(after, agent["span_id"]) == ["Ship"]
+
+
+async def test_a_cancelled_run_ends_its_span_with_an_error_saying_so(
+    workers: TracedWorkers, temporal_target: str
+) -> None:
+    worker = workers.start("orders", slow="Ship-x1")
+    client = await connect(temporal_target, tracing=True)
+    _exporter, provider = caller()
+    with provider.get_tracer("app").start_as_current_span("handle request") as span:
+        run = await start_run(
+            client,
+            SPEC,
+            Order(order_id="x1", amount=5),
+            run_id=f"x1-{workers.task_queue}",
+            task_queue=workers.task_queue,
+        )
+        wait_for([workers.directory / "started-Ship-x1"], worker)
+        await run.cancel()
+        stopped = (await run.result()).failure()
+    assert stopped == RunCancelled(run_id=run.run_id, detail="cancelled")
+    trace_id, caller_id = ids(span)
+    rows = workers.spans()
+    (agent,) = named(rows, "invoke_agent orders")
+    assert agent["parent"] == caller_id and agent["trace_id"] == trace_id
+    assert agent["status"] == "ERROR"
+    attributes = agent["attributes"]
+    assert isinstance(attributes, dict)
+    assert attributes["agentsm.run.status"] == repr("cancelled")
+    assert attributes["error.type"] == repr("cancelled")
+    assert attributes["agentsm.run.final_state"] == repr("SHIPPING")
+    assert children(rows, agent["span_id"]) == ["Charge"]  # Ship was still running when the run was cancelled
 
 
 async def test_a_run_continued_as_new_stays_in_the_callers_trace(
