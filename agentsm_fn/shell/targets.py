@@ -47,9 +47,11 @@ def import_target(spec: str) -> Result[ImportedTarget, str]:
     cwd = os.getcwd()
     if cwd not in sys.path:
         sys.path.insert(0, cwd)
+    path: str | None = None
     if module_name.endswith(".py"):  # a file path: import it by name from its folder
         if not os.path.isfile(module_name):
             return Failure(f"no such file: {module_name}")
+        path = module_name
         folder, _, file_name = os.path.abspath(module_name).rpartition(os.sep)
         if folder not in sys.path:
             sys.path.insert(0, folder)
@@ -62,9 +64,21 @@ def import_target(spec: str) -> Result[ImportedTarget, str]:
         missing = isinstance(exc, ModuleNotFoundError) and exc.name == module_name.partition(".")[0]
         hint = " (run from the folder that holds it, or add that folder to PYTHONPATH)" if missing else ""
         return Failure(f"{type(exc).__name__}: {exc}{hint}")
+    if path is not None and not _is_file(module, path):  # the name was taken (an earlier file, a library)
+        where = getattr(module, "__file__", None) or "a built-in module"
+        return Failure(
+            f"{path} cannot be imported as {module_name}: that name is already the module at {where} "
+            "(rename the file, or name it as MODULE:ATTRIBUTE)"
+        )
     value: object = module
     for part in attribute.split("."):
         if not hasattr(value, part):
             return Failure(f"{module_name} has no attribute {attribute}")
         value = getattr(value, part)
     return Success(ImportedTarget(value, module))
+
+
+def _is_file(module: ModuleType, path: str) -> bool:
+    """Whether ``module`` was loaded from the file at ``path``."""
+    loaded = getattr(module, "__file__", None)
+    return loaded is not None and os.path.realpath(loaded) == os.path.realpath(path)
