@@ -63,7 +63,7 @@ def effects_here(observer: OtelObserver, agent: str) -> RunWatch | None:
 
 
 def end_continued(watch: RunWatch, end: RunEnd) -> None:
-    """End the run's span: it continues as new (``agentsm.run.continued``), in the same trace.
+    """End the run's span: it continues as new (status ``continued``), in the same trace.
 
     Example:
         >>> import enum
@@ -73,9 +73,9 @@ def end_continued(watch: RunWatch, end: RunEnd) -> None:
         >>> end = RunEnd(snapshot=Snapshot(state=S.A, memory=0), reason=None)
         >>> end_continued(None, end)  # type: ignore[arg-type]  # any watch: only a run span ends
     """
-    if isinstance(watch, _RunSpan):
+    if isinstance(watch, _RunSpan):  # not run_ended: the snapshot is parked, but no one is asked anything
         watch.span.set_attribute(names.RUN_CONTINUED, True)
-        watch.run_ended(end)
+        _end(watch, end, "continued")
 
 
 def end_cancelled(watch: RunWatch, end: RunEnd) -> None:
@@ -90,15 +90,19 @@ def end_cancelled(watch: RunWatch, end: RunEnd) -> None:
         >>> end_cancelled(None, end)  # type: ignore[arg-type]  # any watch: only a run span ends
     """
     if isinstance(watch, _RunSpan):
-        span = watch.span
-        span.set_status(Status(StatusCode.ERROR, "cancelled"))
-        snapshot = end.snapshot
-        span.set_attributes(
-            {
-                names.RUN_STATUS: "cancelled",
-                names.RUN_FINAL_STATE: snapshot.state.name,
-                names.RUN_STEPS: snapshot.steps,
-                names.ERROR_TYPE: "cancelled",
-            }
-        )
-        span.end()
+        watch.span.set_status(Status(StatusCode.ERROR, "cancelled"))
+        watch.span.set_attribute(names.ERROR_TYPE, "cancelled")
+        _end(watch, end, "cancelled")
+
+
+def _end(watch: _RunSpan, end: RunEnd, status: str) -> None:
+    """Status, final state and steps, then the span ends."""
+    snapshot = end.snapshot
+    watch.span.set_attributes(
+        {
+            names.RUN_STATUS: status,
+            names.RUN_FINAL_STATE: snapshot.state.name,
+            names.RUN_STEPS: snapshot.steps,
+        }
+    )
+    watch.span.end()

@@ -240,6 +240,7 @@ async def test_a_run_continued_as_new_stays_in_the_callers_trace(
     assert {r["trace_id"] for r in rows} == {trace_id}
     assert first["parent"] == second["parent"] == caller_id
     assert isinstance(first["attributes"], dict) and first["attributes"]["agentsm.run.continued"] == "True"
+    assert first["attributes"]["agentsm.run.status"] == repr("continued")  # not "awaiting": no one is asked
     assert isinstance(second["attributes"], dict) and second["attributes"]["agentsm.run.resumed"] == "True"
     assert children(rows, first["span_id"]) == ["Charge"]
     assert children(rows, second["span_id"]) == ["Ship"]
