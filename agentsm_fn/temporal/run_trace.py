@@ -11,8 +11,9 @@ exported once, by the worker that saw it end (it may be another than the one tha
 from __future__ import annotations
 
 import enum
+import logging
 from contextlib import AbstractContextManager, nullcontext
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from returns.result import Failure, Result
 from temporalio import workflow
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
     from agentsm_fn.otel import OtelObserver
 
 __all__ = ["RunTrace"]
+
+_log: Final = logging.getLogger(__name__)
 
 
 class RunTrace:
@@ -70,6 +73,9 @@ class RunTrace:
         if continued or cancelled:
             snapshot = result.failure().snapshot if isinstance(result, Failure) else result.unwrap()
             end = RunEnd(snapshot=snapshot, reason=None)
-            (end_continued if continued else end_cancelled)(watching.watch, end)
+            try:  # as Watching.ended: an observer (its exporter) never breaks the run
+                (end_continued if continued else end_cancelled)(watching.watch, end)
+            except Exception:
+                _log.exception("an observer raised ending a run's span; the run goes on")
             return
         watching.ended(result)
