@@ -80,7 +80,7 @@ def load_target(name: str) -> Durable[Any, Any, Any] | Machine[Any, Any, Any] | 
     """
     imported = import_target(name)
     if isinstance(imported, Failure):
-        return f"{name} is not a Durable or a Machine: {imported.failure()}"
+        return f"cannot load {name}: {imported.failure()}"  # not found: it may well be a machine
     found = imported.unwrap().value
     if isinstance(found, Durable | Machine):
         return found
