@@ -32,7 +32,8 @@ def test_a_span_that_cannot_end_is_logged_and_the_run_goes_on(
     provider = TracerProvider()
     provider.add_span_processor(Refusing())
     machine = cast(Machine[enum.Enum, enum.Enum, object], ORDERS)
-    start = cast(Snapshot[enum.Enum, object], Snapshot(state=ORDERS.initial, memory=Order(order_id="o", amount=1)))
+    order = Order(order_id="o", amount=1)
+    start = cast(Snapshot[enum.Enum, object], Snapshot(state=ORDERS.initial, memory=order))
     traced = RunTrace(OtelObserver(tracer_provider=provider), machine, start)
     assert traced.watching is not None
     with caplog.at_level(logging.ERROR):
