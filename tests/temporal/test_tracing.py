@@ -122,9 +122,9 @@ async def test_a_machines_run_span_and_effect_spans_nest_under_the_callers_span(
     events = agent["events"]
     assert isinstance(events, list) and len(events) == finished.steps  # every transition, once
     assert [s.name for s in exporter.get_finished_spans()] == ["handle request"]
-    # the recorded history replays with no non-determinism error (and no second span)
+    # the recorded history replays with no non-determinism error; that a worker replaying it exports no
+    # second span is shown by the takeover test below (the second worker replays Charge, ends one run span)
     await machine_replayer([SPEC]).replay_workflow(await run.handle.fetch_history())
-    assert len(named(workers.spans(), "invoke_agent orders")) == 1
 
 
 async def test_a_react_run_with_a_tool_call_has_the_local_span_tree_and_no_secret(
