@@ -21,6 +21,7 @@ import asyncio
 import concurrent.futures
 import contextvars
 import inspect
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
     from agentsm_fn.otel import OtelObserver
 
 __all__ = ["MISCONFIGURED", "EffectActivities", "Parked", "failure_of"]
+
+log = logging.getLogger(__name__)
 
 MISCONFIGURED: Final = "AgentsmMisconfigured"
 """The ``ApplicationError`` type of a missing or suspending performer (never retried)."""
@@ -111,7 +114,11 @@ class EffectActivities:
             return self.performers
         from agentsm_fn.otel.split import effects_here  # noqa: PLC0415  # only on a tracing worker
 
-        watch = effects_here(self.observer, agent)
+        try:
+            watch = effects_here(self.observer, agent)
+        except Exception:  # an observer never breaks a run: the effect is performed, untraced
+            log.exception("the observer could not watch the effects of %s", agent)
+            return self.performers
         return self.performers if watch is None else Watching(watch).performers(self.performers)
 
     def _start(self, effect: Effect[object], performers: Performers) -> asyncio.Future[object]:

@@ -8,11 +8,14 @@ from typing import cast
 
 import pytest
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
+from opentelemetry.trace import Tracer
 from returns.result import Success
 from temporalio import workflow
 
 from agentsm_fn import Machine, Snapshot
 from agentsm_fn.otel import OtelObserver
+from agentsm_fn.shell import Performers
+from agentsm_fn.temporal.activity import EffectActivities
 from agentsm_fn.temporal.run_trace import RunTrace
 from tests.temporal.machines import ORDERS, Order
 
@@ -39,3 +42,22 @@ def test_a_span_that_cannot_end_is_logged_and_the_run_goes_on(
     with caplog.at_level(logging.ERROR):
         traced.ended(Success(start), continued=how == "continued", cancelled=how == "cancelled")
     assert "the collector is down" in caplog.text
+
+
+class BrokenObserver(OtelObserver):
+    """An observer that fails while it starts watching effects (a tracer it cannot get)."""
+
+    def _tracer(self) -> Tracer:
+        raise RuntimeError("no tracer today")
+
+
+def test_an_observer_that_cannot_watch_an_activitys_effects_leaves_them_untraced(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    performers = Performers()
+    activities = EffectActivities(performers, threads=1, observer=BrokenObserver())
+    caller = TracerProvider().get_tracer("caller")
+    with caller.start_as_current_span("run"), caplog.at_level(logging.ERROR):  # a traced run's context
+        assert activities._performers("orders") is performers
+    assert "no tracer today" in caplog.text
+    activities.threads.shutdown()
