@@ -26,18 +26,21 @@ Op = Callable[[sqlite3.Connection], int]
 """One journal write: statements run inside the caller's transaction; returns the rows it wrote."""
 
 
-def journal_op(run_id: str, owner: str, row: JournalRow, started: bool, create: NewRun | None) -> Op:
-    """The write of ``row``: complete a started row (``started`` and an outcome), or insert it (fenced)."""
-    if started:
+def complete_op(run_id: str, owner: str, row: JournalRow) -> Op:
+    """Complete the started row ``row.seq`` with ``row.outcome``, fenced by ownership."""
 
-        def complete(db: sqlite3.Connection) -> int:
-            return db.execute(
-                "UPDATE journal SET outcome = ?, at = ? WHERE run_id = ? AND seq = ? AND outcome IS NULL "
-                "AND EXISTS (SELECT 1 FROM runs WHERE id = ? AND owner = ?)",
-                (row.outcome, row.at, run_id, row.seq, run_id, owner),
-            ).rowcount
+    def complete(db: sqlite3.Connection) -> int:
+        return db.execute(
+            "UPDATE journal SET outcome = ?, at = ? WHERE run_id = ? AND seq = ? AND outcome IS NULL "
+            "AND EXISTS (SELECT 1 FROM runs WHERE id = ? AND owner = ?)",
+            (row.outcome, row.at, run_id, row.seq, run_id, owner),
+        ).rowcount
 
-        return complete
+    return complete
+
+
+def insert_op(run_id: str, owner: str, row: JournalRow, outcome: bytes | None, create: NewRun | None) -> Op:
+    """Insert ``row`` with ``outcome`` (after storing ``create``, the run itself), fenced by ownership."""
 
     def insert(db: sqlite3.Connection) -> int:
         if create is not None:
@@ -50,7 +53,7 @@ def journal_op(run_id: str, owner: str, row: JournalRow, started: bool, create: 
                 row.seq,
                 row.digest,
                 pack_ticks(row.ticks),
-                row.outcome,
+                outcome,
                 row.at,
                 int(row.waiting),
                 row.summary,
@@ -61,6 +64,11 @@ def journal_op(run_id: str, owner: str, row: JournalRow, started: bool, create: 
         ).rowcount
 
     return insert
+
+
+def journal_op(run_id: str, owner: str, row: JournalRow, started: bool, create: NewRun | None) -> Op:
+    """The write of ``row``: complete a started row (``started`` and an outcome), or insert it (fenced)."""
+    return complete_op(run_id, owner, row) if started else insert_op(run_id, owner, row, row.outcome, create)
 
 
 def run_group(db: sqlite3.Connection, lock: threading.Lock, ops: list[Op]) -> list[Result[int, StoreFailure]]:

@@ -10,14 +10,9 @@ import sqlite3
 
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.durable._group import GroupCommit, journal_op
+from agentsm_fn.durable._group import GroupCommit, complete_op, insert_op, journal_op
 from agentsm_fn.durable._sqlite_base import SqliteConnection
-from agentsm_fn.durable._sqlite_rows import (
-    insert_run,
-    pack_ticks,
-    row_from,
-    transaction,
-)
+from agentsm_fn.durable._sqlite_rows import row_from, transaction
 from agentsm_fn.durable.errors import AnswerRefused, RunBusy, StoreFailure
 from agentsm_fn.durable.store import JournalRow, NewRun
 
@@ -42,44 +37,17 @@ class SqliteJournal(SqliteConnection):
         """Commit an effect's outcome: complete its started row, or insert one (and ``create`` the run)."""
         if not started:
             return self._write(run_id, owner, row, outcome=row.outcome, create=create)
-
-        def work(db: sqlite3.Connection) -> int:
-            return db.execute(
-                "UPDATE journal SET outcome = ?, at = ? WHERE run_id = ? AND seq = ? AND outcome IS NULL "
-                "AND EXISTS (SELECT 1 FROM runs WHERE id = ? AND owner = ?)",
-                (row.outcome, row.at, run_id, row.seq, run_id, owner),
-            ).rowcount
-
-        return self._fenced(self._do("commit effect", work, run_id), run_id)
+        return self._fenced(self._do("commit effect", complete_op(run_id, owner, row), run_id), run_id)
 
     def _write(
         self, run_id: str, owner: str, row: JournalRow, outcome: bytes | None, create: NewRun | None
     ) -> Result[None, RunBusy | StoreFailure]:
-        def insert(db: sqlite3.Connection) -> int:
-            return db.execute(
-                "INSERT INTO journal(run_id, seq, digest, ticks, outcome, at, waiting, summary, effect) "
-                "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? "
-                "WHERE EXISTS (SELECT 1 FROM runs WHERE id = ? AND owner = ?)",
-                (
-                    run_id,
-                    row.seq,
-                    row.digest,
-                    pack_ticks(row.ticks),
-                    outcome,
-                    row.at,
-                    int(row.waiting),
-                    row.summary,
-                    row.effect,
-                    run_id,
-                    owner,
-                ),
-            ).rowcount
+        insert = insert_op(run_id, owner, row, outcome, create)
 
         def work(db: sqlite3.Connection) -> int:
             if create is None:
                 return insert(db)
             with transaction(db):
-                insert_run(db, create)
                 return insert(db)
 
         return self._fenced(self._do("commit effect", work, run_id), run_id)
