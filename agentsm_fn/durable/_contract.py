@@ -12,8 +12,6 @@ from agentsm_fn.core.effect_failures import EffectFailure, FailureKind
 from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.shell.keys import EffectKey
 from agentsm_fn.shell.keys import keyed as _keyed
-from agentsm_fn.shell.performers import AsyncPerformer, Performer
-from agentsm_fn.shell.timeouts import TimedPerformer
 
 
 def retry_safe(effect: Effect[object]) -> bool:
@@ -40,11 +38,6 @@ def unrouted(outcome: object) -> bool | None:
     if isinstance(outcome, EffectFailure):
         return outcome.kind is FailureKind.UNKNOWN
     return None
-
-
-def awaited(fn: Performer) -> AsyncPerformer | None:
-    """The awaitable form of a sync performer the shell would not run on the loop (one with a timeout)."""
-    return fn.in_loop if type(fn) is TimedPerformer else None
 
 
 def keyed(run_id: str, seq: int) -> AbstractContextManager[EffectKey]:
