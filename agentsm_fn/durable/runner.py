@@ -270,6 +270,15 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             session.create = None
             return done
 
+        def stop_failed(
+            failed: RunFailed[enum.Enum, object],
+        ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+            """Store the run as failed; the failure is the store's, if that write failed."""
+            stopped = stop(attrs.evolve(record, reason=failed.reason.describe()))
+            return Failure(
+                stopped.failure() if isinstance(stopped, Failure) else Stopped(run_id=run_id, failed=failed)
+            )
+
         error = session.error
         if error is not None:
             if isinstance(error, Diverged):
@@ -284,10 +293,7 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             if isinstance(failed.reason, EffectFailed) and snapshot.awaiting and keep is not None and last:
                 # The machine has no route for this failure: not taken, so not kept (as in memory)
                 store.forget(run_id, last[0], keep_started=keep)
-            stopped = stop(attrs.evolve(record, reason=failed.reason.describe()))
-            return Failure(
-                stopped.failure() if isinstance(stopped, Failure) else Stopped(run_id=run_id, failed=failed)
-            )
+            return stop_failed(failed)
         if snapshot.status is Status.FINISHED:
             done = stop(attrs.evolve(record, status=RunStatus.FINISHED))
             return done.map(lambda _: StoredRun(run_id=run_id, snapshot=snapshot))
@@ -296,10 +302,7 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             failed = RunFailed(
                 EffectFailed(snapshot.state, _pending_summary(snapshot), session.raised), snapshot
             )
-            stopped = stop(attrs.evolve(record, reason=failed.reason.describe()))
-            return Failure(
-                stopped.failure() if isinstance(stopped, Failure) else Stopped(run_id=run_id, failed=failed)
-            )
+            return stop_failed(failed)
         saved = self._checkpoint(session, snapshot)
         if isinstance(saved, Failure):
             return saved
