@@ -14,7 +14,7 @@ from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.durable.codec import from_bytes
 from agentsm_fn.durable.errors import Diverged, DurableError, MachineChanged, NotResumable
-from agentsm_fn.durable.store import JournalRow, RunStatus, RunStore
+from agentsm_fn.durable.store import Checkpoint, JournalRow, RunStatus, RunStore
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
@@ -60,66 +60,43 @@ def load_for_resume(
     if isinstance(tail, Failure):
         return tail
     if checkpoint is not None:
-        start = _from_checkpoint(
-            machine,
-            run_id,
-            checkpoint.seq,
-            checkpoint.state,
-            checkpoint.steps,
-            checkpoint.memory,
-            checkpoint.pending,
-        )
-        if isinstance(start, Failure):
-            return start
-        rows = store.journal(run_id, checkpoint.seq)
-        if isinstance(rows, Failure):
-            return rows
-        return Success(
-            Loaded(
-                start=start.unwrap(),
-                rows=rows.unwrap(),
-                tail=tail.unwrap(),
-                first_seq=checkpoint.seq,
-                from_checkpoint=True,
-                checkpoint_bytes=len(checkpoint.memory) + len(checkpoint.pending),
-            )
-        )
-    initial = initial_snapshot(store, machine, run_id)
-    if isinstance(initial, Failure):
-        return initial
-    first, size = initial.unwrap()
-    rows = store.journal(run_id)
+        restored = _from_checkpoint(machine, run_id, checkpoint)
+        if isinstance(restored, Failure):
+            return restored
+        start, first_seq = restored.unwrap(), checkpoint.seq
+        size = len(checkpoint.memory) + len(checkpoint.pending)
+    else:
+        initial = initial_snapshot(store, machine, run_id)
+        if isinstance(initial, Failure):
+            return initial
+        (start, size), first_seq = initial.unwrap(), 0
+    rows = store.journal(run_id, first_seq)
     if isinstance(rows, Failure):
         return rows
     return Success(
         Loaded(
-            start=first,
+            start=start,
             rows=rows.unwrap(),
             tail=tail.unwrap(),
-            first_seq=0,
-            from_checkpoint=False,
+            first_seq=first_seq,
+            from_checkpoint=checkpoint is not None,
             checkpoint_bytes=size,
         )
     )
 
 
 def _from_checkpoint(
-    machine: Machine[StateT, EventT, MemoryT],
-    run_id: str,
-    seq: int,
-    state_name: str,
-    steps: int,
-    memory_data: bytes,
-    pending_data: bytes,
+    machine: Machine[StateT, EventT, MemoryT], run_id: str, checkpoint: Checkpoint
 ) -> Result[Snapshot[StateT, MemoryT], DurableError]:
+    seq, state_name, steps = checkpoint.seq, checkpoint.state, checkpoint.steps
     state = machine.states.__members__.get(state_name)
     if state is None:
         detail = f"the checkpoint waits in state {state_name}, which this machine no longer has"
         return Failure(Diverged(run_id=run_id, seq=seq, step=steps + 1, detail=detail))
-    memory = from_bytes(memory_data, object)
+    memory = from_bytes(checkpoint.memory, object)
     if isinstance(memory, Failure):
         return Failure(memory.failure().within(run_id, f"checkpoint[{seq}].memory"))
-    pending = from_bytes(pending_data, Effect)
+    pending = from_bytes(checkpoint.pending, Effect)
     if isinstance(pending, Failure):
         return Failure(pending.failure().within(run_id, f"checkpoint[{seq}].pending"))
     snapshot: Snapshot[StateT, MemoryT] = Snapshot(
