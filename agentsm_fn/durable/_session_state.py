@@ -85,11 +85,11 @@ class SessionState:
         self.checkpoint_after = checkpoint_after
         self.checkpoint_bytes = checkpoint_bytes
         self.create = create
+        """The run itself, until its first write stores it (in the same transaction)."""
         self.first_perform: Callable[[], None] | None = None
         """Called once, as the first effect this process performs for the run starts (its trace context)."""
         self.last: tuple[int, object] | None = None
         """The last outcome handed to the fold, with its entry number."""
-        """The run itself, until its first write stores it (in the same transaction)."""
 
     # --- the clock ----------------------------------------------------------------------------
 
