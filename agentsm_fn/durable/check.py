@@ -18,7 +18,7 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.core.machine import Machine
-from agentsm_fn.durable.errors import DurableError, StoreFailure
+from agentsm_fn.durable.errors import Diverged, DurableError, StoreFailure
 from agentsm_fn.durable.store import RunRecord, RunStatus, RunStore
 from agentsm_fn.durable.travel import replay_stored
 
@@ -69,10 +69,8 @@ def _verdict(
     replayed = replay_stored(store, machine, record.run_id)
     if isinstance(replayed, Failure):
         error: DurableError = replayed.failure()
-        step = getattr(error, "step", -1)
-        return attrs.evolve(
-            base, ok=False, step=step if isinstance(step, int) else -1, detail=error.describe()
-        )
+        step = error.step if isinstance(error, Diverged) else -1
+        return attrs.evolve(base, ok=False, step=step, detail=error.describe())
     snap = replayed.unwrap()
     if (
         record.status in (RunStatus.WAITING, RunStatus.FAILED)
