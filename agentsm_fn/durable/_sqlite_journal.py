@@ -85,6 +85,10 @@ class SqliteJournal(SqliteConnection):
         loop = asyncio.get_running_loop()
         group = self._groups.get(id(loop))
         if group is None or group[0] is not loop:
+            # A loop seen for the first time: forget the groups of loops closed since (each asyncio.run
+            # makes a new loop; without this a long process would keep every one it ever ran).
+            for key in [key for key, (seen, _) in self._groups.items() if seen.is_closed()]:
+                del self._groups[key]
             group = self._groups[id(loop)] = (loop, GroupCommit(self._db, self._lock))
         return group[1]
 

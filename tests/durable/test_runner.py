@@ -2,21 +2,50 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import attrs
 import pytest
 from returns.result import Failure, Success
 
-from agentsm_fn.core import Status
+from agentsm_fn.core import SUSPEND, Status
 from agentsm_fn.durable import Durable, NotResumable, RunStatus, SqliteStore, Stopped
 from agentsm_fn.shell import Performers, Shell, StepClock, run
-from tests.durable.machines import DURABLE_ORDERS, ORDERS, E, Order, S, performers
+from tests.durable.machines import (
+    DURABLE_ORDERS,
+    ORDERS,
+    AskApproval,
+    Charge,
+    E,
+    Lookup,
+    Order,
+    S,
+    performers,
+)
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> SqliteStore:
     return SqliteStore.open(tmp_path / "runs.db").unwrap()
+
+
+async def _lookup(effect: Lookup) -> int:
+    await asyncio.sleep(0)
+    return 10 + effect.item
+
+
+async def _pay(effect: Charge) -> str:
+    await asyncio.sleep(0)
+    return f"receipt-{effect.item}-{effect.amount}"
+
+
+def asynchronous() -> Shell:
+    """The orders' performers as async ones (an approval suspends)."""
+    performers_ = (
+        Performers().on_async(Lookup, _lookup).on_async(Charge, _pay).on(AskApproval, lambda e: SUSPEND)
+    )
+    return Shell(performers_, StepClock())
 
 
 def counted(tmp_path: Path) -> tuple[Durable[S, E, Order], Path]:
@@ -88,23 +117,6 @@ async def test_concurrent_async_runs_commit_their_journals_in_groups_and_end_as_
 
     monkeypatch.setattr(_group, "run_group", counted)
 
-    from agentsm_fn.core import SUSPEND
-    from tests.durable.machines import AskApproval, Charge, Lookup
-
-    async def lookup(effect: Lookup) -> int:
-        await asyncio.sleep(0)
-        return 10 + effect.item
-
-    async def pay(effect: Charge) -> str:
-        await asyncio.sleep(0)
-        return f"receipt-{effect.item}-{effect.amount}"
-
-    def asynchronous() -> Shell:
-        performers_ = (
-            Performers().on_async(Lookup, lookup).on_async(Charge, pay).on(AskApproval, lambda e: SUSPEND)
-        )
-        return Shell(performers_, StepClock())
-
     durable = attrs.evolve(DURABLE_ORDERS, shell=asynchronous)
     results = await asyncio.gather(*(durable.astart(store, Order(items=4)) for _ in range(20)))
     plain = run(ORDERS, Order(items=4), Shell(performers(), StepClock())).unwrap()
@@ -139,3 +151,12 @@ async def test_a_timed_out_performer_under_arun_is_a_failure_not_kept_when_the_m
     assert record.status is RunStatus.FAILED
     assert store.journal(record.run_id).unwrap() == ()  # no route for the failure: not kept, performed again
     assert EffectFailure is not None
+
+
+def test_the_group_commits_of_closed_event_loops_are_not_kept(store: SqliteStore) -> None:
+    import asyncio
+
+    durable = attrs.evolve(DURABLE_ORDERS, shell=asynchronous)  # async performers: committed in groups
+    for _ in range(3):  # each asyncio.run is a new event loop, closed at its end
+        assert asyncio.run(durable.astart(store, Order(items=2))).unwrap().finished
+    assert len(store._groups) == 1  # the last loop's: the closed ones are forgotten when a new loop writes
