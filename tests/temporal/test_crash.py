@@ -12,11 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import os
 import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,46 +21,12 @@ from temporalio.client import Client
 
 from agentsm_fn import Shell, run
 from agentsm_fn.temporal import start_run
-from tests.temporal.helpers import queue
+from tests.temporal.helpers import Workers, queue, wait_for
 from tests.temporal.machines import Order, St, plain_performers
 from tests.temporal.worker_process import SPEC
 
-ROOT = Path(__file__).resolve().parents[2]
 ORDERS_SHIPPED = ("o1", "o2", "o3", "o4")
 IN_FLIGHT_CHARGE = "x1"
-
-
-def wait_for(paths: list[Path], process: subprocess.Popen[bytes]) -> None:
-    for _ in range(3000):  # a bounded poll (the files appear within seconds)
-        if all(p.exists() for p in paths):
-            return
-        assert process.poll() is None, "the worker died"
-        time.sleep(0.01)
-    raise AssertionError(f"never appeared: {[p.name for p in paths if not p.exists()]}")
-
-
-class Workers:
-    """Worker subprocesses of one test, each killed at the end if still alive."""
-
-    def __init__(
-        self, target: str, task_queue: str, directory: Path, module: str = "tests.temporal.worker_process"
-    ) -> None:
-        self.target, self.task_queue, self.directory, self.module = target, task_queue, directory, module
-        self.started: list[subprocess.Popen[bytes]] = []
-
-    def start(self, slow: tuple[str, ...] = ()) -> subprocess.Popen[bytes]:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-        command = [sys.executable, "-m", self.module, self.target, self.task_queue]
-        process = subprocess.Popen([*command, str(self.directory), ",".join(slow)], cwd=ROOT, env=env)
-        self.started.append(process)
-        wait_for([self.directory / f"ready-{process.pid}"], process)
-        return process
-
-    def stop(self) -> None:
-        for process in self.started:
-            if process.poll() is None:
-                process.kill()
-            process.wait()
 
 
 @pytest.fixture

@@ -18,9 +18,8 @@ import pytest
 from temporalio.client import Client
 
 from agentsm_fn.temporal import start_run
-from tests.temporal.helpers import queue
+from tests.temporal.helpers import Workers, queue, wait_for
 from tests.temporal.react_worker_process import agent, spec
-from tests.temporal.test_crash import Workers, wait_for
 
 
 @pytest.fixture

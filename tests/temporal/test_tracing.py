@@ -12,59 +12,67 @@ exported once; no span holds the provider's API key.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Span
+from temporalio.client import Client
 
 from agentsm_fn import machine_fingerprint
-from agentsm_fn.temporal import RunCancelled, connect, machine_replayer, start_run
-from tests.temporal.helpers import queue
+from agentsm_fn.temporal import (
+    RunCancelled,
+    TemporalMachine,
+    TemporalRun,
+    connect,
+    machine_replayer,
+    start_run,
+)
+from tests.temporal.helpers import ROOT, WorkerPool, child_env, queue, wait_for
 from tests.temporal.machines import ORDERS, Order
-from tests.temporal.test_crash import wait_for
 from tests.temporal.traced_worker import CONTINUED, SENTINEL, sentinel_agent
 from tests.temporal.worker_process import SPEC
 
-ROOT = Path(__file__).resolve().parents[2]
 Row = dict[str, object]
+Run = TemporalRun[Any, Order]
 
 
-class TracedWorkers:
-    """Traced worker subprocesses of one test, each killed at the end if still alive."""
+def spans_in(directory: Path, pattern: str = "spans-*.jsonl") -> list[Row]:
+    """The spans written to the files of ``directory`` matching ``pattern``, in the order they ended."""
+    rows: list[Row] = []
+    for path in sorted(directory.glob(pattern)):
+        rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return rows
+
+
+class TracedWorkers(WorkerPool):
+    """Traced worker subprocesses (``tests.temporal.traced_worker``) of one test."""
 
     def __init__(self, target: str, directory: Path) -> None:
-        self.target, self.directory, self.task_queue = target, directory, queue()
-        self.started: list[subprocess.Popen[bytes]] = []
+        super().__init__(target, queue(), directory, "tests.temporal.traced_worker")
 
     def start(self, kind: str, slow: str = "") -> subprocess.Popen[bytes]:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-        command = [sys.executable, "-m", "tests.temporal.traced_worker", self.target, self.task_queue]
-        process = subprocess.Popen([*command, str(self.directory), kind, slow], cwd=ROOT, env=env)
-        self.started.append(process)
-        wait_for([self.directory / f"ready-{process.pid}"], process)
-        return process
+        return self.spawn(kind, slow)
 
     def spans(self, process: subprocess.Popen[bytes] | None = None) -> list[Row]:
         """The spans the workers (or one of them) ended, in the order they ended."""
-        pattern = "spans-*.jsonl" if process is None else f"spans-{process.pid}.jsonl"
-        rows: list[Row] = []
-        for path in sorted(self.directory.glob(pattern)):
-            rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-        return rows
+        return spans_in(self.directory, "spans-*.jsonl" if process is None else f"spans-{process.pid}.jsonl")
 
-    def stop(self) -> None:
-        for process in self.started:
-            if process.poll() is None:
-                process.kill()
-            process.wait()
+    async def start_order(
+        self, client: Client, order_id: str, spec: TemporalMachine[Any, Any, Order] = SPEC
+    ) -> Run:
+        """Start a run of ``spec`` for order ``order_id`` (amount 5) on this pool's task queue."""
+        order = Order(order_id=order_id, amount=5)
+        return await start_run(
+            client, spec, order, run_id=f"{order_id}-{self.task_queue}", task_queue=self.task_queue
+        )
 
 
 @pytest.fixture
@@ -100,13 +108,7 @@ async def test_a_machines_run_span_and_effect_spans_nest_under_the_callers_span(
     client = await connect(temporal_target, tracing=True)
     exporter, provider = caller()
     with provider.get_tracer("app").start_as_current_span("handle request") as span:
-        run = await start_run(
-            client,
-            SPEC,
-            Order(order_id="t1", amount=5),
-            run_id=f"t1-{workers.task_queue}",
-            task_queue=workers.task_queue,
-        )
+        run = await workers.start_order(client, "t1")
         finished = (await run.result()).unwrap()
     trace_id, caller_id = ids(span)
     rows = workers.spans()
@@ -166,13 +168,7 @@ async def test_a_run_taken_over_from_a_killed_worker_stays_in_one_trace_with_one
     client = await connect(temporal_target, tracing=True)
     _exporter, provider = caller()
     with provider.get_tracer("app").start_as_current_span("handle request") as span:
-        run = await start_run(
-            client,
-            SPEC,
-            Order(order_id="k1", amount=5),
-            run_id=f"k1-{workers.task_queue}",
-            task_queue=workers.task_queue,
-        )
+        run = await workers.start_order(client, "k1")
         wait_for([workers.directory / "started-Ship-k1"], first)
         first.send_signal(signal.SIGKILL)
         first.wait()
@@ -195,13 +191,7 @@ async def test_a_cancelled_run_ends_its_span_with_an_error_saying_so(
     client = await connect(temporal_target, tracing=True)
     _exporter, provider = caller()
     with provider.get_tracer("app").start_as_current_span("handle request") as span:
-        run = await start_run(
-            client,
-            SPEC,
-            Order(order_id="x1", amount=5),
-            run_id=f"x1-{workers.task_queue}",
-            task_queue=workers.task_queue,
-        )
+        run = await workers.start_order(client, "x1")
         wait_for([workers.directory / "started-Ship-x1"], worker)
         await run.cancel()
         stopped = (await run.result()).failure()
@@ -226,13 +216,7 @@ async def test_a_run_continued_as_new_stays_in_the_callers_trace(
     client = await connect(temporal_target, tracing=True)
     _exporter, provider = caller()
     with provider.get_tracer("app").start_as_current_span("handle request") as span:
-        run = await start_run(
-            client,
-            CONTINUED,
-            Order(order_id="c1", amount=5),
-            run_id=f"c1-{workers.task_queue}",
-            task_queue=workers.task_queue,
-        )
+        run = await workers.start_order(client, "c1", CONTINUED)
         (await run.result()).unwrap()
     trace_id, caller_id = ids(span)
     rows = workers.spans()
@@ -250,15 +234,12 @@ def test_the_docs_tracing_block_traces_a_checkout_from_the_client_to_the_effects
     temporal_target: str, tmp_path: Path
 ) -> None:
     """docs/temporal.md's tracing block, run as written by ``tests.temporal.traced_docs``."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     command = [sys.executable, "-m", "tests.temporal.traced_docs", temporal_target, str(tmp_path)]
     done = subprocess.run(
-        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False
+        command, cwd=ROOT, env=child_env(), capture_output=True, text=True, timeout=300, check=False
     )
     assert done.returncode == 0, done.stderr
-    rows = [
-        json.loads(line) for path in tmp_path.glob("spans-*.jsonl") for line in path.read_text().splitlines()
-    ]
+    rows = spans_in(tmp_path)
     (checkout,) = named(rows, "checkout")
     (agent,) = named(rows, "invoke_agent orders")
     assert agent["parent"] == checkout["span_id"] and checkout["parent"] is None
