@@ -1,7 +1,7 @@
 """A workflow run's ``invoke_agent`` span: started as the fold starts, ended once, outside replay.
 
-Made only on a worker given an observer (``machine_worker(..., observer=OtelObserver())``);
-otherwise the workflow never touches tracing and imports nothing of OpenTelemetry. The span
+Traces only on a worker given an observer (``machine_worker(..., observer=OtelObserver())``);
+without one every method is a no-op and nothing of OpenTelemetry is imported. The span
 is started on every replay of the run (its ids come out the same: see
 :mod:`agentsm_fn.temporal.tracing`) and gets the run's transitions as the fold records
 them; it is ended only when the workflow is not replaying history, so a run's span is
@@ -34,15 +34,20 @@ _log: Final = logging.getLogger(__name__)
 
 
 class RunTrace:
-    """One workflow run's span (see the module docstring); every method is a no-op when it declined."""
+    """One workflow run's span (see the module docstring); every method is a no-op without one.
+
+    There is none without an observer, or when the observer declined the run.
+    """
 
     def __init__(
         self,
-        observer: OtelObserver,
+        observer: OtelObserver | None,
         machine: Machine[enum.Enum, enum.Enum, object],
         snapshot: Snapshot[enum.Enum, object],
     ) -> None:
-        self.watching: Watching | None = start_watching(observer, machine, snapshot)
+        self.watching: Watching | None = (
+            None if observer is None else start_watching(observer, machine, snapshot)
+        )
 
     @property
     def on_row(self) -> OnRow | None:

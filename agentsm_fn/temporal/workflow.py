@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import enum
 from collections.abc import Callable, Sequence
-from contextlib import nullcontext
 from typing import Final
 
 import attrs
@@ -132,7 +131,6 @@ class MachineWorkflow:
         self._live: _LiveFold | None = None
         self._pending: PendingEffect | None = None
         self._answer: list[object] = []
-        self._trace: RunTrace | None = None
 
     @workflow.query
     def snapshot(self) -> Snapshot[enum.Enum, object] | None:
@@ -194,21 +192,20 @@ class MachineWorkflow:
         info = workflow.info()
         started_at = info.get_current_history_size()  # this run's start: its input, mostly
         observer = observer_for(info.task_queue, info.workflow_type)
-        traced = self._trace = None if observer is None else RunTrace(observer, spec.machine, start.snapshot)
-        live = self._live = _LiveFold(spec.machine, start.snapshot, clock, traced.on_row if traced else None)
+        traced = RunTrace(observer, spec.machine, start.snapshot)
+        live = self._live = _LiveFold(spec.machine, start.snapshot, clock, traced.on_row)
         try:
             while (effect := live.effect) is not None:
                 if seq > start.seq and self._should_continue(spec, seq - start.seq, started_at):
                     await workflow.wait_condition(workflow.all_handlers_finished)
                     # The history so far is the journal of what came before; the next run starts clean.
                     fresh = attrs.evolve(live.snapshot(), journal=Journal())
-                    if traced is not None:
-                        traced.ended(Success(fresh), continued=True)
-                    with traced.current(unless_inside=True) if traced else nullcontext():  # same trace
+                    traced.ended(Success(fresh), continued=True)
+                    with traced.current(unless_inside=True):  # same trace
                         workflow.continue_as_new(
                             WorkflowStart(snapshot=fresh, seq=seq, fingerprint=spec.fingerprint)
                         )
-                outcome = await self._obtain(spec, effect, seq)
+                outcome = await self._obtain(spec, effect, seq, traced)
                 if isinstance(outcome, Parked):
                     snapshot = live.snapshot()
                     reason = EffectFailed(snapshot.state, describe_effect(effect), outcome.problem)
@@ -217,13 +214,12 @@ class MachineWorkflow:
                 seq += 1
                 live.deliver(outcome)
         except asyncio.CancelledError:
-            if traced is not None:
+            if traced.watching is not None:  # the snapshot is taken for the span only
                 traced.ended(Success(live.snapshot()), cancelled=True)
             raise
         ended = live.ended
         assert ended is not None  # the loop ends when the fold does, or sets ``ended`` itself
-        if traced is not None:
-            traced.ended(ended)
+        traced.ended(ended)
         if isinstance(ended, Failure):
             failed = ended.failure()
             raise ApplicationError(failed.describe(), failed, type=RUN_FAILED, non_retryable=True)
@@ -247,7 +243,11 @@ class MachineWorkflow:
         )
 
     async def _obtain(
-        self, spec: TemporalMachine[enum.Enum, enum.Enum, object], effect: Effect[object], seq: int
+        self,
+        spec: TemporalMachine[enum.Enum, enum.Enum, object],
+        effect: Effect[object],
+        seq: int,
+        traced: RunTrace,
     ) -> object:
         target = effect.underlying()
         awaited = spec.is_awaited(type(target))
@@ -260,7 +260,7 @@ class MachineWorkflow:
             retry_safe = bool(getattr(target, "retry_safe", False))
             try:
                 settings = activity_options(options, retry_safe)
-                with self._trace.current() if self._trace else nullcontext():  # its context goes along
+                with traced.current():  # its context goes along
                     handle = workflow.start_activity(
                         type(target).__name__,
                         args=[target, seq],
