@@ -39,6 +39,7 @@ from agentsm_fn.core.effects import Effect
 from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.observe import EffectWatch, RunEnd, RunStart, RunWatch
+from agentsm_fn.core.snapshot import Snapshot
 from agentsm_fn.core.snapshot import Status as RunStatus
 from agentsm_fn.llm.replies import LlmReply
 from agentsm_fn.otel import genai, links, names
@@ -290,6 +291,15 @@ class _RunSpan:
                 span.set_status(
                     Status(StatusCode.ERROR, said if isinstance(said, str) and said else error_type)
                 )
+        if self.instruments is not None:
+            self.instruments.duration(self.attributes, time.perf_counter() - self.since, error_type)
+        self.close(snapshot, status, error_type)
+
+    def close(
+        self, snapshot: Snapshot[enum.Enum, object], status: str, error_type: str | None = None
+    ) -> None:
+        """Status, final state and steps (and ``error.type`` if given), then the span ends."""
+        span = self.span
         span.set_attributes(
             {
                 names.RUN_STATUS: status,
@@ -299,8 +309,6 @@ class _RunSpan:
         )
         if error_type is not None:
             span.set_attribute(names.ERROR_TYPE, error_type)
-        if self.instruments is not None:
-            self.instruments.duration(self.attributes, time.perf_counter() - self.since, error_type)
         span.end()
 
 

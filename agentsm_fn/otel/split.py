@@ -75,7 +75,7 @@ def end_continued(watch: RunWatch, end: RunEnd) -> None:
     """
     if isinstance(watch, _RunSpan):  # not run_ended: the snapshot is parked, but no one is asked anything
         watch.span.set_attribute(names.RUN_CONTINUED, True)
-        _end(watch, end, "continued")
+        watch.close(end.snapshot, "continued")
 
 
 def end_cancelled(watch: RunWatch, end: RunEnd) -> None:
@@ -91,18 +91,4 @@ def end_cancelled(watch: RunWatch, end: RunEnd) -> None:
     """
     if isinstance(watch, _RunSpan):
         watch.span.set_status(Status(StatusCode.ERROR, "cancelled"))
-        watch.span.set_attribute(names.ERROR_TYPE, "cancelled")
-        _end(watch, end, "cancelled")
-
-
-def _end(watch: _RunSpan, end: RunEnd, status: str) -> None:
-    """Status, final state and steps, then the span ends."""
-    snapshot = end.snapshot
-    watch.span.set_attributes(
-        {
-            names.RUN_STATUS: status,
-            names.RUN_FINAL_STATE: snapshot.state.name,
-            names.RUN_STEPS: snapshot.steps,
-        }
-    )
-    watch.span.end()
+        watch.close(end.snapshot, "cancelled", error_type="cancelled")
