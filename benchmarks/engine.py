@@ -36,7 +36,6 @@ One idea over 300 lines: one workload, the machine it runs on, the loop it is co
 from __future__ import annotations
 
 import argparse
-import enum
 import gc
 import sys
 import time
@@ -44,6 +43,7 @@ from collections.abc import Callable
 from typing import ClassVar, Literal
 
 import attrs
+from _workload import LLM, E, S, tool  # beside this script, shared with history.py
 from pyrsistent import PVector, pvector
 from returns.result import Result
 
@@ -61,22 +61,6 @@ from agentsm_fn import (
     pure,
     run,
 )
-
-
-class S(enum.Enum):
-    IDLE = "Idle"
-    PLANNING = "Planning"
-    ACTING = "Acting"
-    OBSERVING = "Observing"
-    DONE = "Done"
-
-
-class E(enum.Enum):
-    START = "start"
-    TOOL_CALL = "tool_call"
-    FINAL = "final"
-    TOOL_DONE = "tool_done"
-    CONTINUE = "continue"
 
 
 @attrs.frozen
@@ -153,27 +137,6 @@ MACHINE: Machine[S, E, Mem] = define_machine(
 )
 
 
-class ScriptedLlm:
-    """K tool calls, then a final answer; reset before each run."""
-
-    def __init__(self) -> None:
-        self.left = 0
-
-    def reset(self, k: int) -> None:
-        self.left = k
-
-    def __call__(self) -> str:
-        if self.left:
-            self.left -= 1
-            return "calculator"
-        return ""
-
-
-def tool(name: str) -> str:
-    return f"{name} says 42"
-
-
-LLM = ScriptedLlm()
 SHELL = Shell(Performers().on(Consult, lambda _e: LLM()).on(UseTool, lambda e: tool(e.name)), time.time)
 
 

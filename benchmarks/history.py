@@ -27,7 +27,6 @@ Run: ``python benchmarks/history.py`` (``--quick`` for a short smoke run).
 from __future__ import annotations
 
 import argparse
-import enum
 import functools
 import gc
 import sys
@@ -37,6 +36,7 @@ from collections.abc import Callable
 from typing import ClassVar, Literal
 
 import attrs
+from _workload import LLM, E, S, tool  # beside this script, shared with engine.py
 from pyrsistent import PVector, pvector
 from returns.result import Result
 
@@ -54,45 +54,6 @@ from agentsm_fn import (
     pure,
     run,
 )
-
-
-class S(enum.Enum):
-    IDLE = "Idle"
-    PLANNING = "Planning"
-    ACTING = "Acting"
-    OBSERVING = "Observing"
-    DONE = "Done"
-
-
-class E(enum.Enum):
-    START = "start"
-    TOOL_CALL = "tool_call"
-    FINAL = "final"
-    TOOL_DONE = "tool_done"
-    CONTINUE = "continue"
-
-
-class ScriptedLlm:
-    """K tool calls, then a final answer; reset before each run."""
-
-    def __init__(self) -> None:
-        self.left = 0
-
-    def reset(self, k: int) -> None:
-        self.left = k
-
-    def __call__(self) -> str:
-        if self.left:
-            self.left -= 1
-            return "calculator"
-        return ""
-
-
-def tool(name: str) -> str:
-    return f"{name} says 42"
-
-
-LLM = ScriptedLlm()
 
 
 @attrs.frozen

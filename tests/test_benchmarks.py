@@ -16,14 +16,21 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope="module")
-def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("engine_benchmark", ROOT / "benchmarks" / "engine.py")
+def load_benchmark(script: str) -> ModuleType:
+    """Load ``benchmarks/<script>.py`` as running it does: its directory on the path (for ``_workload``)."""
+    if str(ROOT / "benchmarks") not in sys.path:
+        sys.path.append(str(ROOT / "benchmarks"))
+    spec = importlib.util.spec_from_file_location(f"{script}_benchmark", ROOT / "benchmarks" / f"{script}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # attrs resolves the module's annotations through sys.modules
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    return load_benchmark("engine")
 
 
 @pytest.mark.parametrize("k", [0, 1, 3, 50])
@@ -66,12 +73,7 @@ def test_the_traced_variants_take_the_same_transitions(bench: ModuleType, k: int
 
 @pytest.fixture(scope="module")
 def history() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("history_benchmark", ROOT / "benchmarks" / "history.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("history")
 
 
 @pytest.mark.parametrize("copied", [False, True])
