@@ -108,18 +108,49 @@ async def _ending_when_awaited(
     return outcome
 
 
+def _reported(
+    watch: RunWatch, effect: Effect[object], within: EffectWatch | None, call: Callable[[Effect[object]], T]
+) -> tuple[T, EffectWatch, float]:
+    """``call(effect)`` as the current effect of ``watch``: its outcome, its effect watch, its start.
+
+    A raise is reported here; the caller reports the outcome once it is final.
+    """
+    effect_watch = _started(watch, effect, within)
+    token = _CURRENT.set((watch, effect_watch))
+    since = time.perf_counter()
+    try:
+        return call(effect), effect_watch, since
+    except BaseException as exc:
+        _raised(effect_watch, exc, since)
+        raise
+    finally:
+        _CURRENT.reset(token)
+
+
+async def _areported(
+    watch: RunWatch,
+    effect: Effect[object],
+    within: EffectWatch | None,
+    call: Callable[[Effect[object]], Awaitable[T]],
+) -> T:
+    """``await call(effect)`` as the current effect of ``watch``, its end or raise reported."""
+    effect_watch = _started(watch, effect, within)
+    token = _CURRENT.set((watch, effect_watch))
+    since = time.perf_counter()
+    try:
+        outcome = await call(effect)
+    except BaseException as exc:
+        _raised(effect_watch, exc, since)
+        raise
+    finally:
+        _CURRENT.reset(token)
+    _ended(effect_watch, outcome, since)
+    return outcome
+
+
 def _watched(watch: RunWatch, performer: Performer, within: EffectWatch | None = None) -> Performer:
     def perform(effect: Effect[object]) -> object:
-        effect_watch = _started(watch, effect, within)
-        token = _CURRENT.set((watch, effect_watch))
-        since = time.perf_counter()
-        try:
-            outcome = performer(effect)
-        except BaseException as exc:
-            _raised(effect_watch, exc, since)
-            raise
-        finally:
-            _CURRENT.reset(token)
+        outcome, effect_watch, since = _reported(watch, effect, within, performer)
         if _is_awaitable(outcome) and outcome is not SUSPEND:
             return _ending_when_awaited(cast(Awaitable[object], outcome), effect_watch, since)
         _ended(effect_watch, outcome, since)
@@ -145,18 +176,7 @@ def _watched_sync(watch: RunWatch, performer: Performer) -> Performer:
 
 def _watched_async(watch: RunWatch, performer: AsyncPerformer) -> AsyncPerformer:
     async def perform(effect: Effect[object]) -> object:
-        effect_watch = _started(watch, effect, None)
-        token = _CURRENT.set((watch, effect_watch))
-        since = time.perf_counter()
-        try:
-            outcome = await performer(effect)
-        except BaseException as exc:
-            _raised(effect_watch, exc, since)
-            raise
-        finally:
-            _CURRENT.reset(token)
-        _ended(effect_watch, outcome, since)
-        return outcome
+        return await _areported(watch, effect, None, performer)
 
     return perform
 
@@ -175,16 +195,7 @@ def perform_part(part: Effect[object], fn: Callable[[], T]) -> T:
     if current is None:
         return fn()
     watch, within = current
-    effect_watch = _started(watch, part, within)
-    token = _CURRENT.set((watch, effect_watch))
-    since = time.perf_counter()
-    try:
-        outcome = fn()
-    except BaseException as exc:
-        _raised(effect_watch, exc, since)
-        raise
-    finally:
-        _CURRENT.reset(token)
+    outcome, effect_watch, since = _reported(watch, part, within, lambda _part: fn())
     _ended(effect_watch, outcome, since)
     return outcome
 
@@ -203,18 +214,7 @@ async def aperform_part(part: Effect[object], fn: Callable[[], Awaitable[T]]) ->
     if current is None:
         return await fn()
     watch, within = current
-    effect_watch = _started(watch, part, within)
-    token = _CURRENT.set((watch, effect_watch))
-    since = time.perf_counter()
-    try:
-        outcome = await fn()
-    except BaseException as exc:
-        _raised(effect_watch, exc, since)
-        raise
-    finally:
-        _CURRENT.reset(token)
-    _ended(effect_watch, outcome, since)
-    return outcome
+    return await _areported(watch, part, within, lambda _part: fn())
 
 
 class Watching:
