@@ -30,7 +30,7 @@ import sqlite3
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Annotated, Any, TypedDict
@@ -160,18 +160,6 @@ def part_one(ks: list[int], rounds: int) -> list[str]:
 # --- part 2: concurrent ReAct runs against aimock -----------------------------------------------
 
 
-async def throughput(runs: int, concurrency: int, one: Callable[[], Awaitable[None]]) -> float:
-    queue = iter(range(runs))
-
-    async def worker() -> None:
-        for _ in queue:
-            await one()
-
-    started = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
-    return runs / (time.perf_counter() - started)
-
-
 async def part_two_async(runs: int, concurrency: int, rounds: int) -> str:
     import httpx  # noqa: PLC0415 - only this part needs a client
 
@@ -208,8 +196,8 @@ async def part_two_async(runs: int, concurrency: int, rounds: int) -> str:
 
                 mem, dur = 0.0, 0.0
                 for _ in range(rounds):
-                    mem = max(mem, await throughput(runs, concurrency, memory_run))
-                    dur = max(dur, await throughput(runs, concurrency, durable_run))
+                    mem = max(mem, runs / await providers.timed(runs, concurrency, memory_run))
+                    dur = max(dur, runs / await providers.timed(runs, concurrency, durable_run))
         print(
             f"{runs} ReAct runs, {concurrency} concurrent, aimock: in memory {mem:.0f} runs/s, "
             f"durable {dur:.0f} runs/s"
