@@ -63,3 +63,10 @@ def sample_machine() -> Machine[S, E, Mem]:
         handlers={S.IDLE: pure(idle), S.WORK: effectful(work_request, work_receive)},
         budgeted={S.WORK},
     )
+
+
+def routed_sample_machine() -> Machine[S, E, Mem]:
+    """The sample machine whose Work state routes a failed effect to ``E.FINISHED`` (``failure_event``)."""
+    return sample_machine().extend(
+        handlers={S.WORK: effectful(work_request, work_receive, failure_event=E.FINISHED)}
+    )

@@ -40,19 +40,22 @@ from agentsm_fn import (
     resume,
     run,
 )
-from tests.core.sample import TABLE, Ask, E, Mem, S, idle, sample_machine, work_receive, work_request
-
-
-def _with_failure_route() -> Machine[S, E, Mem]:
-    return sample_machine().extend(
-        handlers={S.WORK: effectful(work_request, work_receive, failure_event=E.FINISHED)}
-    )
+from tests.core.sample import (
+    TABLE,
+    Ask,
+    E,
+    Mem,
+    S,
+    idle,
+    routed_sample_machine,
+    sample_machine,
+    work_receive,
+    work_request,
+)
 
 
 def test_a_wrong_outcome_takes_the_failure_route_and_is_journaled_as_delivered() -> None:
-    machine = sample_machine().extend(
-        handlers={S.WORK: effectful(work_request, work_receive, failure_event=E.FINISHED)}
-    )
+    machine = routed_sample_machine()
     done = run(machine, Mem(n=1), Shell(Performers().on(Ask, lambda e: "five"), StepClock())).unwrap()
     assert done.state is S.DONE and done.memory == Mem(n=1)
     assert done.journal.outcomes == ("five",)  # what the world gave; replay makes it REJECTED again
@@ -230,5 +233,5 @@ def test_a_suspended_snapshot_still_holds_its_pending_effect() -> None:
     assert (
         isinstance(resumed, Failure) and resumed.failure().snapshot == paused
     )  # no route: nothing journaled
-    routed = resume(_with_failure_route(), paused, EffectFailure.unknown("Ask"), 9.0)
+    routed = resume(routed_sample_machine(), paused, EffectFailure.unknown("Ask"), 9.0)
     assert isinstance(routed.unwrap(), Snapshot) and routed.unwrap().state is S.DONE

@@ -18,12 +18,11 @@ from agentsm_fn import (
     StepClock,
     arun,
     effect_key,
-    effectful,
     embed,
     keyed,
     run,
 )
-from tests.core.sample import Ask, E, Mem, S, sample_machine, work_receive, work_request
+from tests.core.sample import Ask, E, Mem, S, routed_sample_machine, sample_machine
 
 
 @given(st.text(max_size=20), st.integers(0, 10**6))
@@ -77,9 +76,7 @@ def test_a_timed_sync_performer_runs_in_a_thread_that_sees_the_key() -> None:
 
 
 def test_a_performers_own_timeout_error_is_raised_not_timed_out() -> None:
-    machine = sample_machine().extend(
-        handlers={S.WORK: effectful(work_request, work_receive, failure_event=E.FINISHED)}
-    )
+    machine = routed_sample_machine()
 
     def own(effect: Ask) -> int:
         raise TimeoutError("the upstream said so")
@@ -98,9 +95,7 @@ def test_a_performers_own_timeout_error_is_raised_not_timed_out() -> None:
 
 
 def test_an_embedded_machines_effect_keeps_its_performers_timeout() -> None:
-    inner = sample_machine().extend(
-        handlers={S.WORK: effectful(work_request, work_receive, failure_event=E.FINISHED)}
-    )
+    inner = routed_sample_machine()
     outer = sample_machine().extend(
         handlers={S.WORK: embed(inner, enter=lambda m: m, leave=lambda m, n: n, exits={S.DONE: E.FINISHED})}
     )

@@ -20,7 +20,6 @@ from agentsm_fn import (
     Status,
     StepClock,
     arun,
-    effectful,
     resume_run,
     run,
 )
@@ -33,7 +32,7 @@ from agentsm_fn.shell.observing import Watching
 from agentsm_fn.shell.tools import ToolRunner
 from agentsm_fn.tools import ToolRegistry
 from tests.core.machines import RandomMachine, random_machines
-from tests.core.sample import Ask, E, Mem, S, sample_machine, work_receive, work_request
+from tests.core.sample import Ask, Mem, S, routed_sample_machine, sample_machine
 
 
 @attrs.define
@@ -234,9 +233,7 @@ def test_observed_transitions_are_exactly_the_traces_and_the_result_is_unchanged
 
 
 def test_an_observed_timed_performer_still_times_out_under_run_and_arun() -> None:
-    machine = sample_machine().extend(
-        handlers={S.WORK: effectful(work_request, work_receive, failure_event=E.FINISHED)}
-    )
+    machine = routed_sample_machine()
     never = threading.Event()
     hanging = Performers().on(Ask, lambda effect: 1 if never.wait() else 0, timeout=0.05)
     for result in (
