@@ -11,7 +11,7 @@ functions, ``agentsm_fn.tools.Tool`` values or a ``ToolRegistry``
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
 import attrs
@@ -37,11 +37,11 @@ from agentsm_fn.agents.plan_execute import (
 from agentsm_fn.core.engine import begin
 from agentsm_fn.core.observe import RunObserver
 from agentsm_fn.core.snapshot import Snapshot
-from agentsm_fn.llm.call import AnyLlmProvider, AsyncLlmProvider, LlmCall, LlmProvider
+from agentsm_fn.llm.call import AnyLlmProvider
 from agentsm_fn.llm.messages import ToolSpec
-from agentsm_fn.llm.replies import LlmOutcome
 from agentsm_fn.shell.clock import Clock, system_clock
 from agentsm_fn.shell.performers import Performers
+from agentsm_fn.shell.react_performers import llm_performers
 from agentsm_fn.shell.run import Shell, arun, run
 from agentsm_fn.shell.tool_batches import run_tool_calls, run_tool_calls_async
 from agentsm_fn.shell.tool_functions import retry_safe_tools, tool_registry, tool_timeouts
@@ -79,18 +79,7 @@ def plan_execute_performers(
     async def tools_async(effect: RunTools) -> ToolBatch:
         return await run_tool_calls_async(tools, by_name, effect, timeouts)
 
-    performers = performers.on_async(RunTools, tools_async)
-    if isinstance(provider, LlmProvider):
-        sync_provider = provider
-        performers = performers.on(LlmCall, lambda effect: sync_provider.complete(effect.request))
-    if isinstance(provider, AsyncLlmProvider):
-        async_provider = provider
-
-        def call_async(effect: LlmCall) -> Awaitable[LlmOutcome]:
-            return async_provider.acomplete(effect.request)
-
-        performers = performers.on_async(LlmCall, call_async)
-    return performers
+    return performers.on_async(RunTools, tools_async).merge(llm_performers(provider))
 
 
 def _freeze_tools(

@@ -24,7 +24,7 @@ from agentsm_fn.shell.run import Shell
 from agentsm_fn.shell.tools import ToolRunner
 from agentsm_fn.tools.registry import ToolRegistry
 
-__all__ = ["async_provider", "react_shell", "sync_provider"]
+__all__ = ["async_provider", "llm_performers", "react_shell", "sync_provider"]
 
 
 def sync_provider(provider: object) -> LlmProvider | None:
@@ -51,7 +51,17 @@ def async_provider(provider: object) -> AsyncLlmProvider | None:
     return cast(AsyncLlmProvider, provider) if getattr(provider, "acomplete", None) is not None else None
 
 
-def _llm_performers(llm: AnyLlmProvider) -> Performers:
+def llm_performers(llm: AnyLlmProvider) -> Performers:
+    """Performers for ``LlmCall``: ``llm.complete`` (sync) and/or ``llm.acomplete`` (async), as it has them.
+
+    Shared by the ReAct and plan-and-execute shells.
+
+    Example:
+        >>> from agentsm_fn.shell.scripted_llm import AsyncScriptedLlm
+        >>> p = llm_performers(AsyncScriptedLlm([]))
+        >>> [k.__name__ for k in p.sync], [k.__name__ for k in p.asynchronous]
+        (['LlmCall'], ['LlmCall'])
+    """
     sync: dict[type, Performer] = {}
     asynchronous: dict[type, AsyncPerformer] = {}
     provider = sync_provider(llm)
@@ -113,6 +123,6 @@ def react_shell(
         ['AskHuman', 'LlmCall', 'RunTool', 'RunToolBatch']
     """
     performers = _merged(
-        _llm_performers(llm), ToolRunner(registry).performers(), _human_performers(approver, async_approver)
+        llm_performers(llm), ToolRunner(registry).performers(), _human_performers(approver, async_approver)
     )
     return Shell(performers, clock or system_clock)
