@@ -18,6 +18,8 @@ Two engine variants run against the same baseline in the same process:
   reference this builds an effect value, a ``Perform`` request and its ``Success``
   per call, journals each outcome with a second clock reading and calls a separate
   ``receive`` function: the price of effects as data, shown for transparency.
+  ``benchmarks/effects_floor.py`` measures how much of it is the workload's own code,
+  which no engine removes.
 
 Tracing (the ``otel`` extra) is measured on the effects variant, against the same run
 without an observer: with an ``OtelObserver`` while OpenTelemetry has no SDK configured
@@ -39,7 +41,7 @@ import argparse
 import gc
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import ClassVar, Literal
 
 import attrs
@@ -137,7 +139,15 @@ MACHINE: Machine[S, E, Mem] = define_machine(
 )
 
 
-SHELL = Shell(Performers().on(Consult, lambda _e: LLM()).on(UseTool, lambda e: tool(e.name)), time.time)
+def consult(_effect: Consult) -> str:
+    return LLM()
+
+
+def use_tool(effect: UseTool) -> str:
+    return tool(effect.name)
+
+
+SHELL = Shell(Performers().on(Consult, consult).on(UseTool, use_tool), time.time)
 
 
 def engine_run(k: int) -> int:
@@ -240,27 +250,33 @@ for its best to be its cost rather than a moment of noise."""
 def best_times(
     engine: Callable[[int], int], baseline: Callable[[int], int], k: int, budget: float
 ) -> tuple[float, float, int]:
-    """Best CPU seconds per run of ``engine`` and of ``baseline``, measured in alternation.
+    """Best CPU seconds per run of ``engine`` and of ``baseline``, measured in alternation."""
+    (engine_seconds, baseline_seconds), transitions = best_times_of([engine, baseline], k, budget)
+    return engine_seconds, baseline_seconds, transitions
 
-    CPU time (``process_time``) rather than wall time, and the two sides take turns
-    batch by batch, so a burst of noise from a neighbour hits both alike; the minimum
+
+def best_times_of(fns: Sequence[Callable[[int], int]], k: int, budget: float) -> tuple[list[float], int]:
+    """Best CPU seconds per run of each of ``fns``, measured in alternation, and their transitions.
+
+    CPU time (``process_time``) rather than wall time, and the sides take turns
+    batch by batch, so a burst of noise from a neighbour hits all alike; the minimum
     over many rounds is what the code costs without interference.
     """
-    transitions = engine(k)
-    assert baseline(k) == transitions  # also warms both up
+    transitions = fns[0](k)
+    assert all(fn(k) == transitions for fn in fns)  # also warms them up
     batch = max(1, 3_000 // (3 * k + 2))
-    best = [float("inf"), float("inf")]
+    best = [float("inf")] * len(fns)
     deadline = time.perf_counter() + budget
     rounds = 0
     while rounds < MIN_ROUNDS or (time.perf_counter() < deadline and rounds < 2_000):
-        for side, fn in enumerate((engine, baseline)):
+        for side, fn in enumerate(fns):
             gc.collect()
             started = time.process_time()
             for _ in range(batch):
                 fn(k)
             best[side] = min(best[side], (time.process_time() - started) / batch)
         rounds += 1
-    return best[0], best[1], transitions
+    return best, transitions
 
 
 def measure(

@@ -72,6 +72,65 @@ def test_the_traced_variants_take_the_same_transitions(bench: ModuleType, k: int
 
 
 @pytest.fixture(scope="module")
+def floor() -> ModuleType:
+    return load_benchmark("effects_floor")
+
+
+@pytest.fixture(scope="module")
+def floors_engine(floor: ModuleType) -> ModuleType:
+    """The ``engine`` module the floor script imported (running it imports it under that name)."""
+    return sys.modules["engine"]
+
+
+@pytest.mark.parametrize("k", [0, 1, 3, 50])
+def test_the_floor_loops_do_the_effects_variants_work(
+    floor: ModuleType, floors_engine: ModuleType, k: int
+) -> None:
+    kept: list[object] = []
+    loops = (floor.floor_run, floor.floor_with_journal_run, floor.bare_with_journal_run)
+    assert [loop(k, kept) for loop in loops] == [floors_engine.engine_run(k)] * 3
+    floors_engine.LLM.reset(k)
+    done = floors_engine.run(floors_engine.MACHINE, floors_engine.Mem(), floors_engine.SHELL).unwrap()
+    assert kept == [done.memory] * 3
+    assert done.memory.step == k + 1 and len(done.memory.history) == k
+
+
+def test_the_floor_calls_the_machines_own_handlers_and_performers(
+    floor: ModuleType, floors_engine: ModuleType
+) -> None:
+    engine = floors_engine
+    called: set[object] = set()
+    for entry in floor.FLOOR_STATES.values():
+        called.update(entry if isinstance(entry, tuple) else (entry,))
+    assert called == {engine.idle, engine.plan, engine.planned, engine.act, engine.acted, engine.observe}
+    shell_performers = {
+        engine.Consult: engine.SHELL.performers.find(engine.Consult()),
+        engine.UseTool: engine.SHELL.performers.find(engine.UseTool("calculator")),
+    }
+    assert shell_performers == floor.FLOOR_PERFORMERS
+    memory = engine.Mem(step=1, pending="calculator")
+    for state, bare_request in ((engine.S.PLANNING, floor.plan_bare), (engine.S.ACTING, floor.act_bare)):
+        request, receive = floor.FLOOR_STATES[id(state)]
+        assert tuple(request(memory).unwrap()) == bare_request(memory)
+        assert floor.BARE_STATES[id(state)] == (bare_request, receive)
+    assert len(floor.FLOOR_TABLE) == len(engine.MACHINE.table)
+
+
+def test_the_floors_quick_run_prints_its_worst_ratios(
+    floor: ModuleType,
+    floors_engine: ModuleType,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(floors_engine, "MIN_ROUNDS", 1)
+    floor.main(["--quick", "--budget", "0"])
+    out = capsys.readouterr().out
+    assert [line.split()[0] for line in out.splitlines()[4:7]] == ["3", "100", "1000"]
+    assert "worst ratio of the floor " in out and "of the bare+journal " in out
+    assert "engine over the floor+journal: at most" in out
+
+
+@pytest.fixture(scope="module")
 def history() -> ModuleType:
     return load_benchmark("history")
 
