@@ -195,9 +195,12 @@ class Durable(Generic[StateT, EventT, MemoryT]):
         return Success((session, shell, found))
 
     def _release(self, store: RunStore, run_id: str, owner: str, now: float) -> None:
-        record = store.get(run_id)
-        if isinstance(record, Success):
-            store.stop(run_id, attrs.evolve(record.unwrap(), updated=now), (), owner)
+        """Let a run this process claimed but did not load go, exactly as it was stored."""
+        record, tail = store.get(run_id), store.tail(run_id)
+        if isinstance(record, Success) and isinstance(tail, Success):  # else its lease expires
+            kept = record.unwrap()
+            status = RunStatus.READY if kept.status is RunStatus.RUNNING else kept.status  # let go
+            store.stop(run_id, attrs.evolve(kept, status=status, updated=now), tail.unwrap(), owner)
 
     def resume(
         self, store: RunStore, run_id: str, allow_changed: bool = False

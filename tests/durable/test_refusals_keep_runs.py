@@ -1,0 +1,86 @@
+"""A refused resume (finished run, changed machine) leaves the stored run exactly as it was."""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+from typing import Literal
+
+import attrs
+from returns.result import Failure, Result
+
+from agentsm_fn.core import Fault, Perform, effectful, emit, perform, pure
+from agentsm_fn.core.machine import Machine, define_machine
+from agentsm_fn.durable import Durable, MachineChanged, NotResumable, RunStatus, SqliteStore
+from agentsm_fn.durable.travel import replay_stored
+from agentsm_fn.shell import Performers, Shell, StepClock
+from tests.durable.machines import DURABLE_ORDERS, DURABLE_ORDERS_V2, Lookup, Order
+
+
+class T(enum.Enum):
+    WORK = "work"
+    TIDY = "tidy"
+    DONE = "done"
+
+
+class V(enum.Enum):
+    LOOKED = "looked"
+    TIDIED = "tidied"
+
+
+def look(memory: int) -> Result[Perform[int, int], Fault]:
+    return perform(Lookup(memory), memory)
+
+
+def looked(memory: int, price: int) -> Result[tuple[Literal[V.LOOKED], int], Fault]:
+    return emit(V.LOOKED, memory + price)
+
+
+def tidy(memory: int) -> Result[tuple[Literal[V.TIDIED], int], Fault]:
+    return emit(V.TIDIED, memory * 2)
+
+
+TIDY_MACHINE: Machine[T, V, int] = define_machine(
+    name="tidy",
+    states=T,
+    events=V,
+    initial=T.WORK,
+    terminals={T.DONE},
+    table={(T.WORK, V.LOOKED): T.TIDY, (T.TIDY, V.TIDIED): T.DONE},
+    handlers={T.WORK: effectful(look, looked), T.TIDY: pure(tidy)},
+)
+TIDY = Durable(
+    name="tests.durable.test_refusals_keep_runs:TIDY",
+    machine=TIDY_MACHINE,
+    shell=lambda: Shell(Performers().on(Lookup, lambda effect: 5), StepClock(start=1.0)),
+)
+
+
+def test_resuming_a_finished_run_is_refused_and_keeps_its_last_pure_steps(tmp_path: Path) -> None:
+    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
+    done = TIDY.start(store, 1, run_id="t-1").unwrap()
+    assert done.finished and done.snapshot.memory == 12
+    before = replay_stored(store, TIDY_MACHINE, "t-1").unwrap()
+    assert before.finished and before.steps == 2
+    refused = TIDY.resume(store, "t-1")
+    assert isinstance(refused, Failure) and isinstance(refused.failure(), NotResumable)
+    after = replay_stored(store, TIDY_MACHINE, "t-1").unwrap()
+    assert (after.state, after.memory, after.steps, after.finished) == (T.DONE, 12, 2, True)
+    assert len(after.trace) == len(before.trace)
+    assert store.get("t-1").unwrap().status is RunStatus.FINISHED
+
+
+def test_a_refused_changed_machine_leaves_a_ready_run_ready(tmp_path: Path) -> None:
+    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
+    waiting = DURABLE_ORDERS.start(store, Order(items=1, approval_over=0), run_id="o-1").unwrap()
+    assert not waiting.finished
+    from agentsm_fn.durable.approvals import answer
+
+    answer(store, "o-1", 2, True).unwrap()
+    record = store.get("o-1").unwrap()
+    assert record.status is RunStatus.READY
+    refused = DURABLE_ORDERS_V2.resume(store, "o-1")
+    assert isinstance(refused, Failure) and isinstance(refused.failure(), MachineChanged)
+    kept = store.get("o-1").unwrap()
+    assert attrs.evolve(kept, updated=record.updated) == record
+    assert DURABLE_ORDERS.resume(store, "o-1").unwrap().finished
