@@ -10,6 +10,7 @@ from contextlib import AbstractContextManager
 
 from agentsm_fn.core.effect_failures import EffectFailure, FailureKind
 from agentsm_fn.core.effects import Effect, describe_effect
+from agentsm_fn.durable._secrets import scrubbed
 from agentsm_fn.shell.keys import EffectKey
 from agentsm_fn.shell.keys import keyed as _keyed
 
@@ -20,8 +21,9 @@ def retry_safe(effect: Effect[object]) -> bool:
 
 
 def raised(effect: Effect[object], exc: BaseException) -> object | None:
-    """The outcome that stands for a performer that raised (as the shell delivers it)."""
-    return EffectFailure.raised(describe_effect(effect), exc)
+    """The outcome that stands for a performer that raised (as the shell delivers it), secrets scrubbed."""
+    detail = scrubbed(f"{type(exc).__qualname__}: {exc}")  # whole, before EffectFailure clips it
+    return EffectFailure(kind=FailureKind.RAISED, effect=describe_effect(effect), detail=detail)
 
 
 def unknown(effect: Effect[object]) -> object | None:
