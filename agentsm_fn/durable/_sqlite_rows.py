@@ -20,10 +20,23 @@ def pack_ticks(ticks: tuple[float, ...] | list[float]) -> bytes:
     return struct.pack(f"<{len(ticks)}d", *ticks)
 
 
-def unpack_ticks(data: bytes | None) -> tuple[float, ...]:
-    """The readings :func:`pack_ticks` wrote (empty for NULL or malformed data)."""
-    if not data or len(data) % 8:
+class CorruptColumn(sqlite3.DatabaseError):
+    """A stored column that is not what this store writes (raised in a query: a ``StoreFailure``)."""
+
+
+def unpack_ticks(data: bytes | None, column: str = "ticks") -> tuple[float, ...]:
+    """The readings :func:`pack_ticks` wrote (empty for NULL); :class:`CorruptColumn` for malformed data.
+
+    Example:
+        >>> unpack_ticks(bytes(9), "tail")
+        Traceback (most recent call last):
+        ...
+        agentsm_fn.durable._sqlite_rows.CorruptColumn: tail: corrupt: 9 bytes are not whole clock readings
+    """
+    if not data:
         return ()
+    if len(data) % 8:
+        raise CorruptColumn(f"{column}: corrupt: {len(data)} bytes are not whole clock readings")
     return struct.unpack(f"<{len(data) // 8}d", data)
 
 
@@ -73,7 +86,7 @@ def row_from(row: tuple[object, ...]) -> JournalRow:
     return JournalRow(
         seq=int(seq),  # type: ignore[call-overload]  # an INTEGER column
         digest=bytes(digest or b""),  # type: ignore[call-overload]  # a BLOB column
-        ticks=unpack_ticks(ticks),  # type: ignore[arg-type]  # a BLOB column
+        ticks=unpack_ticks(ticks, f"journal[{seq}].ticks"),  # type: ignore[arg-type]  # a BLOB column
         outcome=outcome,  # type: ignore[arg-type]  # a BLOB column
         at=at,  # type: ignore[arg-type]  # a REAL column
         waiting=bool(waiting),

@@ -148,12 +148,12 @@ class SqliteRuns(SqliteConnection):
 
     def tail(self, run_id: str) -> Result[tuple[float, ...], StoreFailure]:
         """Clock readings taken after the last effect, written when the run stopped."""
-        found = self._do(
-            "read tail",
-            lambda db: db.execute("SELECT tail FROM runs WHERE id = ?", (run_id,)).fetchone(),
-            run_id,
-        )
-        return found.map(lambda row: () if row is None else unpack_ticks(row[0]))
+
+        def work(db: sqlite3.Connection) -> tuple[float, ...]:
+            row = db.execute("SELECT tail FROM runs WHERE id = ?", (run_id,)).fetchone()
+            return () if row is None else unpack_ticks(row[0], "tail")
+
+        return self._do("read tail", work, run_id)
 
     def checkpoint(self, run_id: str) -> Result[Checkpoint | None, StoreFailure]:
         """The latest checkpoint, if any."""

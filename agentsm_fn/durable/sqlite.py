@@ -75,6 +75,13 @@ class SqliteStore(SqliteRuns, SqliteJournal):
         except sqlite3.Error as exc:
             return Failure(StoreFailure(operation="open", detail=f"{path}: {exc}"))
         try:
+            foreign = _foreign_tables(db)
+            if foreign:  # another program's database: change nothing in it, not even its journal mode
+                db.close()
+                detail = (
+                    f"{path} is not a run store: it holds the tables {', '.join(foreign)} and no store schema"
+                )
+                return Failure(StoreFailure(operation="open", detail=detail))
             db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
             db.execute("PRAGMA journal_mode = WAL")
             db.execute(f"PRAGMA synchronous = {durability.value}")
@@ -92,3 +99,9 @@ class SqliteStore(SqliteRuns, SqliteJournal):
             db.close()
             return Failure(StoreFailure(operation="open", detail=f"{path}: {exc}"))
         return Success(cls(db, str(path)))
+
+
+def _foreign_tables(db: sqlite3.Connection) -> list[str]:
+    """The tables of a database that has tables but not a store's ``meta``: none for a store or a new file."""
+    tables = sorted(str(row[0]) for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
+    return [] if not tables or "meta" in tables else tables
