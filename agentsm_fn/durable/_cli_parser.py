@@ -12,6 +12,22 @@ __all__: list[str] = []
 _RUN_HELP = "the run's id (see `list`)"
 
 
+def step_number(text: str) -> int:
+    """A step given on the command line: a whole number of transitions, 0 or more.
+
+    Example:
+        >>> step_number("3")
+        3
+    """
+    try:
+        number = int(text)
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a step (a number of transitions, 0 or more)")
+    return number
+
+
 def parser() -> argparse.ArgumentParser:
     """The parser of ``agentsm-runs``' command line.
 
@@ -43,7 +59,7 @@ def parser() -> argparse.ArgumentParser:
         "replay", help="replay the journal: final (or --step N) state and memory, no effects"
     )
     replay.add_argument("run", help=_RUN_HELP)
-    replay.add_argument("--step", type=int, help="stop after this many transitions")
+    replay.add_argument("--step", type=step_number, help="stop after this many transitions")
     replay.add_argument("--machine", help="module:attribute (default: the run's)")
     resume = sub.add_parser("resume", help="run a stored run on in this process")
     resume.add_argument("run", help=_RUN_HELP)
@@ -63,7 +79,9 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser("pending", help="the effects stored runs wait on")
     forking = sub.add_parser("fork", help="start a new run from a run's step (memory changed with --set)")
     forking.add_argument("run", help=_RUN_HELP)
-    forking.add_argument("step", type=int, help="the number of transitions to replay first (see `show`)")
+    forking.add_argument(
+        "step", type=step_number, help="the number of transitions to replay first (see `show`)"
+    )
     forking.add_argument(
         "--set",
         action="append",

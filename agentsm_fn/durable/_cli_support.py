@@ -148,12 +148,22 @@ def watching(durable: Durable[Any, Any, Any]) -> Durable[Any, Any, Any] | str:
     return attrs.evolve(durable, shell=shell)
 
 
-def export_run(store: SqliteStore, record: RunRecord, machine: Machine[Any, Any, Any]) -> dict[str, object]:
-    """The run as JSON-ready data: its record, its journal rows, and its replayed trace."""
-    rows = store.journal(record.run_id).value_or(())
+def export_run(
+    store: SqliteStore, record: RunRecord, machine: Machine[Any, Any, Any]
+) -> tuple[dict[str, object], DurableError | None]:
+    """The run as JSON-ready data (record, journal rows, replayed trace), and the first part that failed.
+
+    What cannot be read is left out (a journal that cannot be read, a trace that cannot be replayed)
+    or shown as ``<undecodable>`` (an outcome), and the error says where.
+    """
+    read = store.journal(record.run_id)
+    rows = read.value_or(())
+    error: DurableError | None = read.failure() if isinstance(read, Failure) else None
     journal = []
     for row in rows:
         outcome = None if row.outcome is None else from_bytes(row.outcome, object)
+        if isinstance(outcome, Failure) and error is None:
+            error = outcome.failure().within(record.run_id, f"journal[{row.seq}].outcome")
         journal.append(
             {
                 "seq": row.seq,
@@ -177,8 +187,10 @@ def export_run(store: SqliteStore, record: RunRecord, machine: Machine[Any, Any,
         }
         for e in (replayed.unwrap().trace if not isinstance(replayed, Failure) else ())
     ]
+    if isinstance(replayed, Failure) and error is None:
+        error = replayed.failure()
     run = {k: (v.value if hasattr(v, "value") else v) for k, v in attrs.asdict(record, recurse=False).items()}
-    return {"run": run, "journal": journal, "trace": trace}
+    return {"run": run, "journal": journal, "trace": trace}, error
 
 
 class BadField(Exception):

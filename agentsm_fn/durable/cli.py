@@ -110,6 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not os.path.exists(args.db):  # never create an empty store by reading a mistyped or default path
         where = f"no store at {args.db} (give the store's file with --db FILE, before the command)"
         return _fail(where, Exit.STORE)
+    if os.path.isfile(args.db) and os.path.getsize(args.db) == 0:  # nor make a store of an empty file
+        return _fail(f"{args.db} is not a run store: it is empty", Exit.STORE)
     opened = SqliteStore.open(args.db)
     if isinstance(opened, Failure):
         return _fail(opened.failure())
@@ -148,7 +150,7 @@ def _dispatch(store: SqliteStore, args: argparse.Namespace) -> int:
     record, target = found
     if command in ("show", "export", "replay"):
         return _replaying(store, record, _machine(target), command, getattr(args, "step", None))
-    durable = _durable(target, record.machine)
+    durable = _durable(target, getattr(args, "machine", None) or record.machine)
     if isinstance(durable, int):
         return durable
     if getattr(args, "watch", False):
@@ -174,8 +176,9 @@ def _replaying(
     store: SqliteStore, record: RunRecord, machine: Machine[Any, Any, Any], command: str, step: int | None
 ) -> int:
     if command == "export":
-        print(json.dumps(export_run(store, record, machine), indent=2, default=str))
-        return int(Exit.OK)
+        exported, error = export_run(store, record, machine)
+        print(json.dumps(exported, indent=2, default=str))  # what could be read, even if not all of it
+        return int(Exit.OK) if error is None else _fail(error)
     replayed = replay_stored(store, machine, record.run_id, step)
     if isinstance(replayed, Failure):
         return _fail(replayed.failure())
@@ -201,7 +204,7 @@ def _answer(store: SqliteStore, durable: Durable[Any, Any, Any], args: argparse.
     done = answer(store, args.run, args.seq, outcome)
     if isinstance(done, Failure):
         return _fail(done.failure())
-    print(f"{args.run}: entry {args.seq} {args.command}d")
+    print(f"{args.run}: entry {args.seq} {'approved' if args.command == 'approve' else 'rejected'}")
     return _report(durable.resume(store, args.run)) if args.resume else int(Exit.OK)
 
 

@@ -1,0 +1,99 @@
+"""``agentsm-runs`` on bad input: a clear message, the exit code the docs give, nothing changed or lost."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from agentsm_fn.durable import RunStatus, SqliteStore, StoreFailure
+from agentsm_fn.durable._cli_support import Exit
+from tests.durable.machines import DURABLE_ORDERS, Order
+from tests.durable.test_cli import cli
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    path = str(tmp_path / "runs.db")
+    store = SqliteStore.open(path).unwrap()
+    DURABLE_ORDERS.start(store, Order(items=2), run_id="done-1").unwrap()
+    DURABLE_ORDERS.start(store, Order(items=2, approval_over=0), run_id="wait-1").unwrap()
+    store.close()
+    return path
+
+
+def _tables(path: Path) -> list[str]:
+    with sqlite3.connect(path) as db:
+        return sorted(r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
+
+
+def test_another_programs_database_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    other = tmp_path / "app.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE users (id INTEGER, name TEXT)")
+    mode = sqlite3.connect(other).execute("PRAGMA journal_mode").fetchone()
+    code, out, err = cli("--db", str(other), "list")
+    assert (code, out) == (int(Exit.STORE), "")
+    assert "not a run store" in err and "users" in err
+    opened = SqliteStore.open(other)
+    assert isinstance(opened.failure(), StoreFailure)
+    assert _tables(other) == ["users"]
+    assert sqlite3.connect(other).execute("PRAGMA journal_mode").fetchone() == mode
+
+
+def test_an_empty_file_is_not_a_store_for_the_command_line(tmp_path: Path) -> None:
+    empty = tmp_path / "runs.db"
+    empty.touch()
+    code, out, err = cli("--db", str(empty), "pending")
+    assert (code, out) == (int(Exit.STORE), "")
+    assert "not a run store" in err
+    assert empty.stat().st_size == 0
+
+
+def _corrupt(db: str, sql: str) -> None:
+    with sqlite3.connect(db) as connection:
+        connection.execute(sql)
+
+
+def test_export_of_a_run_with_a_corrupt_outcome_exits_5_and_still_exports_the_journal(db: str) -> None:
+    _corrupt(db, "UPDATE journal SET outcome = x'deadbeef00' WHERE run_id = 'done-1' AND seq = 1")
+    code, out, err = cli("--db", db, "export", "done-1")
+    assert code == int(Exit.STORE)
+    assert "run done-1, journal[1].outcome: corrupt" in err
+    exported = json.loads(out)
+    assert len(exported["journal"]) == 4 and exported["journal"][1]["outcome"] == "<undecodable>"
+    assert cli("--db", db, "list", "--all")[1].count("done-1") == 1  # still there, still listed
+
+
+def test_corrupt_clock_readings_are_stored_data_that_failed_and_the_run_is_kept(db: str) -> None:
+    _corrupt(db, "UPDATE journal SET ticks = x'02' WHERE run_id = 'wait-1' AND seq = 1")
+    before = SqliteStore.open(db).unwrap().get("wait-1").unwrap()
+    for command in (["show", "wait-1"], ["replay", "wait-1"], ["replay", "wait-1", "--step", "3"]):
+        code, _, err = cli("--db", db, *command)
+        assert code == int(Exit.STORE), (command, err)
+        assert "journal[1].ticks" in err and "corrupt" in err
+    assert cli("--db", db, "resume", "wait-1")[0] == int(Exit.OK)  # from its checkpoint: it still waits
+    after = SqliteStore.open(db).unwrap().get("wait-1").unwrap()
+    assert after.status is RunStatus.WAITING and after.steps == before.steps
+    assert "wait-1" in cli("--db", db, "list")[1]
+
+
+def test_reject_says_rejected(db: str) -> None:
+    code, out, _ = cli("--db", db, "reject", "wait-1", "4")
+    assert code == int(Exit.OK)
+    assert "wait-1: entry 4 rejected" in out
+
+
+def test_a_machine_given_with_machine_is_the_one_named_in_the_error(db: str) -> None:
+    code, _, err = cli("--db", db, "resume", "wait-1", "--machine", "tests.durable.machines:ORDERS")
+    assert code == int(Exit.NOT_FOUND)
+    assert "tests.durable.machines:ORDERS is a Machine" in err
+
+
+@pytest.mark.parametrize("command", [["replay", "done-1", "--step", "-1"], ["fork", "done-1", "-2"]])
+def test_a_negative_step_is_a_usage_error(db: str, command: list[str]) -> None:
+    code, out, err = cli("--db", db, *command)
+    assert (code, out) == (int(Exit.USAGE), "")
+    assert "not a step" in err
