@@ -132,3 +132,25 @@ def initial_snapshot(
         return Failure(Diverged(run_id=run_id, seq=0, step=steps + 1, detail=detail))
     status = Status.FINISHED if state in machine.terminals else Status.READY
     return Success((Snapshot(state=state, memory=value, status=status, steps=steps), len(initial.unwrap())))
+
+
+def release(
+    store: RunStore,
+    run_id: str,
+    owner: str,
+    now: float,
+    status: RunStatus | None = None,
+    reason: str | None = None,
+) -> None:
+    """Let a claimed run go exactly as it was stored: it did not load, or diverged (it went no further).
+
+    Its state, steps, tail and fingerprint stay; a RUNNING run becomes READY (let go), or ``status``.
+    """
+    record, tail = store.get(run_id), store.tail(run_id)
+    if isinstance(record, Success) and isinstance(tail, Success):  # else its lease expires
+        kept = record.unwrap()
+        let_go = RunStatus.READY if kept.status is RunStatus.RUNNING else kept.status
+        why = kept.reason if reason is None else reason
+        store.stop(
+            run_id, attrs.evolve(kept, status=status or let_go, reason=why, updated=now), tail.unwrap(), owner
+        )

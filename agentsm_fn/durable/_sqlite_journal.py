@@ -116,8 +116,9 @@ class SqliteJournal(SqliteConnection):
             with transaction(db):
                 updated = db.execute(
                     "UPDATE journal SET outcome = ?, at = ? WHERE run_id = ? AND seq = ? AND waiting = 1 "
-                    "AND outcome IS NULL",
-                    (outcome, at, run_id, seq),
+                    "AND outcome IS NULL AND NOT EXISTS "
+                    "(SELECT 1 FROM runs WHERE id = ? AND status = 'finished')",
+                    (outcome, at, run_id, seq, run_id),
                 ).rowcount
                 if updated:
                     db.execute(
@@ -133,7 +134,9 @@ class SqliteJournal(SqliteConnection):
                 return f"run {run_id} has no entry {seq}"
             if not row[0]:
                 return "that entry is not waiting for an answer"
-            return "it was answered already"
+            if row[1]:
+                return "it was answered already"
+            return "the run is finished: it waits for nothing"
 
         done = self._do("answer", work, run_id)
         if isinstance(done, Failure):
@@ -162,7 +165,8 @@ class SqliteJournal(SqliteConnection):
                     "SELECT j.run_id, j.seq, j.digest, j.ticks, j.outcome, j.at, j.waiting, j.summary, "
                     "j.effect "
                     "FROM journal j JOIN runs r ON r.id = j.run_id "
-                    "WHERE j.waiting = 1 AND j.outcome IS NULL ORDER BY r.created, j.run_id"
+                    "WHERE j.waiting = 1 AND j.outcome IS NULL AND r.status != 'finished' "
+                    "ORDER BY r.created, j.run_id"
                 )
             ),
         )

@@ -28,7 +28,7 @@ from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.durable import _contract
-from agentsm_fn.durable._loading import Loaded, load_for_resume
+from agentsm_fn.durable._loading import Loaded, load_for_resume, release
 from agentsm_fn.durable._owner import this_owner
 from agentsm_fn.durable._tracing import carry, continued
 from agentsm_fn.durable.codec import to_bytes
@@ -176,7 +176,7 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             return claimed
         loaded = load_for_resume(store, self.machine, run_id, self.fingerprint, allow_changed)
         if isinstance(loaded, Failure):
-            self._release(store, run_id, owner, now)
+            release(store, run_id, owner, now)
             return loaded
         found = loaded.unwrap()
         session = Session(
@@ -193,14 +193,6 @@ class Durable(Generic[StateT, EventT, MemoryT]):
         )
         carry(session, shell)
         return Success((session, shell, found))
-
-    def _release(self, store: RunStore, run_id: str, owner: str, now: float) -> None:
-        """Let a run this process claimed but did not load go, exactly as it was stored."""
-        record, tail = store.get(run_id), store.tail(run_id)
-        if isinstance(record, Success) and isinstance(tail, Success):  # else its lease expires
-            kept = record.unwrap()
-            status = RunStatus.READY if kept.status is RunStatus.RUNNING else kept.status  # let go
-            store.stop(run_id, attrs.evolve(kept, status=status, updated=now), tail.unwrap(), owner)
 
     def resume(
         self, store: RunStore, run_id: str, allow_changed: bool = False
@@ -286,7 +278,8 @@ class Durable(Generic[StateT, EventT, MemoryT]):
         if error is not None:
             if isinstance(error, Diverged):
                 error = attrs.evolve(error, step=snapshot.steps + 1)
-            if not isinstance(error, RunBusy):  # a run another process owns is not ours to mark
+                release(store, run_id, session.owner, now, RunStatus.FAILED, error.describe())
+            elif not isinstance(error, RunBusy):  # a run another process owns is not ours to mark
                 stop(attrs.evolve(record, reason=error.describe(), fingerprint=""))
             return Failure(error)
         if isinstance(result, Failure):

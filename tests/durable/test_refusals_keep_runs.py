@@ -11,10 +11,20 @@ from returns.result import Failure, Result
 
 from agentsm_fn.core import Fault, Perform, effectful, emit, perform, pure
 from agentsm_fn.core.machine import Machine, define_machine
-from agentsm_fn.durable import Durable, MachineChanged, NotResumable, RunStatus, SqliteStore
+from agentsm_fn.durable import (
+    AnswerRefused,
+    Diverged,
+    Durable,
+    MachineChanged,
+    NotResumable,
+    RunStatus,
+    SqliteStore,
+)
+from agentsm_fn.durable.approvals import answer, pending
+from agentsm_fn.durable.check import check_runs
 from agentsm_fn.durable.travel import replay_stored
 from agentsm_fn.shell import Performers, Shell, StepClock
-from tests.durable.machines import DURABLE_ORDERS, DURABLE_ORDERS_V2, Lookup, Order
+from tests.durable.machines import DURABLE_ORDERS, DURABLE_ORDERS_V2, ORDERS, E, Lookup, Order, S, priced
 
 
 class T(enum.Enum):
@@ -74,8 +84,6 @@ def test_a_refused_changed_machine_leaves_a_ready_run_ready(tmp_path: Path) -> N
     store = SqliteStore.open(tmp_path / "runs.db").unwrap()
     waiting = DURABLE_ORDERS.start(store, Order(items=1, approval_over=0), run_id="o-1").unwrap()
     assert not waiting.finished
-    from agentsm_fn.durable.approvals import answer
-
     answer(store, "o-1", 2, True).unwrap()
     record = store.get("o-1").unwrap()
     assert record.status is RunStatus.READY
@@ -84,3 +92,48 @@ def test_a_refused_changed_machine_leaves_a_ready_run_ready(tmp_path: Path) -> N
     kept = store.get("o-1").unwrap()
     assert attrs.evolve(kept, updated=record.updated) == record
     assert DURABLE_ORDERS.resume(store, "o-1").unwrap().finished
+
+
+def ask_another_price(order: Order) -> Result[Perform[int, Order], Fault]:
+    return perform(Lookup(order.next_item + 100), order)
+
+
+ORDERS_ASKING_ANOTHER: Machine[S, E, Order] = attrs.evolve(
+    ORDERS, handlers={**ORDERS.handlers, S.PRICING: effectful(ask_another_price, priced)}
+)
+DIVERGING = Durable(name=DURABLE_ORDERS.name, machine=ORDERS_ASKING_ANOTHER, shell=DURABLE_ORDERS.shell)
+
+
+def test_a_diverging_changed_machine_leaves_the_record_checkable_against_the_old_one(
+    tmp_path: Path,
+) -> None:
+    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
+    waiting = DURABLE_ORDERS.start(store, Order(items=1, approval_over=0), run_id="o-2").unwrap()
+    assert not waiting.finished
+    record = store.get("o-2").unwrap()
+    diverged = DIVERGING.resume(store, "o-2", allow_changed=True)
+    assert isinstance(diverged, Failure) and isinstance(diverged.failure(), Diverged)
+    kept = store.get("o-2").unwrap()
+    assert (kept.state, kept.steps, kept.effects, kept.fingerprint) == (
+        record.state,
+        record.steps,
+        record.effects,
+        record.fingerprint,
+    )
+    assert "diverges" in kept.reason
+    verdicts = check_runs(store, ORDERS, DURABLE_ORDERS.name).unwrap()
+    assert [v.ok for v in verdicts] == [True], [v.describe() for v in verdicts]
+    answer(store, "o-2", 2, True).unwrap()  # the old machine still takes it up
+    assert DURABLE_ORDERS.resume(store, "o-2").unwrap().finished
+
+
+def test_a_finished_run_waits_for_nothing(tmp_path: Path) -> None:
+    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
+    DURABLE_ORDERS.start(store, Order(items=1, approval_over=0), run_id="o-2").unwrap()
+    finished = DURABLE_ORDERS_V2.resume(store, "o-2", allow_changed=True).unwrap()  # v2 never asks
+    assert finished.finished
+    assert pending(store).unwrap() == ()
+    refused = answer(store, "o-2", 2, True)
+    assert isinstance(refused, Failure) and isinstance(refused.failure(), AnswerRefused)
+    assert "finished" in refused.failure().why
+    assert store.journal("o-2").unwrap()[2].outcome is None
