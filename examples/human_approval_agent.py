@@ -75,7 +75,7 @@ def _second_half() -> LlmReply:
 
 
 def make_agent(llm: AnyLlmProvider) -> Agent:
-    """The same agent definition in both processes (the run's state travels as JSON)."""
+    """The same agent definition in every process (the run's outcomes come from the store)."""
     return (
         AgentBuilder.new(TASK)
         .system_prompt("You are an assistant that can send emails with the send_email tool.")

@@ -71,7 +71,9 @@ def parser() -> argparse.ArgumentParser:
     for name, text in (("approve", "approve the effect a run waits on"), ("reject", "reject it")):
         command = sub.add_parser(name, help=text)
         command.add_argument("run", help=_RUN_HELP)
-        command.add_argument("seq", type=int, help="the waiting effect's number (see `list` or `pending`)")
+        command.add_argument(
+            "seq", type=int, help="the waiting effect's number (see `pending`: `list` does not show it)"
+        )
         command.add_argument("--resume", action="store_true", help="then run the run on in this process")
         command.add_argument("--watch", action="store_true", help=WATCH_HELP + "; with --resume")
         if name == "reject":
