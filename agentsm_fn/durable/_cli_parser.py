@@ -39,7 +39,8 @@ def parser() -> argparse.ArgumentParser:
         prog="agentsm-runs",
         description="Stored durable runs: list, show, export, replay, resume, answer, fork, check, recover.",
         epilog="Exit codes: 0 done; 1 check found a diverging run; 2 usage; 3 no such run or machine; "
-        "4 refused; 5 store or stored data failed; 6 the run failed or diverged.",
+        "4 refused; 5 store or stored data failed (check: a stored run could not be read); "
+        "6 the run failed or diverged.",
     )
     parser.add_argument(
         "--db",

@@ -18,7 +18,7 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.core.machine import Machine
-from agentsm_fn.durable.errors import Diverged, DurableError, StoreFailure
+from agentsm_fn.durable.errors import CodecFailure, Diverged, DurableError, StoreFailure
 from agentsm_fn.durable.store import RunRecord, RunStatus, RunStore
 from agentsm_fn.durable.travel import replay_stored
 
@@ -33,12 +33,17 @@ MemoryT = TypeVar("MemoryT")
 class RunCheck:
     """What replaying one stored run against the current machine showed.
 
-    ``step`` is the first transition that differs (-1 when none does).
+    ``step`` is the first transition that differs (-1 when none does). ``unreadable``
+    says the stored run itself could not be read (a corrupt or undecodable row, named in
+    ``detail``): that is a problem of the store, not a divergence of the machine.
 
     Example:
         >>> RunCheck(run_id="r1", status="waiting", changed=True, ok=False, step=4,
         ...         detail="the machine asks for Refund; the journal has Charge").describe()[:96] + "..."
         'r1 (waiting, machine changed): DIVERGES at step 4: the machine asks for Refund; the journal has...'
+        >>> RunCheck(run_id="r2", status="waiting", changed=False, ok=False, unreadable=True,
+        ...         detail="run r2, journal[1].outcome: corrupt").describe()
+        'r2 (waiting): UNREADABLE: run r2, journal[1].outcome: corrupt'
     """
 
     run_id: str
@@ -47,12 +52,15 @@ class RunCheck:
     ok: bool
     step: int = -1
     detail: str = ""
+    unreadable: bool = False
 
     def describe(self) -> str:
         """One line for reports."""
         head = f"{self.run_id} ({self.status}{', machine changed' if self.changed else ''})"
         if self.ok:
             return f"{head}: ok, replays as it ran"
+        if self.unreadable:
+            return f"{head}: UNREADABLE: {self.detail}"
         where = f" at step {self.step}" if self.step >= 0 else ""
         return f"{head}: DIVERGES{where}: {self.detail}"
 
@@ -70,7 +78,8 @@ def _verdict(
     if isinstance(replayed, Failure):
         error: DurableError = replayed.failure()
         step = error.step if isinstance(error, Diverged) else -1
-        return attrs.evolve(base, ok=False, step=step, detail=error.describe())
+        unreadable = isinstance(error, StoreFailure | CodecFailure)
+        return attrs.evolve(base, ok=False, step=step, detail=error.describe(), unreadable=unreadable)
     snap = replayed.unwrap()
     if (
         record.status in (RunStatus.WAITING, RunStatus.FAILED)

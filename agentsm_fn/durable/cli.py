@@ -221,13 +221,16 @@ def _check(store: SqliteStore, name: str, stored_as: str | None) -> int:
     results = checked.unwrap()
     for result in results:
         print(result.describe())
-    bad = sum(not r.ok for r in results)
-    print(f"agentsm-runs check {name}: {len(results)} unfinished run(s) of {runs_of}, {bad} would diverge")
+    unreadable = sum(r.unreadable for r in results)
+    bad = sum(not r.ok for r in results) - unreadable
+    counts = f"{len(results)} unfinished run(s) of {runs_of}, {bad} would diverge"
+    unread = f", {unreadable} could not be read" if unreadable else ""
+    print(f"agentsm-runs check {name}: {counts}{unread}")
     if not results:
         others = sorted({r.machine for r in store.runs(unfinished_only=True).value_or(())})
         if others:
             print(f"  unfinished runs are stored under: {', '.join(others)} (choose one with --name)")
-    return int(Exit.DIVERGES if bad else Exit.OK)
+    return int(Exit.STORE if unreadable else Exit.DIVERGES if bad else Exit.OK)
 
 
 def _recover(store: SqliteStore, names: Sequence[str], watch: bool) -> int:

@@ -97,3 +97,13 @@ def test_a_negative_step_is_a_usage_error(db: str, command: list[str]) -> None:
     code, out, err = cli("--db", db, *command)
     assert (code, out) == (int(Exit.USAGE), "")
     assert "not a step" in err
+
+
+def test_check_reports_an_unreadable_run_as_stored_data_that_failed_not_as_a_divergence(db: str) -> None:
+    _corrupt(db, "UPDATE journal SET outcome = x'deadbeef00' WHERE run_id = 'wait-1' AND seq = 1")
+    code, out, err = cli("--db", db, "check", "tests.durable.machines:DURABLE_ORDERS")
+    assert code == int(Exit.STORE), (out, err)
+    assert "wait-1 (waiting): UNREADABLE: " in out and "journal[1].outcome" in out
+    assert "DIVERGES" not in out
+    assert "1 unfinished run(s) of tests.durable.machines:DURABLE_ORDERS, 0 would diverge, 1 could not" in out
+    assert "wait-1" in cli("--db", db, "list")[1]  # still stored, still listed
