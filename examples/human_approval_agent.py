@@ -104,7 +104,10 @@ EMAIL_AGENT = durable_for(make_agent(choose_llm(False, lambda: ScriptedLlm([_sec
 """What `agentsm-runs` loads to show, answer and resume this example's runs (it answers as process 3)."""
 
 
-def open_store(path: Path) -> Result[SqliteStore, str]:
+def open_store(path: Path, create: bool = False) -> Result[SqliteStore, str]:
+    """The run store at ``path``. Only ``--start`` creates one: a mistyped ``--db`` is an error."""
+    if not create and not path.exists():
+        return Failure(f"no run store at {path} (start a run first, or give its --db)")
     return SqliteStore.open(path).alt(lambda error: f"cannot open the run store: {error.describe()}")
 
 
@@ -112,7 +115,9 @@ def start(path: Path, offline: bool) -> int:
     llm = choose_llm(offline, lambda: ScriptedLlm([_first_half()]))
     print(f"LLM: {llm.name}\n-- process 1: run until a human is needed")
     agent = make_agent(llm.provider)
-    match open_store(path).bind(lambda store: durable_for(agent).start(store, agent.memory).alt(_why)):
+    program = durable_for(agent)
+    started = open_store(path, create=True).bind(lambda s: program.start(s, agent.memory).alt(_why))
+    match started:
         case Success(stored) if not stored.finished:
             request = stored.snapshot.memory.pending_approval
             assert request is not None

@@ -104,6 +104,15 @@ def test_answering_a_run_that_is_not_stored_says_so(tmp_path: Path) -> None:
     assert "would repeat" not in done.stderr and "Traceback" not in done.stderr
 
 
+def test_a_mistyped_store_is_named_and_not_created(tmp_path: Path) -> None:
+    typo = tmp_path / "runz.db"
+    for args in (["--pending"], ["--answer", "r-1", "--decision", "approve"]):
+        done = _approval("--db", str(typo), *args)
+        assert done.returncode == 1 and f"no run store at {typo}" in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
+    assert not typo.exists()
+
+
 def test_the_command_line_shows_answers_and_resumes_the_examples_runs(tmp_path: Path) -> None:
     db = str(tmp_path / "runs.db")
     run_id = _started(tmp_path / "runs.db")
