@@ -160,7 +160,7 @@ class SqliteJournal(SqliteConnection):
         return self._do(
             "list waiting",
             lambda db: tuple(
-                (str(r[0]), row_from(r[1:]))
+                (str(r[0]), row_from(r[1:], str(r[0])))
                 for r in db.execute(
                     "SELECT j.run_id, j.seq, j.digest, j.ticks, j.outcome, j.at, j.waiting, j.summary, "
                     "j.effect "

@@ -81,12 +81,14 @@ def record_from(row: tuple[object, ...]) -> RunRecord:
     )
 
 
-def row_from(row: tuple[object, ...]) -> JournalRow:
+def row_from(row: tuple[object, ...], run_id: str = "") -> JournalRow:
+    """A journal row as read; a corrupt column names ``run_id`` (when given) and the entry."""
     seq, digest, ticks, outcome, at, waiting, summary, effect = row
+    where = f"run {run_id}, " if run_id else ""
     return JournalRow(
         seq=int(seq),  # type: ignore[call-overload]  # an INTEGER column
         digest=bytes(digest or b""),  # type: ignore[call-overload]  # a BLOB column
-        ticks=unpack_ticks(ticks, f"journal[{seq}].ticks"),  # type: ignore[arg-type]  # a BLOB column
+        ticks=unpack_ticks(ticks, f"{where}journal[{seq}].ticks"),  # type: ignore[arg-type]  # a BLOB column
         outcome=outcome,  # type: ignore[arg-type]  # a BLOB column
         at=at,  # type: ignore[arg-type]  # a REAL column
         waiting=bool(waiting),

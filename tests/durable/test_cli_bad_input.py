@@ -107,3 +107,10 @@ def test_check_reports_an_unreadable_run_as_stored_data_that_failed_not_as_a_div
     assert "DIVERGES" not in out
     assert "1 unfinished run(s) of tests.durable.machines:DURABLE_ORDERS, 0 would diverge, 1 could not" in out
     assert "wait-1" in cli("--db", db, "list")[1]  # still stored, still listed
+
+
+def test_a_corrupt_waiting_entry_names_its_run_when_pending_is_listed(db: str) -> None:
+    _corrupt(db, "UPDATE journal SET ticks = x'02' WHERE run_id = 'wait-1' AND waiting = 1")
+    code, out, err = cli("--db", db, "pending")
+    assert (code, out) == (int(Exit.STORE), "")
+    assert "run wait-1, journal[" in err and "].ticks: corrupt" in err
