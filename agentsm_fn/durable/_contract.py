@@ -10,7 +10,7 @@ from contextlib import AbstractContextManager
 
 from agentsm_fn.core.effect_failures import EffectFailure, FailureKind
 from agentsm_fn.core.effects import Effect, describe_effect
-from agentsm_fn.durable._secrets import scrubbed
+from agentsm_fn.shell.credentials import raised_failure
 from agentsm_fn.shell.keys import EffectKey
 from agentsm_fn.shell.keys import keyed as _keyed
 
@@ -21,9 +21,8 @@ def retry_safe(effect: Effect[object]) -> bool:
 
 
 def raised(effect: Effect[object], exc: BaseException) -> object | None:
-    """The outcome that stands for a performer that raised (as the shell delivers it), secrets scrubbed."""
-    detail = scrubbed(f"{type(exc).__qualname__}: {exc}")  # whole, before EffectFailure clips it
-    return EffectFailure(kind=FailureKind.RAISED, effect=describe_effect(effect), detail=detail)
+    """The outcome that stands for a performer that raised: the shell's own, credentials redacted."""
+    return raised_failure(effect, exc)
 
 
 def unknown(effect: Effect[object]) -> object | None:

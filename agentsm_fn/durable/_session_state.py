@@ -18,11 +18,11 @@ from returns.result import Failure, Result
 from agentsm_fn.core import SUSPEND
 from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.durable import _contract
-from agentsm_fn.durable._secrets import scrubbed
 from agentsm_fn.durable.codec import to_bytes
 from agentsm_fn.durable.errors import Diverged, DurableError, RunBusy, StoreFailure
 from agentsm_fn.durable.store import JournalRow, NewRun, RunStore
 from agentsm_fn.shell.clock import Clock
+from agentsm_fn.shell.credentials import redact_credentials
 
 __all__ = ["MISSING", "Pause", "SessionState"]
 
@@ -207,7 +207,7 @@ class SessionState:
         outcome = _contract.raised(effect, exc)
         if outcome is not None:
             return self._after(effect, seq, digest, started, outcome)
-        self.raised = scrubbed(f"performer raised {type(exc).__qualname__}: {exc}")[:500]
+        self.raised = redact_credentials(f"performer raised {type(exc).__qualname__}: {exc}")[:500]
         self.pause = Pause.RAISED
         return SUSPEND
 

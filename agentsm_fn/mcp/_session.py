@@ -32,6 +32,7 @@ from pydantic import ValidationError
 
 from agentsm_fn.mcp.errors import McpConnectError, McpDisconnected, McpServerError
 from agentsm_fn.mcp.targets import HttpTarget, InProcessTarget, McpTarget, StdioTarget
+from agentsm_fn.shell.credentials import redact_credentials
 
 __all__ = ["McpHandshake"]
 
@@ -183,8 +184,11 @@ class _Session:
             log.warning("stopped following the tool list of %s: %s", self.target.describe(), self._why(exc))
 
     def _why(self, exc: BaseException) -> str:
-        """The exception as one line, without the target's secrets (they may be in a transport's message)."""
-        return self.target.redact(_describe(exc))
+        """The exception as one line, without the target's secrets (they may be in a transport's message).
+
+        Nor ours: the credentials of this process's environment go too (``redact_credentials``).
+        """
+        return redact_credentials(self.target.redact(_describe(exc)))
 
     def _gone(self, detail: str) -> McpDisconnected:
         if self.closing:

@@ -44,6 +44,7 @@ from agentsm_fn.core.snapshot import Status as RunStatus
 from agentsm_fn.llm.replies import LlmReply
 from agentsm_fn.otel import genai, links, names
 from agentsm_fn.otel.metrics import Instruments
+from agentsm_fn.shell.credentials import redact_credentials
 
 __all__ = ["CAPTURE_CONTENT_ENV", "OtelObserver"]
 
@@ -358,7 +359,7 @@ class _EffectSpan:
         """The performer raised: the exception's type is the error (the conventions' rule for exceptions)."""
         kind = type(error).__qualname__
         failure: Attributes = {names.EFFECT_FAILURE: FailureKind.RAISED.value}
-        self._finish(failure, kind, f"performer raised {kind}: {error}"[:500], seconds)
+        self._finish(failure, kind, redact_credentials(f"performer raised {kind}: {error}")[:500], seconds)
 
 
 class _Batch:

@@ -2,6 +2,7 @@
 
 from agentsm_fn.core.observe import EffectWatch, RunEnd, RunObserver, RunStart, RunWatch
 from agentsm_fn.shell.clock import Clock, StepClock, system_clock
+from agentsm_fn.shell.credentials import redact_credentials
 from agentsm_fn.shell.keys import EffectKey, effect_key, keyed
 from agentsm_fn.shell.observing import aperform_part, perform_part
 from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
@@ -26,6 +27,7 @@ __all__ = [
     "effect_key",
     "keyed",
     "perform_part",
+    "redact_credentials",
     "resume_run",
     "run",
     "system_clock",

@@ -7,10 +7,11 @@ performer that returns ``SUSPEND`` pauses the run: the result is an AWAITING
 snapshot, a value you can store and later finish with :func:`resume_run`.
 
 A performer that raises delivers ``EffectFailure(RAISED, "<ExcType>: <message>")``
-as the effect's outcome, and one that runs past its registered timeout
-``EffectFailure(TIMED_OUT)``; the machine decides what that means (its ``receive``,
-its state's ``failure_event``, or, with neither, ``EffectFailed`` and the awaiting
-snapshot, so nothing is lost and the run can be resumed once the cause is fixed).
+as the effect's outcome (credentials redacted: :mod:`agentsm_fn.shell.credentials`),
+and one that runs past its registered timeout ``EffectFailure(TIMED_OUT)``; the
+machine decides what that means (its ``receive``, its state's ``failure_event``, or,
+with neither, ``EffectFailed`` and the awaiting snapshot, so nothing is lost and the
+run can be resumed once the cause is fixed).
 A missing performer is a configuration error, not an effect failure: the run ends
 with ``EffectFailed`` and the awaiting snapshot.
 
@@ -34,7 +35,6 @@ import attrs
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.driver import DEFER, SUSPEND, OnRow, drive, drive_from
-from agentsm_fn.core.effect_failures import EffectFailure
 from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.core.engine import resume
 from agentsm_fn.core.failures import EffectFailed, RunFailed
@@ -42,6 +42,7 @@ from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.observe import RunObserver
 from agentsm_fn.core.snapshot import Snapshot
 from agentsm_fn.shell.clock import Clock, system_clock
+from agentsm_fn.shell.credentials import raised_failure, redact_credentials
 from agentsm_fn.shell.observing import Watching, start_watching
 from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
 from agentsm_fn.shell.timeouts import TimedPerformer
@@ -102,10 +103,6 @@ def _park(
     return Failure(RunFailed(EffectFailed(snapshot.state, describe_effect(effect), problem), snapshot))
 
 
-def _raised(effect: Effect[object], exc: Exception) -> EffectFailure:
-    return EffectFailure.raised(describe_effect(effect), exc)
-
-
 class _Inline:
     """The shell's sync performers, called by the fold itself (no generator round trip).
 
@@ -134,7 +131,7 @@ class _Inline:
         try:
             outcome = performer(effect)
         except Exception as exc:  # the effect failed: an outcome the machine routes
-            return _raised(effect, exc)
+            return raised_failure(effect, exc)
         if type(outcome) in _PLAIN_OUTCOMES:
             return outcome
         return self._unusual(outcome)
@@ -291,7 +288,7 @@ async def _arun(
                     else:
                         outcome = await problem  # type: ignore[misc]  # an awaitable a sync performer returned
                 except Exception as exc:  # the effect failed: an outcome the machine routes
-                    outcome = _raised(effect, exc)
+                    outcome = raised_failure(effect, exc)
                 if outcome is SUSPEND:
                     return _park(fold, effect, None)
                 effect = fold.send(outcome)
@@ -314,7 +311,10 @@ def _resumed(
         now = shell.clock()
     except Exception as exc:
         return Failure(
-            RunFailed(EffectFailed(snapshot.state, "clock", f"the clock raised {exc!r}"), snapshot)
+            RunFailed(
+                EffectFailed(snapshot.state, "clock", redact_credentials(f"the clock raised {exc!r}")),
+                snapshot,
+            )
         )
     resumed = resume(machine, snapshot, outcome, now)
     if watching is not None and isinstance(resumed, Success):

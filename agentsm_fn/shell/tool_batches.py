@@ -1,7 +1,8 @@
 """Running a plan-and-execute ``RunTools`` batch: each call checked, run and turned into a result.
 
 A tool never breaks the run: an exception, bad arguments or an unknown name
-become an error result, which the policy turns into a halt
+become an error result (credentials redacted from an exception's text:
+:mod:`agentsm_fn.shell.credentials`), which the policy turns into a halt
 (``halt_on_tool_error``, the default) or shows the model.
 
 Tools run on the shell's one tool runner (:mod:`agentsm_fn.shell.tools`), as the ReAct
@@ -28,6 +29,7 @@ from agentsm_fn.agents.plan_execute import PlanExecuteToolResult, RunTools, Tool
 from agentsm_fn.agents.plan_execute.structured import schema_errors
 from agentsm_fn.llm.json import thaw
 from agentsm_fn.llm.messages import ToolCall, ToolSpec
+from agentsm_fn.shell.credentials import redact_credentials
 from agentsm_fn.shell.observing import aperform_part, perform_part
 from agentsm_fn.shell.tool_functions import tool_text
 from agentsm_fn.shell.tools import CallOutcome, Raised, Returned, acall_tool, call_tool
@@ -56,12 +58,12 @@ def _prepare(
 
 def _result(call: ToolCall, value: object) -> PlanExecuteToolResult:
     if isinstance(value, Failure):
-        return _error(call, f"{call.name} failed: {value.failure()}")
+        return _error(call, redact_credentials(f"{call.name} failed: {value.failure()}"))
     return PlanExecuteToolResult(call_id=call.id, name=call.name, content=tool_text(value))
 
 
 def _raised(call: ToolCall, exc: BaseException) -> PlanExecuteToolResult:
-    return _error(call, f"{call.name} raised {type(exc).__name__}: {exc}"[:2000])
+    return _error(call, redact_credentials(f"{call.name} raised {type(exc).__name__}: {exc}")[:2000])
 
 
 def _outcome(call: ToolCall, outcome: CallOutcome) -> PlanExecuteToolResult:

@@ -13,9 +13,9 @@ timeout is :class:`TimedOut`: a tool that raises ``TimeoutError`` itself has
 
 :class:`ToolRunner` performs the ReAct agent's RunTool and RunToolBatch effects with
 them: failures become failed :class:`ReactToolResult` values (``ERROR: {type}: {msg}`` for
-the LLM), and a batch runs concurrently with its results in call order whatever order
-the tools finish in. The plan-and-execute shell (``tool_batches``) uses the same
-two functions for its RunTools effect.
+the LLM, credentials redacted from the message), and a batch runs concurrently with its
+results in call order whatever order the tools finish in. The plan-and-execute shell
+(``tool_batches``) uses the same two functions for its RunTools effect.
 
 One idea over 300 lines: calling a tool, sync and async, in every way the runner needs.
 """
@@ -38,6 +38,7 @@ from agentsm_fn.agents.react.effects import RunTool, RunToolBatch
 from agentsm_fn.agents.react.outcomes import ReactToolResult, ToolBatchResult
 from agentsm_fn.llm.json import thaw
 from agentsm_fn.shell._threads import in_daemon_thread as _in_daemon_thread
+from agentsm_fn.shell.credentials import redact_credentials
 from agentsm_fn.shell.observing import aperform_part, perform_part
 from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
 from agentsm_fn.tools.registry import ToolFn, ToolRegistry, outcome_text
@@ -66,13 +67,16 @@ def _result(effect: RunTool, value: object) -> ReactToolResult:
     match outcome_text(value):
         case Success(output):
             return ReactToolResult(call_id=call.id, name=call.name, ok=True, output=output)
-        case Failure(error):
-            return ReactToolResult.failure(call.id, call.name, error.error_type, error.message)
+        case Failure(error):  # its message may quote an exception the tool caught
+            return ReactToolResult.failure(
+                call.id, call.name, error.error_type, redact_credentials(error.message)
+            )
     raise AssertionError("unreachable: outcome_text returns Success or Failure")  # pragma: no cover
 
 
 def _raised(effect: RunTool, exc: BaseException) -> ReactToolResult:
-    return ReactToolResult.failure(effect.call.id, effect.call.name, type(exc).__name__, str(exc))
+    message = redact_credentials(str(exc))
+    return ReactToolResult.failure(effect.call.id, effect.call.name, type(exc).__name__, message)
 
 
 def _timed_out(effect: RunTool) -> ReactToolResult:

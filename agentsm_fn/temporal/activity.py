@@ -10,8 +10,9 @@ worker that traces (``machine_worker(..., observer=...)``) the effect's span is 
 here, a child of the run's span carried in the activity's headers.
 
 A performer that raises fails the attempt with an ``ApplicationError`` named after
-the exception (Temporal retries it if the effect is retry-safe; the workflow turns
-the final failure into an ``EffectFailure``). A missing performer, or a performer
+the exception that carries its text, credentials redacted, and not the exception
+itself (:func:`activity_error`). Temporal retries it if the effect is retry-safe; the
+workflow turns the final failure into an ``EffectFailure``. A missing performer, or a performer
 that suspends, is a configuration error: not retried, the run parks.
 """
 
@@ -33,6 +34,7 @@ from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError,
 from agentsm_fn.core.driver import SUSPEND
 from agentsm_fn.core.effect_failures import EffectFailure, FailureKind
 from agentsm_fn.core.effects import Effect, describe_effect
+from agentsm_fn.shell.credentials import redact_credentials
 from agentsm_fn.shell.keys import EffectKey, keyed
 from agentsm_fn.shell.observing import Watching
 from agentsm_fn.shell.performers import Performers
@@ -40,7 +42,7 @@ from agentsm_fn.shell.performers import Performers
 if TYPE_CHECKING:
     from agentsm_fn.otel import OtelObserver
 
-__all__ = ["MISCONFIGURED", "EffectActivities", "Parked", "failure_of"]
+__all__ = ["MISCONFIGURED", "EffectActivities", "Parked", "activity_error", "failure_of"]
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +100,7 @@ class EffectActivities:
             work.cancel()  # a sync performer's thread runs on; its result is dropped
             raise
         except Exception as exc:
-            raise ApplicationError(str(exc)[:500], type=type(exc).__qualname__) from exc
+            raise activity_error(exc) from None  # the exception itself (its text) stays out of the history
         if outcome is SUSPEND:
             raise ApplicationError(
                 f"the performer of {describe_effect(effect)} suspended the run: "
@@ -135,6 +137,21 @@ class EffectActivities:
             )
         context = contextvars.copy_context()  # the idempotency key goes with the call
         return asyncio.get_running_loop().run_in_executor(self.threads, context.run, found, effect)
+
+
+def activity_error(exc: Exception) -> ApplicationError:
+    """The error an attempt fails with when its performer raised ``exc``: its type, its text redacted.
+
+    Temporal keeps it in the run's history (and the workflow hands its text to the machine
+    as the failure's detail), so it carries the exception's text with credentials
+    redacted, and not the exception itself: raise it ``from None``.
+
+    Example:
+        >>> error = activity_error(OSError("401 for Bearer abcdefgh12345678"))
+        >>> error.type, error.message
+        ('OSError', '401 for Bearer [redacted]')
+    """
+    return ApplicationError(redact_credentials(str(exc))[:500], type=type(exc).__qualname__)
 
 
 @attrs.frozen

@@ -8,10 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentsm_fn.core import SUSPEND
+from agentsm_fn.core import SUSPEND, EffectFailure
 from agentsm_fn.durable import Durable, RunStatus, SqliteStore
-from agentsm_fn.durable._secrets import scrubbed
-from agentsm_fn.shell import Performers, Shell, StepClock
+from agentsm_fn.shell import Performers, Shell, StepClock, redact_credentials, run
 from tests.durable.machines import ORDERS, ORDERS_V2, AskApproval, Charge, Lookup, Order
 
 KEY = "pay-9f8e7d6c5b4a39281706f5e4d3c2b1a0"
@@ -64,7 +63,21 @@ def test_a_run_stopped_by_a_raising_performer_keeps_no_secret_in_its_reason(
 
 
 @given(st.text(max_size=60))
-def test_scrubbing_removes_every_occurrence_of_a_known_token(text: str) -> None:
-    out = scrubbed(f"{text} Bearer {TOKEN} {text}")
+def test_redacting_removes_every_occurrence_of_a_known_token(text: str) -> None:
+    out = redact_credentials(f"{text} Bearer {TOKEN} {text}")
     assert TOKEN not in out
-    assert scrubbed(out) == out
+    assert redact_credentials(out) == out
+
+
+def test_a_durable_and_an_in_memory_run_deliver_the_identical_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PAYMENTS_API_KEY", KEY)
+    in_memory = run(ORDERS, Order(items=1), _shell()).unwrap()
+    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
+    durable = LEAKY.start(store, Order(items=1), run_id="o-1").unwrap().snapshot
+    store.close()
+    failure = in_memory.journal.outcomes[-1]
+    assert isinstance(failure, EffectFailure) and KEY not in failure.detail and TOKEN not in failure.detail
+    assert durable.journal.outcomes[-1] == failure
+    assert (durable.state, durable.memory) == (in_memory.state, in_memory.memory)

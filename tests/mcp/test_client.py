@@ -76,6 +76,17 @@ def test_an_is_error_result_is_a_tool_failure(make: MakeClient) -> None:
     assert observation.startswith("ERROR: ToolError: ") and "disk on fire" in observation
 
 
+def test_a_tool_error_quoting_a_credential_of_ours_reaches_the_model_redacted(
+    make: MakeClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "pay-9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+    monkeypatch.setenv("PAYMENTS_API_KEY", key)
+    with make() as client:
+        observation = run_one(client, "fail", message=f"upstream said 401 for key {key}")
+    assert observation.startswith("ERROR: ToolError: ") and key not in observation
+    assert observation.endswith("upstream said 401 for key [redacted]")
+
+
 def test_arguments_are_checked_before_anything_is_sent(make: MakeClient, signals: Signals) -> None:
     with make() as client:
         assert run_one(client, "echo", text=7).startswith(

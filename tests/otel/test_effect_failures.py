@@ -31,6 +31,20 @@ def test_a_raising_performer_sets_the_exception_type_and_the_failure_kind() -> N
     }
 
 
+def test_a_raising_performer_leaves_no_credential_in_any_span(monkeypatch: pytest.MonkeyPatch) -> None:
+    key = "pay-9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+    monkeypatch.setenv("PAYMENTS_API_KEY", key)
+    tracing = traced()
+
+    def refuse(_effect: Ask) -> int:
+        raise PermissionError(f"card API said 401 for key {key}")
+
+    run(sample_machine(), Mem(), Shell(Performers().on(Ask, refuse), StepClock(), tracing.observer))
+    (ask,) = tracing.named("Ask")
+    assert ask.status.description == "performer raised PermissionError: card API said 401 for key [redacted]"
+    assert tracing.spans() and all(key not in span.to_json() for span in tracing.spans())
+
+
 @pytest.mark.parametrize("mode", ["run", "arun"])
 def test_a_timed_out_performer_ends_its_span_with_the_timeout(mode: str) -> None:
     tracing = traced()

@@ -1,0 +1,86 @@
+"""Credentials out of the exception text a run keeps: the one place it is redacted.
+
+A performer, a tool or an activity that raises becomes a value the run keeps (an
+``EffectFailure``, a failed tool result), and its text lands in the memory, the trace,
+the journal, spans and stored runs. Exceptions of HTTP clients often quote the
+credential they sent, so wherever the shell or an integration turns an exception (or a
+remote error message) into such a value, :func:`redact_credentials` replaces first the
+value of every environment variable whose name says it holds a credential (``*KEY*``,
+``*TOKEN*``, ``*SECRET*``, ``*PASSW*``, ``*CREDENTIAL*``, ``*AUTH*``; values of 8
+characters or more) and then anything shaped like a bearer token or a well-known API key
+with ``[redacted]``. It reads the environment, so it runs only when something raised,
+never on the hot path.
+
+:func:`raised_failure` is the outcome of a performer that raised, as every runner
+delivers it (in memory, durable, and the durable runner's journal): one function, so
+the same raise gives the identical ``EffectFailure`` everywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from agentsm_fn.core.effect_failures import EffectFailure, FailureKind
+from agentsm_fn.core.effects import Effect, describe_effect
+
+__all__ = ["raised_failure", "redact_credentials"]
+
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.IGNORECASE)
+_SHAPES = re.compile(
+    r"(?<=Bearer )[A-Za-z0-9._~+/=-]{8,}"  # an Authorization header's token
+    r"|\b(?:sk|pk|rk)[-_][A-Za-z0-9_-]{16,}"  # OpenAI, Anthropic, Stripe keys
+    r"|\bgh[pousr]_[A-Za-z0-9]{20,}"  # GitHub tokens
+    r"|\bxox[abprs]-[A-Za-z0-9-]{10,}"  # Slack tokens
+    r"|\bAKIA[0-9A-Z]{16}\b"  # AWS access key ids
+    r"|\bAIza[0-9A-Za-z_-]{30,}"  # Google API keys
+)
+_MIN_SECRET = 8
+"""Shorter environment values (``AUTH_MODE=none``) are not taken for secrets."""
+
+_REDACTED = "[redacted]"
+
+
+def _environment_secrets() -> list[str]:
+    """The values of credential-named environment variables, longest first."""
+    found = {v for n, v in os.environ.items() if len(v) >= _MIN_SECRET and _SECRET_NAME.search(n)}
+    return sorted(found, key=len, reverse=True)
+
+
+def redact_credentials(text: str) -> str:
+    """``text`` with credentials from the environment and token-shaped strings replaced by ``[redacted]``.
+
+    The result never contains the value of a credential-named environment variable, even one
+    a replacement would form again next to a marker (that occurrence is dropped instead).
+
+    Example:
+        >>> redact_credentials("401: Authorization: Bearer abcdefgh12345678 refused")
+        '401: Authorization: Bearer [redacted] refused'
+        >>> redact_credentials("no secret here")
+        'no secret here'
+    """
+    secrets = _environment_secrets()
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, _REDACTED)
+    text = _SHAPES.sub(_REDACTED, text)
+    left = [secret for secret in secrets if secret in text]
+    while left:  # a marker and its neighbours spell a secret again: drop it (the text shrinks each time)
+        for secret in left:
+            text = text.replace(secret, "")
+        left = [secret for secret in secrets if secret in text]
+    return text
+
+
+def raised_failure(effect: Effect[object], exc: BaseException) -> EffectFailure:
+    """The outcome of a performer that raised ``exc`` performing ``effect``: RAISED, credentials redacted.
+
+    Example:
+        >>> from agentsm_fn.llm import LlmCall, LlmRequest
+        >>> call = LlmCall(LlmRequest(model="m", messages=()))
+        >>> failure = raised_failure(call, OSError("Bearer abcdefgh12345678 refused"))
+        >>> failure.kind.name, failure.detail
+        ('RAISED', 'OSError: Bearer [redacted] refused')
+    """
+    detail = redact_credentials(f"{type(exc).__qualname__}: {exc}")  # whole, before EffectFailure clips it
+    return EffectFailure(kind=FailureKind.RAISED, effect=describe_effect(effect), detail=detail)
