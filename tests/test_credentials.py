@@ -35,9 +35,10 @@ from agentsm_fn import (
     run,
 )
 from agentsm_fn.agents.plan_execute import RunTools
-from agentsm_fn.agents.react import RunTool
+from agentsm_fn.agents.react import ApprovalDecision, AskHuman, HumanApprovalRequest, Rejected, RunTool
 from agentsm_fn.llm import ToolCall
 from agentsm_fn.shell import redact_credentials
+from agentsm_fn.shell.human import callback_performers
 from agentsm_fn.shell.tool_batches import run_tool_calls
 from agentsm_fn.shell.tools import ToolRunner
 from agentsm_fn.tools import ToolRegistry
@@ -176,6 +177,20 @@ def test_an_async_react_tool_failure_carries_no_credential(monkeypatch: pytest.M
 
     result = asyncio.run(ToolRunner(registry).arun_one(RunTool(ToolCall("c1", "pay", {"amount": 3}))))
     assert not result.ok and KEY not in result.output
+
+
+def test_a_raising_approval_callback_rejects_without_the_credential(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAYMENTS_API_KEY", KEY)
+
+    def approver(request: HumanApprovalRequest) -> ApprovalDecision:
+        raise ConnectionError(MESSAGE)
+
+    ask = AskHuman(HumanApprovalRequest(step=1, tool_call=ToolCall("c1", "pay", {}), reason="costs money"))
+    performer = callback_performers(approver).find(ask)
+    assert performer is not None
+    assert performer(ask) == Rejected(
+        "the approval callback raised ConnectionError: card API said 401 for key [redacted]"
+    )
 
 
 _MARKER = "[redacted]"

@@ -2,7 +2,8 @@
 
 * :func:`callback_performers` asks a function (a CLI prompt, a web hook...) and
   returns its decision. If the callback raises, the call is *rejected* (a tool
-  never runs without an approval) and the reason names the exception.
+  never runs without an approval) and the reason names the exception (credentials
+  redacted: :mod:`agentsm_fn.shell.credentials`).
 * :func:`suspending_performers` returns ``SUSPEND``: the run stops with an
   awaiting snapshot (a ``Suspended`` value you can store as JSON) and is resumed
   later, maybe in another process, with the human's decision.
@@ -17,6 +18,7 @@ from agentsm_fn.agents.react.effects import AskHuman
 from agentsm_fn.agents.react.memory import HumanApprovalRequest
 from agentsm_fn.agents.react.outcomes import ApprovalDecision, Rejected
 from agentsm_fn.core.driver import SUSPEND, Suspend
+from agentsm_fn.shell.credentials import redact_credentials
 from agentsm_fn.shell.performers import Performers
 
 __all__ = [
@@ -34,7 +36,7 @@ AsyncApprover: TypeAlias = Callable[[HumanApprovalRequest], Awaitable[ApprovalDe
 
 
 def _refused(exc: Exception) -> Rejected:
-    return Rejected(f"the approval callback raised {type(exc).__name__}: {exc}")
+    return Rejected(redact_credentials(f"the approval callback raised {type(exc).__name__}: {exc}"))
 
 
 def callback_performers(approver: Approver) -> Performers:
