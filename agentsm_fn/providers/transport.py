@@ -37,6 +37,7 @@ from agentsm_fn.providers.codec import Codec, StreamDecoder, WireRequest
 from agentsm_fn.providers.events import RetryScheduled, StreamCompleted, StreamEvent
 from agentsm_fn.providers.retry import RetryPolicy
 from agentsm_fn.providers.secrets import Secret, redact
+from agentsm_fn.shell.credentials import redact_credentials
 
 __all__ = ["Transport"]
 
@@ -95,7 +96,7 @@ class Transport:
 
     def status_failure(self, status: int, body: bytes) -> LlmFailure:
         """The HTTP_STATUS failure for an error answer."""
-        message = redact(self.codec.error_message(body), self.secret)
+        message = redact_credentials(redact(self.codec.error_message(body), self.secret))
         return LlmFailure(
             kind=LlmFailureKind.HTTP_STATUS, status=status, message=message, provider=self.codec.name
         )
@@ -108,7 +109,7 @@ class Transport:
             kind = LlmFailureKind.CONFIGURATION
         else:
             kind = LlmFailureKind.CONNECTION
-        detail = redact(str(exc), self.secret)[:300]
+        detail = redact_credentials(redact(str(exc), self.secret))[:300]
         message = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
         return LlmFailure(kind=kind, message=message, provider=self.codec.name)
 

@@ -97,6 +97,34 @@ def test_an_error_message_echoing_the_key_is_redacted(
     assert SENTINEL not in text and SENTINEL[-10:] not in text
 
 
+def test_a_failure_quoting_another_credential_of_ours_is_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
+    proxy_token = "prx-0a1b2c3d4e5f60718293"  # no token shape: only the environment rule catches it
+    monkeypatch.setenv("CORP_PROXY_TOKEN", proxy_token)
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "down.test":
+            raise httpx.ConnectError(f"proxy refused token {proxy_token}", request=request)
+        body = {"error": {"message": f"proxy said no to {proxy_token}", "type": "auth"}}
+        return httpx.Response(401, json=body)
+
+    messages: list[str] = []
+    for host in ("down.test", "up.test"):
+        client = httpx.Client(transport=httpx.MockTransport(refuse))
+        template = instant_transport(Sleeps(), max_retries=0)
+        base = f"http://{host}"
+        provider = openai_provider(
+            "m", api_key=SENTINEL, base_url=base, client=client, transport=template, env={}
+        )
+        assert isinstance(provider, HttpProvider)
+        outcome = provider.complete(LlmRequest(model="m", messages=(UserMessage("hi"),)))
+        assert isinstance(outcome, LlmFailure)
+        messages.append(outcome.message)
+    assert messages == [
+        "ConnectError: proxy refused token [redacted]",
+        "proxy said no to [redacted]",
+    ]
+
+
 def test_secret_hides_in_repr_str_format_and_containers_and_survives_pickling() -> None:
     secret = Secret(SENTINEL)
     assert SENTINEL not in repr(secret) + str(secret) + f"{secret}" + repr([secret]) + repr({"k": secret})
