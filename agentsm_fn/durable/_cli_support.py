@@ -5,10 +5,12 @@ from __future__ import annotations
 import enum
 import json
 import time
+import typing
 from collections.abc import Sequence
 from typing import Any
 
 import attrs
+import msgspec
 from returns.result import Failure
 
 from agentsm_fn.agents.react.outcomes import Approved, Rejected
@@ -238,4 +240,43 @@ def changed(memory: Any, values: dict[str, object]) -> Any:
         raise BadField(
             f"--set: {kind.__name__} has no field {', '.join(unknown)} (fields: {', '.join(fields)})"
         )
-    return attrs.evolve(memory, **values)
+    return attrs.evolve(memory, **_typed(kind, values))
+
+
+def _typed(kind: type, values: dict[str, object]) -> dict[str, object]:
+    """``values`` converted to their fields' declared types (a JSON list to a tuple, a value to an enum).
+
+    A value that is not of its field's type is a :class:`BadField` naming both. When the
+    class's annotations cannot be resolved at run time (names imported only for type
+    checking), the values go in as given, as before this check existed.
+
+    Example:
+        >>> import attrs
+        >>> @attrs.frozen
+        ... class Order:
+        ...     items: tuple[str, ...]
+        ...     amount: int = 0
+        >>> _typed(Order, {"items": ["a", "b"], "amount": 3})
+        {'items': ('a', 'b'), 'amount': 3}
+        >>> try:
+        ...     _typed(Order, {"amount": "abc"})
+        ... except BadField as exc:
+        ...     print(exc)
+        --set amount: Expected `int`, got `str` (Order.amount is int)
+    """
+    try:
+        hints = typing.get_type_hints(kind)
+    except Exception:  # unresolvable annotations: nothing to check against
+        return values
+    typed: dict[str, object] = {}
+    for name, value in values.items():
+        hint = hints.get(name)
+        if hint is None:
+            typed[name] = value
+            continue
+        try:
+            typed[name] = msgspec.convert(value, hint)
+        except (msgspec.ValidationError, TypeError) as exc:
+            shown = getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+            raise BadField(f"--set {name}: {exc} ({kind.__name__}.{name} is {shown})") from None
+    return typed

@@ -163,6 +163,9 @@ def test_fork_with_a_changed_field(db: str) -> None:
         ("=4", "--set needs FIELD=JSON, got '=4'"),
         ("items=four", "'four' is not JSON (a string is quoted: items='\"four\"')"),
         ("colour=1", "Order has no field colour (fields: items"),
+        ('items="four"', "--set items: Expected `int`, got `str` (Order.items is int)"),
+        ("approved=1", "--set approved: Expected `bool | null`, got `int` (Order.approved is bool | None)"),
+        ('receipts=["r1"]', "--set receipts: Expected `PVector`, got `list` (Order.receipts is PVector)"),
     ],
 )
 def test_fork_with_a_bad_change_is_a_usage_error_and_starts_nothing(db: str, change: str, says: str) -> None:
