@@ -16,6 +16,7 @@ from returns.result import Failure
 from agentsm_fn.agents.react.outcomes import Approved, Rejected
 from agentsm_fn.core.effects import Effect
 from agentsm_fn.core.machine import Machine
+from agentsm_fn.durable._owner import run_orphaned
 from agentsm_fn.durable.codec import from_bytes
 from agentsm_fn.durable.errors import (
     AnswerRefused,
@@ -31,7 +32,7 @@ from agentsm_fn.durable.errors import (
 )
 from agentsm_fn.durable.runner import Durable
 from agentsm_fn.durable.sqlite import SqliteStore
-from agentsm_fn.durable.store import RunRecord
+from agentsm_fn.durable.store import RunRecord, RunStatus
 from agentsm_fn.durable.travel import replay_stored
 from agentsm_fn.shell.observers import Both
 from agentsm_fn.shell.run import Shell
@@ -118,14 +119,23 @@ def age(seconds: float) -> str:
 
 
 def table(records: tuple[RunRecord, ...]) -> str:
-    """The ``list`` table."""
+    """The ``list`` table; a RUNNING run whose process is gone is marked ``running*``, with a note."""
     now = time.time()
     header = f"{'run':<34} {'status':<9} {'machine':<36} {'state':<16} {'steps':>6} {'effects':>7} {'age':>5}"
     lines = [header]
+    orphans = 0
     for r in records:
+        status = r.status.value
+        if run_orphaned(r.status is RunStatus.RUNNING, r.owner, r.lease_until, now):
+            status, orphans = f"{status}*", orphans + 1
         lines.append(
-            f"{r.run_id:<34} {r.status.value:<9} {r.machine:<36} {r.state:<16} {r.steps:>6} {r.effects:>7} "
+            f"{r.run_id:<34} {status:<9} {r.machine:<36} {r.state:<16} {r.steps:>6} {r.effects:>7} "
             f"{age(now - r.created):>5}"
+        )
+    if orphans:
+        lines.append(
+            f"* {orphans} run(s) stopped mid-way: their process is gone or their lease ran out;"
+            " `recover MACHINE` (or `resume RUN`) continues them"
         )
     return "\n".join(lines)
 

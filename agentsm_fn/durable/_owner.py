@@ -1,11 +1,11 @@
-"""Who owns a run: ``host:pid``, and whether that process is still alive."""
+"""Who owns a run: ``host:pid``, whether that process is still alive, and whether a run was orphaned."""
 
 from __future__ import annotations
 
 import os
 import socket
 
-__all__ = ["owner_alive", "this_owner"]
+__all__ = ["owner_alive", "run_orphaned", "this_owner"]
 
 
 def this_owner() -> str:
@@ -37,3 +37,17 @@ def owner_alive(owner: str) -> bool:
     except PermissionError:  # it exists, owned by another user
         return True
     return True
+
+
+def run_orphaned(running: bool, owner: str, lease_until: float, now: float) -> bool:
+    """Whether a RUNNING run has no live owner: its lease ran out, or its process on this host is gone.
+
+    Such a run was stopped mid-way (killed, crashed) and waits for ``recover`` or ``resume``.
+
+    Example:
+        >>> run_orphaned(True, this_owner(), lease_until=2.0, now=1.0)
+        False
+        >>> run_orphaned(True, this_owner(), lease_until=1.0, now=2.0)
+        True
+    """
+    return running and not (owner and lease_until > now and owner_alive(owner))

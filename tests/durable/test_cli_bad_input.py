@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -114,3 +117,17 @@ def test_a_corrupt_waiting_entry_names_its_run_when_pending_is_listed(db: str) -
     code, out, err = cli("--db", db, "pending")
     assert (code, out) == (int(Exit.STORE), "")
     assert "run wait-1, journal[" in err and "].ticks: corrupt" in err
+
+
+def test_list_marks_a_running_run_whose_process_is_gone(db: str) -> None:
+    host = socket.gethostname()
+    future = time.time() + 3600
+    alive, gone = f"{host}:{os.getpid()}", f"{host}:{2**22 + 12345}"  # above any Linux pid_max
+    _corrupt(db, f"UPDATE runs SET status = 'running', owner = '{alive}', lease_until = {future}")
+    code, out, _ = cli("--db", db, "list")
+    assert code == 0 and "running*" not in out and "stopped mid-way" not in out  # this process holds them
+    _corrupt(db, f"UPDATE runs SET owner = '{gone}' WHERE id = 'wait-1'")
+    code, out, _ = cli("--db", db, "list")
+    marked = [line.split()[0] for line in out.splitlines() if "running*" in line]
+    assert code == 0 and marked == ["wait-1"]
+    assert "* 1 run(s) stopped mid-way" in out and "recover MACHINE" in out
