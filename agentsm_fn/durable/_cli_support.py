@@ -257,8 +257,9 @@ def _typed(kind: type, values: dict[str, object]) -> dict[str, object]:
     """``values`` converted to their fields' declared types (a JSON list to a tuple, a value to an enum).
 
     A value that is not of its field's type is a :class:`BadField` naming both. When the
-    class's annotations cannot be resolved at run time (names imported only for type
-    checking), the values go in as given, as before this check existed.
+    class's annotations, or those of a class its field's type names, cannot be resolved at
+    run time (names imported only for type checking), the value goes in as given, as before
+    this check existed.
 
     Example:
         >>> import attrs
@@ -289,4 +290,6 @@ def _typed(kind: type, values: dict[str, object]) -> dict[str, object]:
         except (msgspec.ValidationError, TypeError) as exc:
             shown = getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
             raise BadField(f"--set {name}: {exc} ({kind.__name__}.{name} is {shown})") from None
+        except Exception:  # a class inside the hint has unresolvable annotations (a ToolCall): as given
+            typed[name] = value
     return typed

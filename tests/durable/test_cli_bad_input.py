@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.durable import RunStatus, SqliteStore, StoreFailure
-from agentsm_fn.durable._cli_support import Exit
+from agentsm_fn.durable._cli_support import BadField, Exit, changed
 from tests.durable.machines import DURABLE_ORDERS, Order
 from tests.durable.test_cli import cli
 
@@ -131,3 +132,12 @@ def test_list_marks_a_running_run_whose_process_is_gone(db: str) -> None:
     marked = [line.split()[0] for line in out.splitlines() if "running*" in line]
     assert code == 0 and marked == ["wait-1"]
     assert "* 1 run(s) stopped mid-way" in out and "recover MACHINE" in out
+
+
+def test_fork_set_on_a_field_whose_nested_annotations_cannot_be_resolved_is_no_crash() -> None:
+    """A ReAct memory's ToolCall names a type only for type checking: the value goes in as given."""
+    memory = AgentMemory(task="t")
+    forked = changed(memory, {"pending_tool_calls": [], "refused_tools": ["web"], "step": 3})
+    assert (forked.pending_tool_calls, forked.refused_tools, forked.step) == ((), ("web",), 3)
+    with pytest.raises(BadField, match=r"--set step: Expected `int`, got `str`"):
+        changed(memory, {"pending_tool_calls": [], "step": "3"})
