@@ -33,6 +33,7 @@ from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.core.observe import EffectWatch, RunEnd, RunStart, RunWatch
 from agentsm_fn.core.snapshot import Status as RunStatus
 from agentsm_fn.llm.replies import LlmFailure, LlmReply
+from agentsm_fn.shell.credentials import redact_credentials
 
 __all__ = ["LiveView", "duration", "outcome_note"]
 
@@ -181,4 +182,4 @@ class _EffectLine:
         self._done("⏸" if outcome is SUSPEND else "✗" if failed else "✓", note, failed, seconds)
 
     def effect_raised(self, error: BaseException, seconds: float) -> None:
-        self._done("✗", f"raised {type(error).__qualname__}: {error}", True, seconds)
+        self._done("✗", redact_credentials(f"raised {type(error).__qualname__}: {error}"), True, seconds)

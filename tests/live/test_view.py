@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from agentsm_fn import SUSPEND, Performers, Shell, StepClock, run
@@ -87,6 +88,21 @@ def test_a_failure_and_a_suspension_are_shown_as_such() -> None:
     view, out = _view()
     run(sample_machine(), Mem(), Shell(Performers().on(Ask, lambda _e: SUSPEND), StepClock(), view))
     assert _lines(out)[-1] == "⏸ suspended, awaiting Ask (T)"
+
+
+def test_a_raising_performer_is_shown_without_the_credential_it_quoted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    key = "pay-9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+    monkeypatch.setenv("PAYMENTS_API_KEY", key)
+    view, out = _view()
+
+    def refuse(_effect: Ask) -> int:
+        raise PermissionError(f"card API said 401 for key {key}")
+
+    run(sample_machine(), Mem(), Shell(Performers().on(Ask, refuse), StepClock(), view))
+    assert key not in out.getvalue()
+    assert "  T  ✗   Ask  T  raised PermissionError: card API said 401 for key [redacted]" in _lines(out)
 
 
 def test_on_a_terminal_a_spinner_stands_in_for_the_running_effect() -> None:
