@@ -129,7 +129,7 @@ class _Session:
                     await self.stop.wait()
                     group.cancel_scope.cancel()
         except Exception as exc:  # the connection failed or broke: tell the waiters, keep the reason
-            self.gone = self._why(exc)
+            self.gone = self.why(exc)
             if not ready.done():
                 ready.set_exception(McpConnectError(f"{self.target.describe()}: {self.gone}"))
         finally:
@@ -159,7 +159,7 @@ class _Session:
         if isinstance(message, types.ToolListChangedNotification):
             self.dirty.set()  # the refresher lists again; the receive loop must not wait for it
         elif isinstance(message, Exception):
-            log.debug("MCP transport error from %s: %s", self.target.describe(), self._why(message))
+            log.debug("MCP transport error from %s: %s", self.target.describe(), self.why(message))
 
     async def _refresh(self, client: Client) -> None:
         while True:
@@ -169,7 +169,7 @@ class _Session:
                 tools = await self._list(client)
             except Exception as exc:  # a broken connection: calls will say so
                 log.warning(
-                    "could not list the tools of %s again: %s", self.target.describe(), self._why(exc)
+                    "could not list the tools of %s again: %s", self.target.describe(), self.why(exc)
                 )
                 continue
             self.on_listed(self, tools, True)
@@ -181,9 +181,9 @@ class _Session:
                 async for _ in subscription:
                     self.dirty.set()
         except Exception as exc:  # the stream is lost: the session goes on without change events
-            log.warning("stopped following the tool list of %s: %s", self.target.describe(), self._why(exc))
+            log.warning("stopped following the tool list of %s: %s", self.target.describe(), self.why(exc))
 
-    def _why(self, exc: BaseException) -> str:
+    def why(self, exc: BaseException) -> str:
         """The exception as one line, without the target's secrets (they may be in a transport's message).
 
         Nor ours: the credentials of this process's environment go too (``redact_credentials``).
@@ -207,12 +207,12 @@ class _Session:
                 return await client.call_tool(name, arguments)
             except MCPError as exc:
                 if exc.error.code == types.CONNECTION_CLOSED:
-                    raise self._gone(self._why(exc)) from None
-                raise McpServerError(self._why(exc)) from None
+                    raise self._gone(self.why(exc)) from None
+                raise McpServerError(self.why(exc)) from None
             except (ValidationError, RuntimeError) as exc:  # a malformed result, or one breaking its schema
-                raise McpServerError(self._why(exc)) from None
+                raise McpServerError(self.why(exc)) from None
             except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
-                raise self._gone(self._why(exc)) from None
+                raise self._gone(self.why(exc)) from None
         if scope.cancelled_caught:
             raise TimeoutError(f"no result within {timeout}s")
         raise AssertionError("unreachable: the call returned, raised or timed out")  # pragma: no cover

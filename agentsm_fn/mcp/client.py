@@ -237,7 +237,7 @@ class McpClient:
         try:
             portal.call(session.shutdown)
         except Exception as exc:  # closing must not fail; the loop is stopped below either way
-            log.warning("closing the MCP client of %s: %s", self.target.describe(), exc)
+            log.warning("closing the MCP client of %s: %s", self.target.describe(), session.why(exc))
         _stop(portal, stack)
 
     def __enter__(self) -> McpClient:

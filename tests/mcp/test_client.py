@@ -1,9 +1,13 @@
-"""The client against tests/mcp/server.py (the SDK's MCPServer), over stdio and Streamable HTTP."""
+"""The client against tests/mcp/server.py (the SDK's MCPServer), over stdio and Streamable HTTP.
+
+One idea over 300 lines: the tests of one class, ``McpClient``, against one server.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import signal
 import threading
@@ -15,6 +19,7 @@ from agentsm_fn.agents.react.effects import RunTool, RunToolBatch
 from agentsm_fn.llm import ToolCall
 from agentsm_fn.llm.json import thaw
 from agentsm_fn.mcp import McpClient, McpConnectError, McpHandshake, McpTool
+from agentsm_fn.mcp._session import _Session
 from agentsm_fn.shell.tools import ToolRunner
 from tests.mcp.conftest import HttpServer, MakeClient, Signals
 from tests.mcp.server import PNG
@@ -85,6 +90,22 @@ def test_a_tool_error_quoting_a_credential_of_ours_reaches_the_model_redacted(
         observation = run_one(client, "fail", message=f"upstream said 401 for key {key}")
     assert observation.startswith("ERROR: ToolError: ") and key not in observation
     assert observation.endswith("upstream said 401 for key [redacted]")
+
+
+def test_a_failure_while_closing_is_logged_without_our_credentials(
+    make_stdio: MakeClient, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    key = "pay-9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+    monkeypatch.setenv("PAYMENTS_API_KEY", key)
+    client = make_stdio().open()
+
+    async def refuse(_session: _Session) -> None:
+        raise RuntimeError(f"shutdown refused for key {key}")
+
+    monkeypatch.setattr(_Session, "shutdown", refuse)
+    with caplog.at_level(logging.WARNING, logger="agentsm_fn.mcp.client"):
+        client.close()
+    assert "shutdown refused for key [redacted]" in caplog.text and key not in caplog.text
 
 
 def test_arguments_are_checked_before_anything_is_sent(make: MakeClient, signals: Signals) -> None:
