@@ -168,9 +168,7 @@ class _Session:
             try:
                 tools = await self._list(client)
             except Exception as exc:  # a broken connection: calls will say so
-                log.warning(
-                    "could not list the tools of %s again: %s", self.target.describe(), self.why(exc)
-                )
+                log.warning("could not list the tools of %s again: %s", self.target.describe(), self.why(exc))
                 continue
             self.on_listed(self, tools, True)
 
