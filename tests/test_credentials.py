@@ -236,3 +236,47 @@ def test_no_text_keeps_the_value_of_a_credential_named_variable(
     with mock.patch.dict(os.environ, {f"AGENTSM_TEST_{name}": secret}):
         out = redact_credentials(text)
     assert secret not in out
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "OPENAI_API_KEY",
+        "apikey",
+        "GITHUB_TOKEN",
+        "CLIENT_SECRET",
+        "BASIC_AUTH",
+        "DB_PASSWORD",
+        "A_CREDENTIAL",
+    ],
+)
+def test_a_credential_named_variable_is_redacted(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    monkeypatch.setenv(name, "plain-words-value")
+    assert redact_credentials("refused plain-words-value here") == "refused [redacted] here"
+
+
+@pytest.mark.parametrize(
+    "name", ["KEYBOARD_LAYOUT", "GIT_AUTHOR_NAME", "XAUTHORITY", "TOKENIZERS_PARALLELISM", "AUTH_MODE", "PWD"]
+)
+def test_a_variable_only_resembling_a_credential_name_is_left_alone(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    monkeypatch.setenv(name, "plain-words-value")
+    assert redact_credentials("refused plain-words-value here") == "refused plain-words-value here"
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("Authorization: Bearer abcdefgh12345678", "Authorization: Bearer [redacted]"),
+        ("bearer eyJhbGciOiJIUzI1NiJ9.e30.sig", "bearer [redacted]"),
+        ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [redacted]"),
+        ("key sk-proj-abcdefghijklmnop1234 refused", "key [redacted] refused"),
+        ("key sk_live_abcdefghijklmnop1234 refused", "key [redacted] refused"),
+        ("Missing Bearer authentication", "Missing Bearer authentication"),
+        ('constraint "pk_orders_customer_id_created"', 'constraint "pk_orders_customer_id_created"'),
+        ("no column sk_customer_lifetime_value", "no column sk_customer_lifetime_value"),
+    ],
+)
+def test_token_shapes_are_redacted_and_prose_is_not(text: str, redacted: str) -> None:
+    assert redact_credentials(text) == redacted

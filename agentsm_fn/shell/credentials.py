@@ -5,11 +5,11 @@ A performer, a tool or an activity that raises becomes a value the run keeps (an
 the journal, spans and stored runs. Exceptions of HTTP clients often quote the
 credential they sent, so wherever the shell or an integration turns an exception (or a
 remote error message) into such a value, :func:`redact_credentials` replaces first the
-value of every environment variable whose name says it holds a credential (``*KEY*``,
-``*TOKEN*``, ``*SECRET*``, ``*PASSW*``, ``*CREDENTIAL*``, ``*AUTH*``; values of 8
-characters or more) and then anything shaped like a bearer token or a well-known API key
-with ``[redacted]``. It reads the environment, so it runs only when something raised,
-never on the hot path.
+value of every environment variable whose name says it holds a credential (a name part
+ending in ``KEY``, ``TOKEN`` or ``SECRET``, a last part ending in ``AUTH``, or ``PASSW``,
+``PASSPHRASE``, ``CREDENTIAL`` anywhere; values of 8 characters or more) and then anything
+shaped like a bearer or basic token or a well-known API key with ``[redacted]``. It reads
+the environment, so it runs only when something raised, never on the hot path.
 
 :func:`raised_failure` is the outcome of a performer that raised, as every runner
 delivers it (in memory, durable, and the durable runner's journal): one function, so
@@ -26,10 +26,21 @@ from agentsm_fn.core.effects import Effect, describe_effect
 
 __all__ = ["raised_failure", "redact_credentials"]
 
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.IGNORECASE)
+_SECRET_NAME = re.compile(
+    r"(?:^|[^A-Z0-9])[A-Z0-9]*(?:KEY|TOKEN|SECRET)(?:$|[^A-Z0-9])"  # a part ending so: API_KEY, HF_TOKEN
+    r"|AUTH$"  # the name's last part: BASIC_AUTH, OAUTH (not AUTH_MODE, SSH_AUTH_SOCK)
+    r"|PASSW|PASSPHRASE|CREDENTIAL",  # anywhere: DB_PASSWORD, GOOGLE_APPLICATION_CREDENTIALS
+    re.IGNORECASE,
+)
+"""Credential-named variables. A name part must end in KEY, TOKEN or SECRET, so ``KEYBOARD_LAYOUT``
+and ``TOKENIZERS_PARALLELISM`` are not; AUTH only ends a name, so ``GIT_AUTHOR_NAME``, ``XAUTHORITY``
+and ``AUTH_MODE`` are not."""
+_TOKEN = r"(?:(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{8,}|[A-Za-z0-9._~+/=-]{20,})"
+"""An opaque token: 8+ characters with a digit, or 20+ (so "Bearer authentication" is prose, not a token)."""
 _SHAPES = re.compile(
-    r"(?<=Bearer )[A-Za-z0-9._~+/=-]{8,}"  # an Authorization header's token
-    r"|\b(?:sk|pk|rk)[-_][A-Za-z0-9_-]{16,}"  # OpenAI, Anthropic, Stripe keys
+    rf"(?<=[Bb]earer ){_TOKEN}|(?<=[Bb]asic ){_TOKEN}"  # an Authorization header's credential
+    r"|\bsk-[A-Za-z0-9_-]{16,}"  # OpenAI and Anthropic keys (sk-..., sk-proj-..., sk-ant-...)
+    r"|\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"  # Stripe keys (not a pk_orders_... constraint)
     r"|\bgh[pousr]_[A-Za-z0-9]{20,}"  # GitHub tokens
     r"|\bxox[abprs]-[A-Za-z0-9-]{10,}"  # Slack tokens
     r"|\bAKIA[0-9A-Z]{16}\b"  # AWS access key ids
