@@ -21,8 +21,6 @@ Run: ``python benchmarks/effects_floor.py`` (``--quick`` for a short smoke run).
 
 from __future__ import annotations
 
-import argparse
-import sys
 import time
 from collections.abc import Callable, Mapping
 
@@ -43,6 +41,7 @@ from engine import (
     observe,
     plan,
     planned,
+    run_settings,
     use_tool,
 )
 from returns.result import Result
@@ -186,16 +185,7 @@ def measure_floor(ks: list[int], budget: float) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small K values and short timings (smoke run)")
-    parser.add_argument(
-        "--budget", type=float, help="seconds per measurement (default 2, or 0.3 with --quick)"
-    )
-    args = parser.parse_args(argv)
-    ks = [3, 100, 1_000] if args.quick else [3, 100, 1_000, 10_000]
-    budget = args.budget if args.budget is not None else 0.3 if args.quick else 2.0
-    print(f"python {sys.version.split()[0]}; best CPU time of repeated runs, ~{budget:.1f} s per measurement")
-    measure_floor(ks, budget)
+    measure_floor(*run_settings(argv, __doc__))
     return 0
 
 

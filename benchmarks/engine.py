@@ -362,8 +362,9 @@ def measure_tracing(ks: list[int], budget: float) -> None:
     print(f"tracing on: up to {on_ratio:.1f}x, +{on_extra:.1f} us per transition (spans, events and metrics)")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+def run_settings(argv: list[str] | None, doc: str | None) -> tuple[list[int], float]:
+    """The K values and seconds per measurement a timing script's command line asks for (printed)."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small K values and short timings (smoke run)")
     parser.add_argument(
         "--budget", type=float, help="seconds per measurement (default 2, or 0.3 with --quick)"
@@ -372,6 +373,11 @@ def main(argv: list[str] | None = None) -> int:
     ks = [3, 100, 1_000] if args.quick else [3, 100, 1_000, 10_000]
     budget = args.budget if args.budget is not None else 0.3 if args.quick else 2.0
     print(f"python {sys.version.split()[0]}; best CPU time of repeated runs, ~{budget:.1f} s per measurement")
+    return ks, budget
+
+
+def main(argv: list[str] | None = None) -> int:
+    ks, budget = run_settings(argv, __doc__)
     variants = {
         "reference: the baseline's work on the engine (LLM and tool called in process)": engine_pure_run,
         "effects: LLM and tool performed as effects through the shell": engine_run,
