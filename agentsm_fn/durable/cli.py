@@ -186,7 +186,10 @@ def _replaying(
     if command == "show":
         print(snap.trace.render(width=140))
     else:
-        print(f"state {snap.state.name} ({snap.status.value}) after {snap.steps} steps")
+        short = ""
+        if step is not None and step > snap.steps:
+            short = f" (there is no step {step}: the stored run reaches step {snap.steps})"
+        print(f"state {snap.state.name} ({snap.status.value}) after {snap.steps} steps{short}")
         print(f"memory {snap.memory!r}")
     return int(Exit.OK)
 

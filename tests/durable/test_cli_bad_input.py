@@ -141,3 +141,12 @@ def test_fork_set_on_a_field_whose_nested_annotations_cannot_be_resolved_is_no_c
     assert (forked.pending_tool_calls, forked.refused_tools, forked.step) == ((), ("web",), 3)
     with pytest.raises(BadField, match=r"--set step: Expected `int`, got `str`"):
         changed(memory, {"pending_tool_calls": [], "step": "3"})
+
+
+def test_replay_past_the_last_step_says_where_the_run_ends(db: str) -> None:
+    code, out, _ = cli("--db", db, "replay", "done-1", "--step", "99")
+    steps = SqliteStore.open(db).unwrap().get("done-1").unwrap().steps
+    assert code == int(Exit.OK)
+    assert f"after {steps} steps (there is no step 99: the stored run reaches step {steps})" in out
+    code, out, _ = cli("--db", db, "replay", "done-1", "--step", str(steps))
+    assert code == int(Exit.OK) and "there is no step" not in out
