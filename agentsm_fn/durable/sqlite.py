@@ -102,6 +102,17 @@ class SqliteStore(SqliteRuns, SqliteJournal):
 
 
 def _foreign_tables(db: sqlite3.Connection) -> list[str]:
-    """The tables of a database that has tables but not a store's ``meta``: none for a store or a new file."""
+    """The tables of a database that has tables but no store schema row: none for a store or a new file.
+
+    A store's tables and its ``meta`` row ``schema`` are written in one transaction, so a
+    database with tables and no such row (another program's, even one with a ``meta``
+    table of its own) is not a store.
+    """
     tables = sorted(str(row[0]) for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
-    return [] if not tables or "meta" in tables else tables
+    if not tables:
+        return []
+    try:
+        marked = db.execute("SELECT 1 FROM meta WHERE key = 'schema'").fetchone() is not None
+    except sqlite3.Error:  # no meta table, or one of another shape
+        marked = False
+    return [] if marked else tables

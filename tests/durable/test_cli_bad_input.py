@@ -47,6 +47,25 @@ def test_another_programs_database_is_refused_and_left_as_it_was(tmp_path: Path)
     assert sqlite3.connect(other).execute("PRAGMA journal_mode").fetchone() == mode
 
 
+@pytest.mark.parametrize(
+    "tables",
+    [
+        ["CREATE TABLE meta (name TEXT, value TEXT)"],  # a meta table of another shape
+        # a meta table like the store's, with no schema row
+        ["CREATE TABLE meta (key TEXT, value TEXT)", "INSERT INTO meta VALUES ('owner', 'app')"],
+    ],
+)
+def test_another_programs_meta_table_does_not_make_a_store(tmp_path: Path, tables: list[str]) -> None:
+    other = tmp_path / "app.db"
+    with sqlite3.connect(other) as db:
+        for statement in tables:
+            db.execute(statement)
+    code, out, err = cli("--db", str(other), "list")
+    assert (code, out) == (int(Exit.STORE), "")
+    assert "not a run store" in err and "meta" in err
+    assert _tables(other) == ["meta"]
+
+
 def test_an_empty_file_is_not_a_store_for_the_command_line(tmp_path: Path) -> None:
     empty = tmp_path / "runs.db"
     empty.touch()
