@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import socket
 
-__all__ = ["owner_alive", "run_orphaned", "this_owner"]
+__all__ = ["owner_alive", "owner_holds", "run_orphaned", "this_owner"]
 
 
 def this_owner() -> str:
@@ -39,6 +39,16 @@ def owner_alive(owner: str) -> bool:
     return True
 
 
+def owner_holds(owner: str, lease_until: float, now: float) -> bool:
+    """Whether ``owner`` still holds a run: its lease runs on and its process is not known to be gone.
+
+    Example:
+        >>> owner_holds(this_owner(), lease_until=2.0, now=1.0), owner_holds("", lease_until=2.0, now=1.0)
+        (True, False)
+    """
+    return bool(owner) and lease_until > now and owner_alive(owner)
+
+
 def run_orphaned(running: bool, owner: str, lease_until: float, now: float) -> bool:
     """Whether a RUNNING run has no live owner: its lease ran out, or its process on this host is gone.
 
@@ -50,4 +60,4 @@ def run_orphaned(running: bool, owner: str, lease_until: float, now: float) -> b
         >>> run_orphaned(True, this_owner(), lease_until=1.0, now=2.0)
         True
     """
-    return running and not (owner and lease_until > now and owner_alive(owner))
+    return running and not owner_holds(owner, lease_until, now)

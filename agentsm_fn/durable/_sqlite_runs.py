@@ -9,7 +9,7 @@ from types import MappingProxyType
 
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.durable._owner import owner_alive
+from agentsm_fn.durable._owner import owner_holds
 from agentsm_fn.durable._sqlite_base import SqliteConnection
 from agentsm_fn.durable._sqlite_rows import (
     RUN_COLUMNS,
@@ -181,7 +181,7 @@ class SqliteRuns(SqliteConnection):
                 if row is None:
                     return "missing"
                 held, lease = row
-                if held and held != owner and float(lease or 0.0) > now and owner_alive(held):
+                if held != owner and owner_holds(held, float(lease or 0.0), now):
                     return str(held)
                 db.execute(
                     "UPDATE runs SET owner = ?, lease_until = ?, status = CASE WHEN status = 'ready' "

@@ -19,7 +19,7 @@ from typing import Protocol, cast
 import attrs
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.durable._owner import run_orphaned
+from agentsm_fn.durable._owner import owner_holds
 from agentsm_fn.durable.errors import DurableError, StoreFailure
 from agentsm_fn.durable.runner import StoredRun
 from agentsm_fn.durable.store import RunStatus, RunStore
@@ -85,8 +85,7 @@ def recover(
         durable = by_name.get(record.machine)
         if durable is None or record.status not in (RunStatus.RUNNING, RunStatus.READY):
             continue
-        running = record.status is RunStatus.RUNNING
-        if running and not run_orphaned(running, record.owner, record.lease_until, now):
+        if record.status is RunStatus.RUNNING and owner_holds(record.owner, record.lease_until, now):
             continue  # a live process runs it
         # Durable[S, E, M].resume gives a StoredRun[S, M]: frozen, so read as the wider
         # StoredRun[enum.Enum, object] it is (StoredRun's type parameters are invariant only
