@@ -21,13 +21,11 @@ from agentsm_fn.durable.codec import from_bytes
 from agentsm_fn.durable.errors import (
     AnswerRefused,
     CodecFailure,
-    Diverged,
     DurableError,
     MachineChanged,
     NotResumable,
     RunBusy,
     RunNotFound,
-    Stopped,
     StoreFailure,
 )
 from agentsm_fn.durable.runner import Durable
@@ -71,9 +69,7 @@ def exit_for(error: DurableError) -> Exit:
         return Exit.REFUSED
     if isinstance(error, StoreFailure | CodecFailure):
         return Exit.STORE
-    if isinstance(error, Stopped | Diverged):
-        return Exit.RUN_FAILED
-    return Exit.RUN_FAILED  # pragma: no cover - every error kind is listed above
+    return Exit.RUN_FAILED  # Stopped, Diverged
 
 
 def load_target(name: str) -> Durable[Any, Any, Any] | Machine[Any, Any, Any] | str:
