@@ -20,12 +20,12 @@ def retry_safe(effect: Effect[object]) -> bool:
     return effect.retry_safe is True
 
 
-def raised(effect: Effect[object], exc: BaseException) -> object | None:
+def raised(effect: Effect[object], exc: BaseException) -> EffectFailure:
     """The outcome that stands for a performer that raised: the shell's own, credentials redacted."""
     return raised_failure(effect, exc)
 
 
-def unknown(effect: Effect[object]) -> object | None:
+def unknown(effect: Effect[object]) -> EffectFailure:
     """The outcome of an effect that was in flight when its process died."""
     return EffectFailure.unknown(describe_effect(effect), "in flight when its process died")
 

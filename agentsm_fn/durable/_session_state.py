@@ -22,7 +22,6 @@ from agentsm_fn.durable.codec import to_bytes
 from agentsm_fn.durable.errors import Diverged, DurableError, RunBusy, StoreFailure
 from agentsm_fn.durable.store import JournalRow, NewRun, RunStore
 from agentsm_fn.shell.clock import Clock
-from agentsm_fn.shell.credentials import redact_credentials
 
 __all__ = ["MISSING", "Pause", "SessionState"]
 
@@ -34,8 +33,6 @@ class Pause(enum.Enum):
     """The outcome is committed; take a checkpoint of the awaiting snapshot, then go on."""
     WAIT = "wait"
     """The effect waits for an answer from outside (its performer suspended the run)."""
-    RAISED = "raised"
-    """The performer raised and there is no failure value to deliver: the run stops as failed."""
     ERROR = "error"
     """:attr:`Session.error` says why the run must stop."""
 
@@ -79,7 +76,6 @@ class SessionState:
         self.redeliver: tuple[int, object, float] | None = None
         self.error: DurableError | None = None
         self.pause: Pause | None = None
-        self.raised = ""
         self.performed = 0
         self.since_checkpoint = 0
         self.bytes_since_checkpoint = 0
@@ -204,12 +200,8 @@ class SessionState:
     def _raised(
         self, effect: Effect[object], seq: int, digest: bytes, started: bool, exc: Exception
     ) -> object:
-        outcome = _contract.raised(effect, exc)
-        if outcome is not None:
-            return self._after(effect, seq, digest, started, outcome)
-        self.raised = redact_credentials(f"performer raised {type(exc).__qualname__}: {exc}")[:500]
-        self.pause = Pause.RAISED
-        return SUSPEND
+        """Commit the failure value that stands for the performer's exception, and hand it to the fold."""
+        return self._after(effect, seq, digest, started, _contract.raised(effect, exc))
 
     def _delivered(self, at: float) -> None:
         self.seq += 1

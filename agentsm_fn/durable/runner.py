@@ -22,7 +22,6 @@ from typing import Generic, TypeVar
 import attrs
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.core.effects import describe_effect
 from agentsm_fn.core.failures import EffectFailed, RunFailed
 from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.core.machine import Machine
@@ -294,11 +293,6 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             done = stop(attrs.evolve(record, status=RunStatus.FINISHED))
             return done.map(lambda _: StoredRun(run_id=run_id, snapshot=snapshot))
         pause, session.pause = session.pause, None
-        if pause is Pause.RAISED:
-            failed = RunFailed(
-                EffectFailed(snapshot.state, _pending_summary(snapshot), session.raised), snapshot
-            )
-            return stop_failed(failed)
         saved = self._checkpoint(session, snapshot)
         if isinstance(saved, Failure):
             return saved
@@ -329,7 +323,3 @@ class Durable(Generic[StateT, EventT, MemoryT]):
         session.checkpointed()
         session.checkpoint_bytes = len(point.memory) + len(point.pending)
         return Success(None)
-
-
-def _pending_summary(snapshot: Snapshot[StateT, MemoryT]) -> str:
-    return describe_effect(snapshot.pending) if snapshot.pending is not None else "effect"

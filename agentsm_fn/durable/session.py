@@ -36,7 +36,6 @@ from agentsm_fn.durable.errors import (
     CodecFailure,
     CodecFailureKind,
     Diverged,
-    NotResumable,
 )
 from agentsm_fn.durable.store import JournalRow
 from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
@@ -94,8 +93,6 @@ class Session(SessionState):
                     outcome = await fn(effect)
             except Exception as exc:
                 outcome = _contract.raised(effect, exc)
-                if outcome is None:
-                    return self._raised(effect, seq, digest, started, exc)
             if outcome is SUSPEND:
                 return self._wait(effect, seq, digest, started)
             prepared = self._prepare(effect, seq, digest, started, outcome)
@@ -168,15 +165,7 @@ class Session(SessionState):
             rows.popleft()  # in flight when its process died
             started = True
             if not _contract.retry_safe(effect):
-                outcome = _contract.unknown(effect)
-                if outcome is None:
-                    why = (
-                        f"effect {seq} ({describe_effect(effect)}) was in flight when its process died "
-                        "and is not "
-                        "retry-safe, so its outcome is unknown"
-                    )
-                    return self._stop(NotResumable(run_id=self.run_id, status="running", why=why))
-                return self._after(effect, seq, digest, True, outcome), seq, digest, True
+                return self._after(effect, seq, digest, True, _contract.unknown(effect)), seq, digest, True
         elif not _contract.retry_safe(effect):
             row = JournalRow(
                 seq=seq,
