@@ -37,7 +37,6 @@ from agentsm_fn.core.driver import SUSPEND
 from agentsm_fn.core.effect_failures import FailureKind
 from agentsm_fn.core.effects import Effect
 from agentsm_fn.core.fingerprint import machine_fingerprint
-from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.observe import EffectWatch, RunEnd, RunStart, RunWatch
 from agentsm_fn.core.snapshot import Snapshot
 from agentsm_fn.core.snapshot import Status as RunStatus
@@ -147,15 +146,6 @@ class OtelObserver:
             found = self._cache[id(provider)] = (provider, Instruments(provider.get_meter(_SCOPE)))
         return found[1]  # type: ignore[return-value]  # stored just above as Instruments
 
-    def _agent_id(self, machine: Machine[enum.Enum, enum.Enum, object]) -> str:
-        key = id(machine)
-        found = self._cache.get(key)
-        if found is None or found[0] is not machine:
-            if len(self._cache) > 256:
-                self._cache.clear()
-            found = self._cache[key] = (machine, machine_fingerprint(machine))
-        return found[1]  # type: ignore[return-value]  # stored just above as a str
-
     def trace_carrier(self) -> dict[str, str]:
         """The W3C trace context of the traced run whose effect is being performed here; ``{}`` if none.
 
@@ -201,7 +191,7 @@ class OtelObserver:
         attributes: Attributes = {
             names.OPERATION_NAME: names.INVOKE_AGENT,
             names.AGENT_NAME: agent,
-            names.AGENT_ID: self.agent_id or self._agent_id(machine),
+            names.AGENT_ID: self.agent_id or machine_fingerprint(machine),  # cached by machine_fingerprint
             names.MACHINE_NAME: machine.name,
         }
         if start.resumed:
