@@ -17,6 +17,8 @@ import attrs
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 
+from agentsm_fn.shell.credentials import redact_values
+
 __all__ = ["HttpTarget", "InProcessTarget", "McpTarget", "StdioTarget"]
 
 
@@ -31,13 +33,6 @@ def _read_only(value: Mapping[str, str] | None) -> Mapping[str, str]:
 
 
 _SHORTEST_SECRET = 4  # shorter values ("1", "on") are not worth hiding, and would mangle every message
-
-
-def _redacted(text: str, secrets: Iterable[str]) -> str:
-    for secret in sorted(set(secrets), key=len, reverse=True):
-        if len(secret) >= _SHORTEST_SECRET:
-            text = text.replace(secret, "[redacted]")
-    return text
 
 
 @attrs.frozen(kw_only=True)
@@ -65,7 +60,7 @@ class StdioTarget:
 
     def redact(self, text: str) -> str:
         """``text`` without the values of ``env`` (for messages about this server)."""
-        return _redacted(text, self.env.values())
+        return redact_values(text, self.env.values(), _SHORTEST_SECRET)
 
 
 @attrs.frozen(kw_only=True)
@@ -96,7 +91,8 @@ class HttpTarget:
         """
         text = text.replace(self.url, _public_url(self.url))
         parts = urlsplit(self.url)
-        return _redacted(text, [*self.headers.values(), parts.password or "", parts.query])
+        secrets = [*self.headers.values(), parts.password or "", parts.query]
+        return redact_values(text, secrets, _SHORTEST_SECRET)
 
 
 def _public_url(url: str) -> str:

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 
 from agentsm_fn.core.effect_failures import EffectFailure, FailureKind
 from agentsm_fn.core.effects import Effect, describe_effect
 
-__all__ = ["raised_failure", "redact_credentials"]
+__all__ = ["raised_failure", "redact_credentials", "redact_values"]
 
 _SECRET_NAME = re.compile(
     r"(?:^|[^A-Z0-9])[A-Z0-9]*(?:KEY|TOKEN|SECRET)(?:$|[^A-Z0-9])"  # a part ending so: API_KEY, HF_TOKEN
@@ -71,15 +72,28 @@ def redact_credentials(text: str) -> str:
         'no secret here'
     """
     secrets = _environment_secrets()
-    for secret in secrets:
-        if secret in text:
-            text = text.replace(secret, _REDACTED)
-    text = _SHAPES.sub(_REDACTED, text)
+    text = _SHAPES.sub(_REDACTED, redact_values(text, secrets, _MIN_SECRET))
     left = [secret for secret in secrets if secret in text]
     while left:  # a marker and its neighbours spell a secret again: drop it (the text shrinks each time)
         for secret in left:
             text = text.replace(secret, "")
         left = [secret for secret in secrets if secret in text]
+    return text
+
+
+def redact_values(text: str, values: Iterable[str], shortest: int) -> str:
+    """``text`` with each of ``values`` at least ``shortest`` long replaced by ``[redacted]``, longest first.
+
+    The one replacement of known secret values: the environment's here, an MCP target's
+    environment, headers and URL parts in :mod:`agentsm_fn.mcp.targets`.
+
+    Example:
+        >>> redact_values("key=abc123, again abc123, id=42", ["abc123", "42"], 4)
+        'key=[redacted], again [redacted], id=42'
+    """
+    for value in sorted(set(values), key=len, reverse=True):
+        if len(value) >= shortest:
+            text = text.replace(value, _REDACTED)
     return text
 
 
