@@ -48,21 +48,17 @@ class _BothRuns:
                 watch.transition(step, state, event, target, at)
 
     def effect_started(self, effect: Effect[object], within: EffectWatch | None) -> EffectWatch:
-        parts = within if isinstance(within, _BothEffects) else _BothEffects(None, None)
-        first = None if self.first is None else self.first.effect_started(effect, _part(within, parts.first))
-        second = (
-            None if self.second is None else self.second.effect_started(effect, _part(within, parts.second))
+        first_within, second_within = (
+            (within.first, within.second) if isinstance(within, _BothEffects) else (None, None)
         )
+        first = None if self.first is None else self.first.effect_started(effect, first_within)
+        second = None if self.second is None else self.second.effect_started(effect, second_within)
         return _BothEffects(first, second)
 
     def run_ended(self, end: RunEnd) -> None:
         for watch in (self.first, self.second):
             if watch is not None:
                 watch.run_ended(end)
-
-
-def _part(within: EffectWatch | None, own: EffectWatch | None) -> EffectWatch | None:
-    return None if within is None else own
 
 
 class Both:
