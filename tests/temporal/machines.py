@@ -118,7 +118,8 @@ ORDERS = define_machine(
 )
 
 
-def _record(directory: Path, what: str) -> None:
+def record_call(directory: Path, what: str) -> None:
+    """Append ``what`` and the idempotency key it runs under to ``<directory>/calls.log`` (synced)."""
     key = effect_key()
     with (directory / "calls.log").open("a", encoding="utf-8") as log:
         log.write(f"{what} {key}\n")
@@ -126,9 +127,10 @@ def _record(directory: Path, what: str) -> None:
         os.fsync(log.fileno())
 
 
-def _block_if_slow(directory: Path, slow: frozenset[str], what: str, order_id: str) -> None:
-    if f"{what}-{order_id}" in slow:
-        (directory / f"started-{what}-{order_id}").write_text(str(os.getpid()), encoding="utf-8")
+def block_if_slow(directory: Path, slow: frozenset[str], what: str, name: str) -> None:
+    """If ``slow`` holds ``<what>-<name>``: write ``<directory>/started-<what>-<name>``, then block."""
+    if f"{what}-{name}" in slow:
+        (directory / f"started-{what}-{name}").write_text(str(os.getpid()), encoding="utf-8")
         threading.Event().wait(120)  # killed here by the crash test (bounded, in case it is not)
 
 
@@ -136,13 +138,13 @@ def order_performers(directory: Path, slow: frozenset[str] = frozenset()) -> Per
     """Performers of Charge and Ship that log each run (and block where ``slow`` says, as "Ship-o1")."""
 
     def do_charge(effect: Charge) -> str:
-        _record(directory, "Charge")
-        _block_if_slow(directory, slow, "Charge", effect.order_id)
+        record_call(directory, "Charge")
+        block_if_slow(directory, slow, "Charge", effect.order_id)
         return f"receipt {effect.order_id} {effect.amount}"
 
     def do_ship(effect: Ship) -> str:
-        _record(directory, "Ship")
-        _block_if_slow(directory, slow, "Ship", effect.order_id)
+        record_call(directory, "Ship")
+        block_if_slow(directory, slow, "Ship", effect.order_id)
         return f"parcel {effect.order_id}"
 
     return Performers().on(Charge, do_charge).on(Ship, do_ship)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import threading
 from pathlib import Path
 
 from agentsm_fn.agents.react import AgentConfig, AgentMemory, Event, RunTool, RunToolBatch, State
@@ -22,21 +21,16 @@ from agentsm_fn.shell.react_agent import Agent, AgentBuilder
 from agentsm_fn.temporal import EffectOptions, TemporalMachine, connect, machine_worker, react_on_temporal
 from agentsm_fn.tools import Tool, tool
 from tests.temporal.agents import ConversationLlm
+from tests.temporal.machines import block_if_slow, record_call
 
 SHORT = EffectOptions(timeout=30.0, heartbeat=1.0, attempts=5, backoff=0.2, max_backoff=0.2)
 
 
 def tools(directory: Path, slow: frozenset[str]) -> tuple[Tool, Tool]:
     def record(name: str) -> None:
+        record_call(directory, name)
         key = effect_key()
-        with (directory / "calls.log").open("a", encoding="utf-8") as log:
-            log.write(f"{name} {key}\n")
-            log.flush()
-            os.fsync(log.fileno())
-        run_id = "" if key is None else key.run_id
-        if f"{name}-{run_id}" in slow:
-            (directory / f"started-{name}-{run_id}").write_text(str(os.getpid()), encoding="utf-8")
-            threading.Event().wait(120)  # killed here (bounded, in case it is not)
+        block_if_slow(directory, slow, name, "" if key is None else key.run_id)
 
     @tool(timeout=30.0, retry_safe=True)
     def lookup(query: str) -> str:
