@@ -8,8 +8,11 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from temporalio.worker import Worker
 
 from agentsm_fn.temporal import PendingEffect, TemporalRun
 
@@ -41,6 +44,18 @@ def wait_for(paths: list[Path], process: subprocess.Popen[bytes]) -> None:
 def child_env() -> dict[str, str]:
     """This process's environment, with the repository first on the child's PYTHONPATH."""
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+
+
+def slow_arg(argv: Sequence[str], index: int) -> frozenset[str]:
+    """The comma-separated SLOW argument at ``argv[index]`` (none if absent), as a set."""
+    return frozenset(filter(None, (argv[index] if len(argv) > index else "").split(",")))
+
+
+async def serve_until_killed(worker: Worker, directory: Path) -> None:
+    """Run ``worker``, tell the :class:`WorkerPool` it is ready (``DIR/ready-<pid>``), serve until killed."""
+    async with worker:
+        (directory / f"ready-{os.getpid()}").write_text("ready", encoding="utf-8")
+        await asyncio.Event().wait()  # until killed
 
 
 class WorkerPool:

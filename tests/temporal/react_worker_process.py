@@ -10,7 +10,6 @@ named in SLOW ("lookup-<run id>", "book-<run id>") a tool first writes
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from agentsm_fn.shell.react_agent import Agent, AgentBuilder
 from agentsm_fn.temporal import EffectOptions, TemporalMachine, connect, machine_worker, react_on_temporal
 from agentsm_fn.tools import Tool, tool
 from tests.temporal.agents import ConversationLlm
+from tests.temporal.helpers import serve_until_killed, slow_arg
 from tests.temporal.machines import block_if_slow, record_call
 
 SHORT = EffectOptions(timeout=30.0, heartbeat=1.0, attempts=5, backoff=0.2, max_backoff=0.2)
@@ -80,12 +80,10 @@ async def serve(target: str, task_queue: str, directory: Path, slow: frozenset[s
     worker = machine_worker(
         client, task_queue, [spec(directory)], worked.shell().performers, sticky_timeout=1.0
     )
-    async with worker:
-        (directory / f"ready-{os.getpid()}").write_text("ready", encoding="utf-8")
-        await asyncio.Event().wait()
+    await serve_until_killed(worker, directory)
 
 
 if __name__ == "__main__":
     target, task_queue, directory = sys.argv[1], sys.argv[2], Path(sys.argv[3])
-    slow = frozenset(filter(None, (sys.argv[4] if len(sys.argv) > 4 else "").split(",")))
+    slow = slow_arg(sys.argv, 4)
     asyncio.run(serve(target, task_queue, directory, slow))

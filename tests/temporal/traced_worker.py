@@ -31,6 +31,7 @@ from agentsm_fn.providers import openai_provider
 from agentsm_fn.shell.react_agent import Agent, AgentBuilder
 from agentsm_fn.temporal import TemporalMachine, connect, machine_worker, react_on_temporal
 from tests.temporal.agents import search
+from tests.temporal.helpers import serve_until_killed, slow_arg
 from tests.temporal.machines import order_performers
 from tests.temporal.worker_process import SPEC
 
@@ -122,12 +123,10 @@ async def serve(target: str, task_queue: str, directory: Path, kind: str, slow: 
         sticky_timeout=1.0,
         observer=observer,
     )
-    async with worker:
-        (directory / f"ready-{os.getpid()}").write_text("ready", encoding="utf-8")
-        await asyncio.Event().wait()  # until killed
+    await serve_until_killed(worker, directory)
 
 
 if __name__ == "__main__":  # the sandbox may import this module: only a script run serves
     target, task_queue, directory, kind = sys.argv[1], sys.argv[2], Path(sys.argv[3]), sys.argv[4]
-    slow = frozenset(filter(None, (sys.argv[5] if len(sys.argv) > 5 else "").split(",")))
+    slow = slow_arg(sys.argv, 5)
     asyncio.run(serve(target, task_queue, directory, kind, slow))

@@ -9,11 +9,11 @@ Short heartbeats and a short sticky timeout make a second worker take over fast.
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from pathlib import Path
 
 from agentsm_fn.temporal import EffectOptions, TemporalMachine, connect, machine_worker
+from tests.temporal.helpers import serve_until_killed, slow_arg
 from tests.temporal.machines import ORDERS, Charge, Ship, order_performers
 
 SPEC = TemporalMachine(
@@ -35,12 +35,10 @@ async def serve(target: str, task_queue: str, directory: Path, slow: frozenset[s
         passed_through=["tests"],
         sticky_timeout=1.0,
     )
-    async with worker:
-        (directory / f"ready-{os.getpid()}").write_text("ready", encoding="utf-8")
-        await asyncio.Event().wait()  # until killed
+    await serve_until_killed(worker, directory)
 
 
 if __name__ == "__main__":  # the sandbox may import this module: only a script run serves
     target, task_queue, directory = sys.argv[1], sys.argv[2], Path(sys.argv[3])
-    slow = frozenset(filter(None, (sys.argv[4] if len(sys.argv) > 4 else "").split(",")))
+    slow = slow_arg(sys.argv, 4)
     asyncio.run(serve(target, task_queue, directory, slow))
