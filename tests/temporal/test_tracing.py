@@ -11,6 +11,7 @@ exported once; no span holds the provider's API key.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import subprocess
@@ -82,10 +83,13 @@ def workers(temporal_target: str, tmp_path: Path) -> Iterator[TracedWorkers]:
     pool.stop()
 
 
-def caller() -> tuple[InMemorySpanExporter, TracerProvider]:
+@contextlib.contextmanager
+def handling_request() -> Iterator[tuple[Span, InMemorySpanExporter]]:
+    """The caller's span "handle request", current inside the block (its own provider and exporter)."""
     exporter, provider = InMemorySpanExporter(), TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    return exporter, provider
+    with provider.get_tracer("app").start_as_current_span("handle request") as span:
+        yield span, exporter
 
 
 def ids(span: Span) -> tuple[int, int]:
@@ -106,8 +110,7 @@ async def test_a_machines_run_span_and_effect_spans_nest_under_the_callers_span(
 ) -> None:
     workers.start("orders")
     client = await connect(temporal_target, tracing=True)
-    exporter, provider = caller()
-    with provider.get_tracer("app").start_as_current_span("handle request") as span:
+    with handling_request() as (span, exporter):
         run = await workers.start_order(client, "t1")
         finished = (await run.result()).unwrap()
     trace_id, caller_id = ids(span)
@@ -138,8 +141,7 @@ async def test_a_react_run_with_a_tool_call_has_the_local_span_tree_and_no_secre
     client = await connect(temporal_target, tracing=True)
     agent = sentinel_agent()
     spec = react_on_temporal(agent)
-    exporter, provider = caller()
-    with provider.get_tracer("app").start_as_current_span("handle request") as span:
+    with handling_request() as (span, exporter):
         run = await start_run(
             client, spec, agent.memory, run_id=f"r-{workers.task_queue}", task_queue=workers.task_queue
         )
@@ -166,8 +168,7 @@ async def test_a_run_taken_over_from_a_killed_worker_stays_in_one_trace_with_one
 ) -> None:
     first = workers.start("orders", slow="Ship-k1")
     client = await connect(temporal_target, tracing=True)
-    _exporter, provider = caller()
-    with provider.get_tracer("app").start_as_current_span("handle request") as span:
+    with handling_request() as (span, _exporter):
         run = await workers.start_order(client, "k1")
         wait_for([workers.directory / "started-Ship-k1"], first)
         first.send_signal(signal.SIGKILL)
@@ -189,8 +190,7 @@ async def test_a_cancelled_run_ends_its_span_with_an_error_saying_so(
 ) -> None:
     worker = workers.start("orders", slow="Ship-x1")
     client = await connect(temporal_target, tracing=True)
-    _exporter, provider = caller()
-    with provider.get_tracer("app").start_as_current_span("handle request") as span:
+    with handling_request() as (span, _exporter):
         run = await workers.start_order(client, "x1")
         wait_for([workers.directory / "started-Ship-x1"], worker)
         await run.cancel()
@@ -214,8 +214,7 @@ async def test_a_run_continued_as_new_stays_in_the_callers_trace(
 ) -> None:
     workers.start("orders-continued")
     client = await connect(temporal_target, tracing=True)
-    _exporter, provider = caller()
-    with provider.get_tracer("app").start_as_current_span("handle request") as span:
+    with handling_request() as (span, _exporter):
         run = await workers.start_order(client, "c1", CONTINUED)
         (await run.result()).unwrap()
     trace_id, caller_id = ids(span)
