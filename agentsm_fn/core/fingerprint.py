@@ -72,9 +72,13 @@ def machine_fingerprint(machine: Machine[StateT, EventT, MemoryT]) -> str:
     if found is not None and found[0] is machine:
         return found[1]
     digest = hashlib.sha256(machine_fingerprint_text(machine).encode()).hexdigest()
+    if len(_FINGERPRINTS) >= _KEPT:  # machines built on the fly (tests, generators) must not pile up
+        _FINGERPRINTS.clear()
     _FINGERPRINTS[id(machine)] = (machine, digest)
     return digest
 
 
 _FINGERPRINTS: dict[int, tuple[object, str]] = {}
 """id(machine) -> (the machine, kept alive so its id is not reused, and its fingerprint)."""
+_KEPT = 256
+"""At most this many fingerprints are cached; the cache starts over when full."""
