@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One entry point for newcomers and CI.
 #   bash scripts/dev.sh demo   set up .venv and run the main demo
-#   bash scripts/dev.sh test   set up .venv (+ the aimock and MCP reference servers) and run every check and test
+#   bash scripts/dev.sh test   set up .venv (+ the aimock and MCP reference servers, and the Debian packages of
+#                              scripts/system-packages.txt when run as root) and run every check and test
 # Needs only python3 (3.11+) and, for the provider and MCP integration tests, Node 20 with npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +35,7 @@ demo() {
 
 test_all() {
   setup
+  bash scripts/system_packages.sh
   if [ -f scripts/aimock.sh ]; then
     bash scripts/aimock.sh
   fi

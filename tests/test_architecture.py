@@ -55,7 +55,12 @@ def _imported(path: Path) -> set[str]:
 
 
 def dependencies() -> nx.DiGraph[str]:
-    """Package -> package it imports (from any of its own modules), over every package."""
+    """Package -> package it imports (from any of its own modules), over every package.
+
+    A package's ``__init__`` re-exporting names of its own subpackages (``agentsm_fn.durable``
+    re-exports ``SqliteStore`` from ``agentsm_fn.durable.sqlite``) is its public facade, not an
+    arrow: the subpackage builds on the package's modules, and the facade only gathers names.
+    """
     names = packages()
     graph: nx.DiGraph[str] = nx.DiGraph()
     graph.add_nodes_from(names)
@@ -66,8 +71,11 @@ def dependencies() -> nx.DiGraph[str]:
             source = _owner(module, names)
             targets = {_owner(name, names) for name in _imported(path)}
             for target in targets:
-                if source is not None and target is not None and target != source:
-                    graph.add_edge(source, target)
+                if source is None or target is None or target == source:
+                    continue
+                if parts[-1] == "__init__" and target.startswith(source + "."):
+                    continue  # a facade re-exporting its own subpackage, not a dependency
+                graph.add_edge(source, target)
     return graph
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from agentsm_fn.durable import SqliteStore
-from agentsm_fn.durable._cli_support import Exit
-from agentsm_fn.durable.cli import main
+from agentsm_fn.durable.cli._support import Exit
+from agentsm_fn.durable.cli.commands import main
 from tests.durable.machines import DURABLE_ORDERS, Order
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ import pytest
 
 from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.durable import RunStatus, SqliteStore, StoreFailure
-from agentsm_fn.durable._cli_support import BadField, Exit, changed
+from agentsm_fn.durable.cli._support import BadField, Exit, changed
 from tests.durable.machines import DURABLE_ORDERS, Order
 from tests.durable.test_cli import cli
 

@@ -106,7 +106,7 @@ async def test_concurrent_async_runs_commit_their_journals_in_groups_and_end_as_
 ) -> None:
     import asyncio
 
-    from agentsm_fn.durable import _group
+    from agentsm_fn.durable.sqlite import _group
 
     sizes: list[int] = []
     real = _group.run_group

@@ -31,8 +31,10 @@ from typing import Any
 from returns.result import Failure, Result
 
 from agentsm_fn.core.machine import Machine
-from agentsm_fn.durable._cli_parser import parser
-from agentsm_fn.durable._cli_support import (
+from agentsm_fn.durable.approvals import answer, pending
+from agentsm_fn.durable.check import check_runs
+from agentsm_fn.durable.cli._parser import parser
+from agentsm_fn.durable.cli._support import (
     BadField,
     Exit,
     answer_for,
@@ -44,8 +46,6 @@ from agentsm_fn.durable._cli_support import (
     table,
     watching,
 )
-from agentsm_fn.durable.approvals import answer, pending
-from agentsm_fn.durable.check import check_runs
 from agentsm_fn.durable.errors import DurableError
 from agentsm_fn.durable.recover import recover
 from agentsm_fn.durable.runner import Durable, StoredRun
@@ -256,7 +256,3 @@ def _recover(store: SqliteStore, names: Sequence[str], watch: bool) -> int:
         worst = max(worst, Exit(code))
     print(f"agentsm-runs recover: {len(recovered.unwrap())} run(s) taken up")
     return int(worst)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -28,11 +28,11 @@ from pathlib import Path
 
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.durable._schema import SCHEMA, SCHEMA_VERSION
-from agentsm_fn.durable._sqlite_journal import SqliteJournal
-from agentsm_fn.durable._sqlite_rows import transaction
-from agentsm_fn.durable._sqlite_runs import SqliteRuns
 from agentsm_fn.durable.errors import StoreFailure
+from agentsm_fn.durable.sqlite._journal import SqliteJournal
+from agentsm_fn.durable.sqlite._rows import transaction
+from agentsm_fn.durable.sqlite._runs import SqliteRuns
+from agentsm_fn.durable.sqlite._schema import SCHEMA, SCHEMA_VERSION
 
 __all__ = ["Durability", "SqliteStore"]
 

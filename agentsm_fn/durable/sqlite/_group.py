@@ -18,8 +18,8 @@ from collections.abc import Callable
 
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.durable._sqlite_rows import insert_run, pack_ticks
 from agentsm_fn.durable.errors import StoreFailure
+from agentsm_fn.durable.sqlite._rows import insert_run, pack_ticks
 from agentsm_fn.durable.store import JournalRow, NewRun
 
 Op = Callable[[sqlite3.Connection], int]

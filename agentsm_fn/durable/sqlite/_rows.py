@@ -31,7 +31,7 @@ def unpack_ticks(data: bytes | None, column: str = "ticks") -> tuple[float, ...]
         >>> unpack_ticks(bytes(9), "tail")
         Traceback (most recent call last):
         ...
-        agentsm_fn.durable._sqlite_rows.CorruptColumn: tail: corrupt: 9 bytes are not whole clock readings
+        agentsm_fn.durable.sqlite._rows.CorruptColumn: tail: corrupt: 9 bytes are not whole clock readings
     """
     if not data:
         return ()

@@ -10,8 +10,9 @@ from types import MappingProxyType
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable._owner import owner_holds
-from agentsm_fn.durable._sqlite_base import SqliteConnection
-from agentsm_fn.durable._sqlite_rows import (
+from agentsm_fn.durable.errors import RunBusy, RunNotFound, StoreFailure
+from agentsm_fn.durable.sqlite._connection import SqliteConnection
+from agentsm_fn.durable.sqlite._rows import (
     RUN_COLUMNS,
     insert_run,
     pack_ticks,
@@ -20,7 +21,6 @@ from agentsm_fn.durable._sqlite_rows import (
     transaction,
     unpack_ticks,
 )
-from agentsm_fn.durable.errors import RunBusy, RunNotFound, StoreFailure
 from agentsm_fn.durable.store import Checkpoint, JournalRow, NewRun, RunRecord, RunStatus
 
 __all__ = ["SqliteRuns"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from agentsm_fn.durable._cli_support import WATCH_HELP
+from agentsm_fn.durable.cli._support import WATCH_HELP
 
 __all__: list[str] = []
 

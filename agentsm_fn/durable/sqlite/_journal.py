@@ -10,10 +10,10 @@ import sqlite3
 
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.durable._group import GroupCommit, complete_op, insert_op, journal_op
-from agentsm_fn.durable._sqlite_base import SqliteConnection
-from agentsm_fn.durable._sqlite_rows import row_from, transaction
 from agentsm_fn.durable.errors import AnswerRefused, RunBusy, StoreFailure
+from agentsm_fn.durable.sqlite._connection import SqliteConnection
+from agentsm_fn.durable.sqlite._group import GroupCommit, complete_op, insert_op, journal_op
+from agentsm_fn.durable.sqlite._rows import row_from, transaction
 from agentsm_fn.durable.store import JournalRow, NewRun
 
 __all__ = ["SqliteJournal"]

@@ -10,8 +10,8 @@ from typing import TypeVar
 
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.durable._group import GroupCommit
 from agentsm_fn.durable.errors import StoreFailure
+from agentsm_fn.durable.sqlite._group import GroupCommit
 
 __all__ = ["SqliteConnection"]
 
