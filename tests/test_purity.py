@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PURE_PACKAGES = ("agentsm_fn/core", "agentsm_fn/llm", "agentsm_fn/agents", "agentsm_fn/tools")
+PURE_PACKAGES = (
+    "agentsm_fn/core",
+    "agentsm_fn/llm",
+    "agentsm_fn/agents",
+    "agentsm_fn/tools",
+    "agentsm_fn/stream",
+)
 BANNED = frozenset(
     {
         "asyncio",
