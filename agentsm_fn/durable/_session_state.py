@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Final
 
-from returns.result import Failure, Result
+from returns.result import Failure, Result, Success
 
 from agentsm_fn.core import SUSPEND
 from agentsm_fn.core.effects import Effect, describe_effect
@@ -87,6 +87,13 @@ class SessionState:
         """Called once, as the first effect this process performs for the run starts (its trace context)."""
         self.last: tuple[int, object] | None = None
         """The last outcome handed to the fold, with its entry number."""
+        self.held: JournalRow | None = None
+        """The outcome of the last effect that is not retry-safe, handed to the fold, not yet committed.
+
+        Its started row is in the journal; the outcome is written with the next write of the run
+        (the next started row, or where the run stops), before anything else is performed: between
+        the two only the machine's pure code runs. One transaction per effect instead of two.
+        """
 
     # --- the clock ----------------------------------------------------------------------------
 
@@ -113,11 +120,29 @@ class SessionState:
 
     def _started(self, written: Result[None, RunBusy | StoreFailure]) -> bool:
         """Note that the started row was written; True if it was not (the run must stop)."""
-        if isinstance(written, Failure):
-            self._fail(written.failure())
+        if self._refused(written):
             return True
         self.create = None
         self.buffer.clear()
+        return False
+
+    def _refused(self, written: Result[None, RunBusy | StoreFailure]) -> bool:
+        """True (and the run must stop) if a write failed."""
+        if isinstance(written, Failure):
+            self._fail(written.failure())
+            return True
+        return False
+
+    def _unheld(self) -> JournalRow | None:
+        """The held outcome, to write now (see :attr:`held`)."""
+        held, self.held = self.held, None
+        return held
+
+    def _holds(self, effect: Effect[object], started: bool, row: JournalRow) -> bool:
+        """Hold ``row`` (the outcome of a started effect that is not retry-safe) for the next write."""
+        if started and not _contract.retry_safe(effect):
+            self.held = row
+            return True
         return False
 
     def _after(
@@ -129,6 +154,8 @@ class SessionState:
         prepared = self._prepare(effect, seq, digest, started, outcome)
         if not isinstance(prepared, JournalRow):
             return prepared
+        if self._holds(effect, started, prepared):
+            return self._committed(prepared, started, outcome, Success(None))
         create = None if started else self.create
         return self._committed(
             prepared, started, outcome, self.store.commit(self.run_id, prepared, self.owner, started, create)

@@ -258,9 +258,10 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             owner=session.owner,
         )
         tail = tuple(session.buffer)
+        held, session.held = session.held, None  # the last outcome: committed with where the run stopped
 
         def stop(stopped: RunRecord, ticks: tuple[float, ...] = tail) -> Result[None, DurableError]:
-            done = store.stop(run_id, stopped, ticks, session.owner, session.create)
+            done = store.stop(run_id, stopped, ticks, session.owner, session.create, held)
             session.create = None
             return done
 
@@ -275,7 +276,7 @@ class Durable(Generic[StateT, EventT, MemoryT]):
 
         error = session.error
         if error is not None:
-            if isinstance(error, Diverged):
+            if isinstance(error, Diverged):  # found while replaying, before any effect: nothing is held
                 error = attrs.evolve(error, step=snapshot.steps + 1)
                 release(store, run_id, session.owner, now, RunStatus.FAILED, error.describe())
             elif not isinstance(error, RunBusy):  # a run another process owns is not ours to mark
@@ -287,12 +288,21 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             keep = None if last is None else _contract.unrouted(last[1])
             if isinstance(failed.reason, EffectFailed) and snapshot.awaiting and keep is not None and last:
                 # The machine has no route for this failure: not taken, so not kept (as in memory)
-                store.forget(run_id, last[0], keep_started=keep)
+                if held is not None and held.seq == last[0]:  # not committed: its row is still started
+                    held = None
+                    if not keep:
+                        store.forget(run_id, last[0], keep_started=False)
+                else:
+                    store.forget(run_id, last[0], keep_started=keep)
             return stop_failed(failed)
         if snapshot.status is Status.FINISHED:
             done = stop(attrs.evolve(record, status=RunStatus.FINISHED))
             return done.map(lambda _: StoredRun(run_id=run_id, snapshot=snapshot))
         pause, session.pause = session.pause, None
+        if held is not None:  # a checkpoint pause: the outcome goes in before the checkpoint that needs it
+            flushed = store.commit(run_id, held, session.owner, True)
+            if isinstance(flushed, Failure):
+                return flushed
         saved = self._checkpoint(session, snapshot)
         if isinstance(saved, Failure):
             return saved

@@ -9,7 +9,9 @@ a :class:`Session`'s clock and wrapped performers:
   committed is never performed again: its digest is checked and its outcome returned);
   past the journal it marks the effect started (if it is not retry-safe), performs it
   with the idempotency key ``run_id:seq``, and commits the outcome, with the clock
-  reading that goes with it, *before* returning it to the fold;
+  reading that goes with it, before returning it to the fold; the outcome of an effect
+  that is not retry-safe is held instead and committed with the run's next write (the
+  next started row, or where it stops), before anything else is performed;
 * an effect found started but without an outcome was in flight when its process died:
   it is performed again only if it is retry-safe, else its outcome is "unknown".
 
@@ -24,7 +26,7 @@ import inspect
 from collections.abc import Awaitable
 from types import MappingProxyType
 
-from returns.result import Failure
+from returns.result import Failure, Success
 
 from agentsm_fn.core import SUSPEND
 from agentsm_fn.core.effects import Effect, describe_effect
@@ -61,10 +63,13 @@ class Session(SessionState):
                 return ready[0]
             _, seq, digest, started = ready
             self._first()
-            if isinstance(started, JournalRow):  # a started row to write first
-                if self._started(self.store.start_effect(self.run_id, started, self.owner, self.create)):
+            store, run_id, owner, held = self.store, self.run_id, self.owner, self._unheld()
+            if isinstance(started, JournalRow):  # a started row to write first, with the held outcome
+                if self._started(store.start_effect(run_id, started, owner, self.create, held)):
                     return SUSPEND
                 started = True
+            elif held is not None and self._refused(store.commit(run_id, held, owner, True)):
+                return SUSPEND  # the held outcome goes first: nothing is performed before it is committed
             try:
                 with _contract.keyed(self.run_id, seq):
                     outcome = fn(effect)
@@ -83,11 +88,13 @@ class Session(SessionState):
                 return ready[0]
             _, seq, digest, started = ready
             self._first()
-            store, run_id, owner = self.store, self.run_id, self.owner
+            store, run_id, owner, held = self.store, self.run_id, self.owner, self._unheld()
             if isinstance(started, JournalRow):  # a started row to write first, in a thread: other runs go on
-                if self._started(await store.astart_effect(run_id, started, owner, self.create)):
+                if self._started(await store.astart_effect(run_id, started, owner, self.create, held)):
                     return SUSPEND
                 started = True
+            elif held is not None and self._refused(await store.acommit(run_id, held, owner, True)):
+                return SUSPEND
             try:
                 with _contract.keyed(self.run_id, seq):
                     outcome = await fn(effect)
@@ -98,6 +105,8 @@ class Session(SessionState):
             prepared = self._prepare(effect, seq, digest, started, outcome)
             if not isinstance(prepared, JournalRow):
                 return prepared
+            if self._holds(effect, started, prepared):
+                return self._committed(prepared, started, outcome, Success(None))
             create = None if started else self.create
             written = await store.acommit(run_id, prepared, owner, started, create)
             return self._committed(prepared, started, outcome, written)

@@ -161,11 +161,19 @@ class RunStore(Protocol):
         ...
 
     def start_effect(
-        self, run_id: str, row: JournalRow, owner: str, create: NewRun | None = None
+        self,
+        run_id: str,
+        row: JournalRow,
+        owner: str,
+        create: NewRun | None = None,
+        done: JournalRow | None = None,
     ) -> Result[None, RunBusy | StoreFailure]:
         """Record that effect ``row.seq`` is about to be performed, if ``owner`` owns the run.
 
         ``create`` (a run not stored yet) is stored in the same transaction; likewise below.
+        ``done`` (the outcome of the effect before, started and performed) completes its started
+        row in the same transaction: one transaction per effect. If that row is not there to
+        complete (the run was lost), nothing is written and the result is ``RunBusy``.
         """
         ...
 
@@ -176,7 +184,12 @@ class RunStore(Protocol):
         ...
 
     async def astart_effect(
-        self, run_id: str, row: JournalRow, owner: str, create: NewRun | None = None
+        self,
+        run_id: str,
+        row: JournalRow,
+        owner: str,
+        create: NewRun | None = None,
+        done: JournalRow | None = None,
     ) -> Result[None, RunBusy | StoreFailure]:
         """:meth:`start_effect` for async runs (a store may commit several runs' writes together)."""
         ...
@@ -218,8 +231,12 @@ class RunStore(Protocol):
         tail: tuple[float, ...],
         owner: str,
         create: NewRun | None = None,
-    ) -> Result[None, StoreFailure]:
-        """Record where the run stopped (``record``'s status, state, steps, effects, reason); release it."""
+        done: JournalRow | None = None,
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """Record where the run stopped (``record``'s status, state, steps, effects, reason); release it.
+
+        ``done``: the last effect's outcome, committed in the same transaction (see :meth:`start_effect`).
+        """
         ...
 
 

@@ -71,6 +71,18 @@ def journal_op(run_id: str, owner: str, row: JournalRow, started: bool, create: 
     return complete_op(run_id, owner, row) if started else insert_op(run_id, owner, row, row.outcome, create)
 
 
+def after_done(run_id: str, owner: str, done: JournalRow | None, op: Op) -> Op:
+    """``op`` preceded by completing ``done`` (the effect before): nothing more is written if that fails."""
+    if done is None:
+        return op
+    complete = complete_op(run_id, owner, done)
+
+    def both(db: sqlite3.Connection) -> int:
+        return op(db) if complete(db) else 0
+
+    return both
+
+
 def run_group(db: sqlite3.Connection, lock: threading.Lock, ops: list[Op]) -> list[Result[int, StoreFailure]]:
     """Run ``ops`` in one transaction, each in a savepoint; every result is known once it committed."""
 

@@ -12,7 +12,7 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import AnswerRefused, RunBusy, StoreFailure
 from agentsm_fn.durable.sqlite._connection import SqliteConnection
-from agentsm_fn.durable.sqlite._group import GroupCommit, complete_op, insert_op, journal_op
+from agentsm_fn.durable.sqlite._group import GroupCommit, Op, after_done, complete_op, insert_op, journal_op
 from agentsm_fn.durable.sqlite._rows import row_from, transaction
 from agentsm_fn.durable.store import JournalRow, NewRun
 
@@ -23,32 +23,37 @@ class SqliteJournal(SqliteConnection):
     """Writing and reading journal rows (see :mod:`agentsm_fn.durable.sqlite` for the whole store)."""
 
     def start_effect(
-        self, run_id: str, row: JournalRow, owner: str, create: NewRun | None = None
+        self,
+        run_id: str,
+        row: JournalRow,
+        owner: str,
+        create: NewRun | None = None,
+        done: JournalRow | None = None,
     ) -> Result[None, RunBusy | StoreFailure]:
         """Record that effect ``row.seq`` is about to be performed (no outcome yet), fenced by ownership.
 
-        ``create``: the run itself, not stored yet, written in the same transaction.
+        ``create``: the run itself, not stored yet; ``done``: the outcome of the effect before,
+        completing its started row; both written in the same transaction.
         """
-        return self._write(run_id, owner, row, outcome=None, create=create)
+        op = after_done(run_id, owner, done, insert_op(run_id, owner, row, None, create))
+        return self._write(run_id, op, create is not None or done is not None)
 
     def commit(
         self, run_id: str, row: JournalRow, owner: str, started: bool, create: NewRun | None = None
     ) -> Result[None, RunBusy | StoreFailure]:
         """Commit an effect's outcome: complete its started row, or insert one (and ``create`` the run)."""
         if not started:
-            return self._write(run_id, owner, row, outcome=row.outcome, create=create)
+            return self._write(run_id, insert_op(run_id, owner, row, row.outcome, create), create is not None)
         return self._fenced(self._do("commit effect", complete_op(run_id, owner, row), run_id), run_id)
 
-    def _write(
-        self, run_id: str, owner: str, row: JournalRow, outcome: bytes | None, create: NewRun | None
-    ) -> Result[None, RunBusy | StoreFailure]:
-        insert = insert_op(run_id, owner, row, outcome, create)
+    def _write(self, run_id: str, op: Op, together: bool) -> Result[None, RunBusy | StoreFailure]:
+        """Run ``op``; in one transaction if it writes more than one statement (``together``)."""
 
         def work(db: sqlite3.Connection) -> int:
-            if create is None:
-                return insert(db)
-            with transaction(db):
-                return insert(db)
+            if not together:
+                return op(db)
+            with transaction(db):  # a refused write (0 rows) wrote nothing: the fence comes first
+                return op(db)
 
         return self._fenced(self._do("commit effect", work, run_id), run_id)
 
@@ -67,12 +72,16 @@ class SqliteJournal(SqliteConnection):
         return Success(None)
 
     async def astart_effect(
-        self, run_id: str, row: JournalRow, owner: str, create: NewRun | None = None
+        self,
+        run_id: str,
+        row: JournalRow,
+        owner: str,
+        create: NewRun | None = None,
+        done: JournalRow | None = None,
     ) -> Result[None, RunBusy | StoreFailure]:
         """:meth:`start_effect` for async runs: committed with the writes of other runs (group commit)."""
-        return self._fenced(
-            await self._grouped().submit(journal_op(run_id, owner, row, False, create)), run_id
-        )
+        op = after_done(run_id, owner, done, insert_op(run_id, owner, row, None, create))
+        return self._fenced(await self._grouped().submit(op), run_id)
 
     async def acommit(
         self, run_id: str, row: JournalRow, owner: str, started: bool, create: NewRun | None = None
@@ -97,7 +106,7 @@ class SqliteJournal(SqliteConnection):
     ) -> Result[None, RunBusy | StoreFailure]:
         """Record that effect ``row.seq`` waits for an answer from outside (``row.effect`` says what)."""
         if not started:
-            return self._write(run_id, owner, row, outcome=None, create=create)
+            return self._write(run_id, insert_op(run_id, owner, row, None, create), create is not None)
 
         def work(db: sqlite3.Connection) -> int:
             return db.execute(

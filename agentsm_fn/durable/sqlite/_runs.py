@@ -12,6 +12,7 @@ from returns.result import Failure, Result, Success
 from agentsm_fn.durable._owner import owner_holds
 from agentsm_fn.durable.errors import RunBusy, RunNotFound, StoreFailure
 from agentsm_fn.durable.sqlite._connection import SqliteConnection
+from agentsm_fn.durable.sqlite._group import complete_op
 from agentsm_fn.durable.sqlite._rows import (
     RUN_COLUMNS,
     insert_run,
@@ -224,12 +225,14 @@ class SqliteRuns(SqliteConnection):
         tail: tuple[float, ...],
         owner: str,
         create: NewRun | None = None,
-    ) -> Result[None, StoreFailure]:
+        done: JournalRow | None = None,
+    ) -> Result[None, RunBusy | StoreFailure]:
         """Record where the run stopped (status, state, steps, effects, reason, tail) and release it.
 
         A non-empty ``record.fingerprint`` replaces the stored one (a changed machine ran the run on).
 
-        ``create``: the run itself, if it stopped before writing any journal row.
+        ``create``: the run itself, if it stopped before writing any journal row; ``done``: the
+        last effect's outcome, completing its started row. Both in the same transaction.
         """
         status = record.status.value
         if record.status is RunStatus.WAITING:  # answered meanwhile: ready to go on
@@ -241,10 +244,12 @@ class SqliteRuns(SqliteConnection):
         else:
             status_sql, status_args = "?", (status,)
 
-        def work(db: sqlite3.Connection) -> None:
+        def work(db: sqlite3.Connection) -> bool:
             with transaction(db):
                 if create is not None:
                     insert_run(db, create)
+                if done is not None and not complete_op(run_id, owner, done)(db):
+                    return False
                 db.execute(
                     f"UPDATE runs SET status = {status_sql}, state = ?, steps = ?, effects = ?, reason = ?, "
                     "tail = ?, updated = ?, owner = NULL, lease_until = NULL, "
@@ -263,5 +268,9 @@ class SqliteRuns(SqliteConnection):
                         owner,
                     ),
                 )
+                return True
 
-        return self._do("stop run", work, run_id)
+        stopped = self._do("stop run", work, run_id)
+        if isinstance(stopped, Success) and not stopped.unwrap():
+            return Failure(RunBusy(run_id=run_id, owner="another process (this one no longer owns the run)"))
+        return stopped.map(lambda _: None)
