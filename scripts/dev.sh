@@ -42,6 +42,9 @@ test_all() {
   if [ -f scripts/mcp_everything.sh ]; then
     bash scripts/mcp_everything.sh >/dev/null
   fi
+  if [ -f scripts/inspector.sh ]; then
+    bash scripts/inspector.sh install  # the inspector's pinned build tools: a test rebuilds it and compares
+  fi
   local targets="agentsm_fn verification tests examples"
   if [ -d benchmarks ]; then targets="$targets benchmarks"; fi
   echo "== ruff check"; "$VENV/bin/ruff" check .

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -13,6 +11,7 @@ import pytest
 from agentsm_fn import Shell, run
 from agentsm_fn.core import SUSPEND
 from agentsm_fn.shell import Performers
+from tests.example_modules import example
 from verification import verify
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -20,11 +19,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 @pytest.fixture(scope="module")
 def orders() -> ModuleType:
-    sys.path.insert(0, str(EXAMPLES))
-    try:
-        return importlib.import_module("durable_orders")
-    finally:
-        sys.path.remove(str(EXAMPLES))
+    return example("durable_orders")
 
 
 def test_both_versions_prove_every_property(orders: ModuleType) -> None:

@@ -41,3 +41,10 @@ def test_the_wheel_declares_python_and_runtime_dependencies(wheel: Path) -> None
     assert "Requires-Python: >=3.11" in text
     for dependency in ("attrs", "returns", "pyrsistent", "httpx", "networkx"):
         assert f"Requires-Dist: {dependency}" in text
+
+
+def test_the_wheel_ships_the_built_inspector(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for asset in ("index.html", "app.js", "app.css", "LICENSES.txt"):
+        assert f"agentsm_fn/inspector/static/{asset}" in names
+    assert not any(name.startswith("web/") for name in names)

@@ -39,8 +39,13 @@ def replay_stored(
     machine: Machine[StateT, EventT, MemoryT],
     run_id: str,
     until_step: int | None = None,
+    seen: Callable[[Snapshot[StateT, MemoryT]], None] | None = None,
 ) -> Result[Snapshot[StateT, MemoryT], DurableError]:
     """The run as it was after ``until_step`` transitions (default: as far as its journal goes).
+
+    ``seen``, when given, is called with every snapshot the fold passes through (the
+    initial one, then one after each handler call and each outcome), so a caller sees
+    every step of the run from one replay (the inspector's step control).
 
     The snapshot is taken before the next handler runs (READY), unless the run finished,
     or waits there for an effect's outcome. Its trace is the run's trace up to there. A
@@ -58,6 +63,8 @@ def replay_stored(
         return tail
     snap = initial.unwrap()[0]
     limit = until_step
+    if seen is not None:
+        seen(snap)
 
     def reached() -> bool:
         return limit is not None and snap.steps >= limit
@@ -76,6 +83,8 @@ def replay_stored(
                 return diverged(seq, f"the journal runs a handler where the machine is {found}")
             stepped = step(machine, snap, at)
             snap = stepped.unwrap() if isinstance(stepped, Success) else stepped.failure().snapshot
+            if seen is not None:
+                seen(snap)
         if row is None or row.outcome is None:
             break
         if snap.status is not Status.AWAITING or snap.pending is None:
@@ -89,6 +98,8 @@ def replay_stored(
             return Failure(outcome.failure().within(run_id, f"journal[{row.seq}].outcome"))
         resumed = resume(machine, snap, outcome.unwrap(), row.at or 0.0)
         snap = resumed.unwrap() if isinstance(resumed, Success) else resumed.failure().snapshot
+        if seen is not None:
+            seen(snap)
     return Success(snap)
 
 

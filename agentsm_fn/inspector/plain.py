@@ -1,0 +1,118 @@
+"""Stored values as plain JSON data for the inspector, redacted, and what changed between two of them.
+
+:func:`plain` turns a run's memory (attrs classes, enums, persistent vectors and maps,
+tuples, sets, bytes) into JSON-ready data: an attrs instance becomes an object of its
+fields, an enum its member's name, bytes their length, and every string goes through
+:func:`~agentsm_fn.shell.credentials.redact_credentials` (the project's one redaction),
+so nothing the store holds is shown unredacted. :func:`changes` says which top-level
+fields differ between two such objects; a list that only grew is given as what was
+appended, so a long history costs what it adds per step, not its whole length.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Mapping, Set
+
+import attrs
+from pyrsistent import PMap, PVector
+
+from agentsm_fn.llm.json import JsonValue
+from agentsm_fn.shell.credentials import redact_credentials
+
+__all__ = ["Change", "apply_changes", "changes", "plain"]
+
+Change = dict[str, JsonValue]
+"""One changed field: ``{"field": name, "value": new}`` or ``{"field": name, "append": [items]}``."""
+
+
+def plain(value: object) -> JsonValue:
+    """``value`` as JSON-ready data, every string redacted.
+
+    Example:
+        >>> import attrs, enum
+        >>> class Colour(enum.Enum):
+        ...     RED = 1
+        >>> @attrs.frozen
+        ... class Order:
+        ...     order_id: str
+        ...     tags: tuple[str, ...] = ()
+        ...     colour: Colour = Colour.RED
+        >>> plain(Order("o-1", ("a",)))
+        {'order_id': 'o-1', 'tags': ['a'], 'colour': 'RED'}
+        >>> plain("Authorization: Bearer abcdefgh12345678")
+        'Authorization: Bearer [redacted]'
+    """
+    if value is None or isinstance(value, bool | int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, str):
+        return redact_credentials(value)
+    if isinstance(value, enum.Enum):
+        return value.name
+    if isinstance(value, bytes | bytearray):
+        return f"<{len(value)} bytes>"
+    kind = type(value)
+    if attrs.has(kind):
+        fields = attrs.fields(kind)
+        if not fields:
+            return kind.__name__
+        return {f.name: plain(getattr(value, f.name)) for f in fields}
+    if isinstance(value, Mapping | PMap):
+        return {redact_credentials(str(k)): plain(v) for k, v in value.items()}
+    if isinstance(value, Set):
+        return [plain(v) for v in sorted(value, key=repr)]
+    if isinstance(value, tuple | list | PVector):
+        return [plain(v) for v in value]
+    return redact_credentials(repr(value))
+
+
+def changes(before: JsonValue, after: JsonValue) -> list[Change]:
+    """The top-level fields of ``after`` that differ from ``before`` (both from :func:`plain`).
+
+    Example:
+        >>> changes({"n": 1, "log": ["a"]}, {"n": 2, "log": ["a", "b"]})
+        [{'field': 'n', 'value': 2}, {'field': 'log', 'append': ['b']}]
+        >>> changes({"n": 1}, {"n": 1})
+        []
+    """
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return [] if before == after else [{"field": "", "value": after}]
+    found: list[Change] = []
+    for name, new in after.items():
+        old = before.get(name)
+        if name in before and old == new:
+            continue
+        if isinstance(old, list) and isinstance(new, list) and len(new) > len(old) and new[: len(old)] == old:
+            found.append({"field": name, "append": new[len(old) :]})
+        else:
+            found.append({"field": name, "value": new})
+    return found
+
+
+def apply_changes(memory: JsonValue, found: list[Change]) -> JsonValue:
+    """``memory`` with ``found`` applied: the inverse of :func:`changes` (the page does the same).
+
+    Example:
+        >>> before, after = {"n": 1, "log": ["a"]}, {"n": 2, "log": ["a", "b"]}
+        >>> apply_changes(before, changes(before, after)) == after
+        True
+    """
+    if not isinstance(memory, dict):
+        return next((c["value"] for c in found if c.get("field") == ""), memory)
+    result = dict(memory)
+    for change in found:
+        name = str(change["field"])
+        if "append" in change:
+            old, added = result.get(name), change["append"]
+            result[name] = [
+                *(old if isinstance(old, list) else []),
+                *(added if isinstance(added, list) else []),
+            ]
+        elif name == "":
+            return change["value"]
+        else:
+            result[name] = change["value"]
+    return result

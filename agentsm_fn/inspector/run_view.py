@@ -1,0 +1,148 @@
+"""A run's page as data, from one replay of its journal: every step's state and memory, its effects, its chat.
+
+:func:`run_view` replays the stored run once (no effect is performed) and keeps the
+first snapshot of each step: step 0 gives the whole memory, every later step only what
+changed (:func:`~agentsm_fn.inspector.plain.changes`), so a 1,000-step run is sent once
+and the page moves between steps without asking again. With it: the transitions taken,
+the journal's effects (outcome in words, how long each took, its idempotency key), the
+pending effect, the chat transcript of a built-in agent, the forks of the run, and why a
+failed run failed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import attrs
+from returns.result import Failure, Success
+
+from agentsm_fn.core.snapshot import Snapshot
+from agentsm_fn.durable.codec import from_bytes
+from agentsm_fn.durable.runner import Durable
+from agentsm_fn.durable.store import JournalRow, RunRecord, RunStore
+from agentsm_fn.durable.travel import replay_stored
+from agentsm_fn.inspector.machine_view import graph_data
+from agentsm_fn.inspector.plain import changes, plain
+from agentsm_fn.inspector.transcript import transcript
+from agentsm_fn.llm.json import JsonValue
+from agentsm_fn.shell.keys import EffectKey
+from agentsm_fn.shell.notes import duration, outcome_note
+
+__all__ = ["record_data", "run_view"]
+
+
+def record_data(record: RunRecord) -> dict[str, JsonValue]:
+    """A run's stored record as data (status by its value, the reason redacted).
+
+    Example:
+        >>> from agentsm_fn.durable import RunRecord, RunStatus
+        >>> record_data(RunRecord(run_id="r1", machine="app:M", fingerprint="f", status=RunStatus.FINISHED,
+        ...                       created=1.0, updated=2.0))["status"]
+        'finished'
+    """
+    data = {k: plain(v) for k, v in attrs.asdict(record, recurse=False).items()}
+    data["status"] = record.status.value
+    return data
+
+
+def _short(value: JsonValue, limit: int = 80) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _journal(run_id: str, rows: tuple[JournalRow, ...]) -> tuple[list[JsonValue], list[tuple[int, object]]]:
+    shown: list[JsonValue] = []
+    outcomes: list[tuple[int, object]] = []
+    for row in rows:
+        note, failed, outcome = "", False, None
+        if row.outcome is not None:
+            decoded = from_bytes(row.outcome, object)
+            if isinstance(decoded, Success):
+                outcome = decoded.unwrap()
+                outcomes.append((row.seq, outcome))
+                note, failed = outcome_note(outcome)
+                if note == type(outcome).__name__:  # no words for it: show the value, short
+                    note = _short(plain(outcome))
+            else:
+                note, failed = "the outcome cannot be read: " + decoded.failure().describe(), True
+        started = row.ticks[-1] if row.ticks else None
+        took = row.at - started if row.at is not None and started is not None else None
+        shown.append(
+            {
+                "seq": row.seq,
+                "effect": plain(row.summary),
+                "outcome": plain(note)
+                if row.outcome is not None
+                else ("waiting" if row.waiting else "started"),
+                "failed": failed,
+                "waiting": row.waiting and row.outcome is None,
+                "started": started,
+                "at": row.at,
+                "took": duration(took) if took is not None else None,
+                "key": str(EffectKey(run_id, row.seq)),
+            }
+        )
+    return shown, outcomes
+
+
+def _steps(snaps: list[Snapshot[Any, Any]], final: Snapshot[Any, Any] | None) -> list[JsonValue]:
+    transitions = [e for e in (final.trace if final is not None else ()) if e.target]
+    steps: list[JsonValue] = []
+    memory: JsonValue = None
+    first = snaps[0].steps if snaps else 0  # a fork starts at its parent's step, with an empty trace
+    for snap in snaps:
+        now = plain(snap.memory)
+        if not steps:
+            steps.append({"step": snap.steps, "state": snap.state.name, "memory": now})
+        else:
+            index = snap.steps - first - 1
+            entry = transitions[index] if index < len(transitions) else None
+            steps.append(
+                {
+                    "step": snap.steps,
+                    "state": snap.state.name,
+                    "from": entry.state if entry else "",
+                    "event": entry.event if entry else "",
+                    "at": entry.timestamp if entry else None,
+                    "changes": changes(memory, now),
+                }
+            )
+        memory = now
+    return steps
+
+
+def run_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord) -> dict[str, JsonValue]:
+    """Everything the run page shows about ``record``, replayed against ``durable``'s machine."""
+    firsts: list[Snapshot[Any, Any]] = []
+
+    def seen(snap: Snapshot[Any, Any]) -> None:
+        if not firsts or snap.steps > firsts[-1].steps:
+            firsts.append(snap)
+
+    replayed = replay_stored(store, durable.machine, record.run_id, seen=seen)
+    final = replayed.unwrap() if isinstance(replayed, Success) else None
+    rows = store.journal(record.run_id)
+    journal, outcomes = _journal(record.run_id, rows.value_or(()))
+    waiting = next((j for j in journal if isinstance(j, dict) and j["waiting"]), None)
+    children = store.runs().value_or(())
+    errors = [r.failure().describe() for r in (replayed, rows) if isinstance(r, Failure)]
+    return {
+        "run": record_data(record),
+        "graph": graph_data(durable.machine),
+        "steps": _steps(firsts, final),
+        "trace": [
+            {"step": e.step, "state": e.state, "event": e.event, "target": e.target, "data": plain(e.data)}
+            for e in (final.trace if final is not None else ())
+        ],
+        "journal": journal,
+        "pending": waiting,
+        "transcript": transcript(firsts[0].memory if firsts else None, outcomes),
+        "forks": [
+            {"run_id": c.run_id, "step": c.parent_step, "status": c.status.value}
+            for c in children
+            if c.parent == record.run_id
+        ],
+        "failure": plain(record.reason) if record.reason else None,
+        "problem": plain("; ".join(errors)) if errors else None,
+    }

@@ -1,0 +1,45 @@
+// The run inspector: hash routes (the JSON API keeps /runs and /machines), one page at a time.
+import {announce, fill, h} from "./dom.js";
+import {comparePage} from "./compare.js";
+import {machinePage, machinesPage} from "./machine.js";
+import {runPage} from "./run.js";
+import {runsPage} from "./runs.js";
+
+const main = document.getElementById("main");
+let cleanup = null;
+let generation = 0;
+
+function route() {
+  const hash = location.hash.replace(/^#/, "") || "/";
+  const [path, search = ""] = hash.split("?");
+  const params = new URLSearchParams(search);
+  const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === "runs" && parts[1]) return [`Run ${parts[1]}`, () => runPage(main, parts[1], params)];
+  if (parts[0] === "machines" && parts[1]) return [`Machine ${parts[1]}`, () => machinePage(main, parts[1])];
+  if (parts[0] === "machines") return ["Machines", () => machinesPage(main)];
+  if (parts[0] === "compare" && parts[2]) return [`Compare ${parts[1]} and ${parts[2]}`, () => comparePage(main, parts[1], parts[2])];
+  return ["Runs", () => runsPage(main, params)];
+}
+
+async function show() {
+  const mine = ++generation;
+  cleanup?.();
+  cleanup = null;
+  delete document.body.dataset.ready;
+  const [title, page] = route();
+  document.title = `${title} · agentsm inspector`;
+  try {
+    const done = await page();
+    if (mine !== generation) return done?.();
+    cleanup = done ?? null;
+    main.querySelector("h1")?.focus({preventScroll: true});
+    announce(`${title} shown`);
+  } catch (error) {
+    if (mine !== generation) return;
+    fill(main, h("h1", {tabindex: "-1"}, title), h("p", {class: "alert", role: "alert"}, error.message));
+    document.body.dataset.ready = "error";
+  }
+}
+
+window.addEventListener("hashchange", show);
+show();

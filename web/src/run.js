@@ -1,0 +1,180 @@
+// A run's page: graph with the path, a step control with memory and changes, effects, chat, answer, fork, compare.
+import {announce, api, badge, enc, fill, h, shown} from "./dom.js";
+import {drawGraph} from "./graph.js";
+import {memories, pathAt} from "./memory.js";
+import {forkForm, pendingPanel} from "./actions.js";
+import {journalTable, traceDetails, transcriptList} from "./tables.js";
+
+const UNFINISHED = new Set(["running", "ready"]);
+
+function memoryTable(memory, previous, changed) {
+  if (memory === null || typeof memory !== "object" || Array.isArray(memory)) {
+    return h("pre", {class: "value"}, shown(memory));
+  }
+  return h("table", {class: "memory"},
+    h("caption", {class: "visually-hidden"}, "Memory fields"),
+    h("thead", {}, h("tr", {}, h("th", {scope: "col"}, "field"), h("th", {scope: "col"}, "value"))),
+    h("tbody", {}, Object.entries(memory).map(([field, value]) => {
+      const isChanged = changed.has(field);
+      return h("tr", {class: isChanged ? "changed" : "", "data-field": field},
+        h("th", {scope: "row"}, field, isChanged ? h("span", {class: "visually-hidden"}, " (changed)") : null),
+        h("td", {}, h("pre", {class: "value"}, shown(value))));
+    })));
+}
+
+function changeList(step, before) {
+  const changes = step.changes ?? [];
+  if (!("changes" in step)) return h("p", {}, "The run starts here.");
+  if (!changes.length) return h("p", {}, "No field changed.");
+  return h("ul", {class: "changes"}, changes.map((c) => h("li", {},
+    h("code", {}, c.field || "(memory)"), ": ",
+    "append" in c
+      ? `appended ${c.append.length} item${c.append.length === 1 ? "" : "s"}: ${shown(c.append)}`
+      : [h("del", {}, shown(before?.[c.field])), " → ", h("ins", {}, shown(c.value))])));
+}
+
+function header(view) {
+  const run = view.run;
+  const parent = run.parent
+    ? h("p", {}, "Forked from ", h("a", {href: `#/runs/${enc(run.parent)}?step=${run.parent_step}`}, run.parent),
+      ` at step ${run.parent_step} · `, h("a", {href: `#/compare/${enc(run.parent)}/${enc(run.run_id)}`}, "compare with its parent"))
+    : null;
+  const forks = view.forks.length
+    ? h("p", {}, "Forks: ", view.forks.map((f, i) => [i ? ", " : "",
+      h("a", {href: `#/runs/${enc(f.run_id)}`}, f.run_id), ` (step ${f.step}, ${f.status}, `,
+      h("a", {href: `#/compare/${enc(run.run_id)}/${enc(f.run_id)}`}, "compare"), ")"]))
+    : null;
+  return h("header", {class: "run-head"},
+    h("h1", {tabindex: "-1"}, "Run ", h("code", {}, run.run_id), " ", badge(run.status)),
+    h("p", {}, "Machine ", h("a", {href: `#/machines/${enc(run.machine)}`}, run.machine),
+      ` · state ${run.state || "?"} · ${run.steps} steps · ${run.effects} effects`),
+    parent, forks);
+}
+
+function problems(view) {
+  return [
+    view.run.status === "failed"
+      ? h("div", {class: "alert failed", role: "alert"}, h("strong", {}, "This run failed. "), view.failure || "No reason was stored.")
+      : null,
+    view.problem ? h("div", {class: "alert", role: "alert"}, "Shown as far as it replays: ", view.problem) : null,
+  ];
+}
+
+function compareForm(runId) {
+  const other = h("input", {id: "compare-with", name: "other", required: true, autocomplete: "off", placeholder: "another run's id"});
+  return h("form", {class: "compare", onsubmit: (e) => {
+    e.preventDefault();
+    location.hash = `#/compare/${enc(runId)}/${enc(other.value.trim())}`;
+  }}, h("label", {for: "compare-with"}, "Compare with run "), other, " ", h("button", {type: "submit"}, "Compare"));
+}
+
+/** Show run `runId` in `main`, at the hash's `step` (default: its last step); returns a cleanup. */
+export async function runPage(main, runId, params) {
+  let view = await api(`/inspector/api/runs/${enc(runId)}`);
+  let index = null;
+  let atEnd = true;
+  let move = null;
+  let closed = false;
+  const wanted = params.has("step") ? Number(params.get("step")) : null;
+
+  async function build() {
+    const steps = view.steps.length ? view.steps : [{step: 0, state: view.run.state, memory: null}];
+    const mems = memories(steps);
+    const graph = await drawGraph(view.graph, view.run.machine);
+    const slider = h("input", {type: "range", id: "step", min: 0, max: steps.length - 1, value: 0, "aria-describedby": "step-label"});
+    const label = h("p", {id: "step-label", class: "step-label", "aria-live": "polite"});
+    const memoryBox = h("div", {class: "memory-box"});
+    const changesBox = h("div", {class: "changes-box"});
+    const fork = forkForm(view, () => ({step: steps[index].step, memory: mems[index]}));
+    const show = (i) => {
+      index = Math.max(0, Math.min(steps.length - 1, i));
+      atEnd = index === steps.length - 1;
+      const step = steps[index];
+      slider.value = String(index);
+      slider.setAttribute("aria-valuetext", `step ${step.step}: ${step.state}`);
+      label.textContent = `Step ${step.step} of ${steps[steps.length - 1].step}: ${step.state}` +
+        (step.event ? ` (from ${step.from} by ${step.event})` : "");
+      const changed = new Set((step.changes ?? []).map((c) => c.field));
+      fill(memoryBox, memoryTable(mems[index], mems[index - 1], changed));
+      fill(changesBox, changeList(step, mems[index - 1]));
+      graph.mark(pathAt(steps, index));
+      fork.update();
+      document.body.dataset.step = String(step.step);
+    };
+    slider.addEventListener("input", () => show(Number(slider.value)));
+    const previous = h("button", {type: "button", onclick: () => show(index - 1), "aria-label": "previous step"}, "◀ Previous");
+    const next = h("button", {type: "button", onclick: () => show(index + 1), "aria-label": "next step"}, "Next ▶");
+    fill(main,
+      header(view), problems(view), pendingPanel(view, refresh),
+      h("div", {class: "run-grid"},
+        h("section", {"aria-labelledby": "graph-h"}, h("h2", {id: "graph-h"}, "Graph"), graph.figure),
+        h("section", {"aria-labelledby": "steps-h", class: "steps"},
+          h("h2", {id: "steps-h"}, "Step by step"),
+          h("div", {class: "slider"}, h("label", {for: "step"}, "Step "), slider, previous, next),
+          h("p", {class: "hint"}, "Keys: ← and → (or the slider's own keys, Home and End) move one step."),
+          label,
+          h("h3", {}, "What changed from the step before"), changesBox,
+          h("h3", {}, "Memory after this step"), memoryBox)),
+      fork.element,
+      compareForm(view.run.run_id),
+      transcriptList(view.transcript),
+      journalTable(view.journal),
+      traceDetails(view.trace));
+    const at = wanted === null ? steps.length - 1 : steps.findIndex((s) => s.step === wanted);
+    show(index === null ? (at < 0 ? steps.length - 1 : at) : (atEnd ? steps.length - 1 : index));
+    move = (delta) => show(index + delta);
+    slider.addEventListener("input", () => {
+      atEnd = index === steps.length - 1;
+    });
+    atEnd = index === steps.length - 1;
+    document.body.dataset.ready = "run";
+  }
+
+  let stamp = "";
+  async function refresh() {
+    const fresh = await api(`/inspector/api/runs/${enc(runId)}`);
+    const next = JSON.stringify([fresh.run, fresh.steps.length, fresh.journal.length, fresh.forks]);
+    if (next === stamp) return;
+    stamp = next;
+    view = fresh;
+    await build();
+    announce(`Run ${runId} is ${view.run.status} in ${view.run.state} after ${view.run.steps} steps.`);
+    follow();
+  }
+
+  let events = null;
+  let timer = null;
+  function follow() {
+    const live = UNFINISHED.has(view.run.status);
+    if (live && !events && !closed && typeof EventSource !== "undefined") {
+      events = new EventSource(`/runs/${enc(runId)}/events`);
+      events.onmessage = () => refresh().catch(() => {});
+      events.onerror = () => {};
+    }
+    if (live && !timer && !closed) timer = setInterval(() => refresh().catch(() => {}), 1000);
+    if (!live) {
+      events?.close();
+      events = null;
+      clearInterval(timer);
+      timer = null;
+    }
+  }
+
+  const keys = (e) => {
+    if (e.altKey || e.ctrlKey || e.metaKey || e.target.closest?.("input, textarea, select, [contenteditable]")) return;
+    if (e.key === "ArrowLeft" || e.key === "ArrowRight") {
+      e.preventDefault();
+      move?.(e.key === "ArrowLeft" ? -1 : 1);
+    }
+  };
+  stamp = JSON.stringify([view.run, view.steps.length, view.journal.length, view.forks]);
+  await build();
+  document.addEventListener("keydown", keys);
+  follow();
+  return () => {
+    closed = true;
+    document.removeEventListener("keydown", keys);
+    events?.close();
+    clearInterval(timer);
+  };
+}
