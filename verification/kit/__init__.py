@@ -3,6 +3,9 @@
 * :func:`check_machine` property-tests any machine in one call and returns its
   :class:`CoverageReport`; :func:`derive_state_machine` returns the
   ``RuleBasedStateMachine`` behind it (its ``TestCase`` runs under unittest/pytest).
+* Run properties (:mod:`verification.kit.run_properties`): :func:`never`, :func:`only_after`,
+  :func:`responds`, :func:`at_most` over letters (:func:`took`, :func:`entered`,
+  :func:`requested`, :func:`received`), checked over every generated run.
 * Invariants: :func:`memory_invariant`, :func:`transition_invariant` and the
   ownership helpers :func:`only_changed_in`, :func:`cleared_in`,
   :func:`append_only`, :func:`unchanged_in`.
@@ -41,10 +44,12 @@ from verification.kit.invariants import (
     transition_invariant,
     unchanged_in,
 )
+from verification.kit.letters import Letter, entered, received, requested, took
 from verification.kit.machines import events_of, memories_through, snapshots_through
 from verification.kit.outcomes import Outcomes, default_outcomes, outcomes_of
 from verification.kit.paths import CoveringPaths, covering_paths, shortest_finish
 from verification.kit.profiles import CI_PROFILE, DEEP_PROFILE, kit_settings
+from verification.kit.run_properties import RunProperty, at_most, never, only_after, responds
 from verification.kit.scripts import CoveringSuite, ScriptedCase, covering_cases, run_case
 from verification.kit.strategies import (
     json_objects,
@@ -71,10 +76,12 @@ __all__ = [
     "DEEP_PROFILE",
     "FAILURE_ODDS",
     "Invariant",
+    "Letter",
     "MemoryInvariant",
     "Outcomes",
     "PathStep",
     "RowName",
+    "RunProperty",
     "RunViolation",
     "ScriptedCase",
     "Start",
@@ -82,6 +89,7 @@ __all__ = [
     "TransitionInvariant",
     "ViolationKind",
     "append_only",
+    "at_most",
     "check_machine",
     "cleared_in",
     "covering_cases",
@@ -89,6 +97,7 @@ __all__ = [
     "default_outcomes",
     "derive_state_machine",
     "effect_failures",
+    "entered",
     "events_of",
     "failure_examples",
     "has_failure_route",
@@ -103,12 +112,18 @@ __all__ = [
     "memories_through",
     "memory_invariant",
     "messages",
+    "never",
+    "only_after",
     "only_changed_in",
     "outcomes_of",
+    "received",
+    "requested",
+    "responds",
     "row_label",
     "run_case",
     "shortest_finish",
     "snapshots_through",
+    "took",
     "tool_calls",
     "tool_names",
     "tool_specs",

@@ -9,7 +9,7 @@ import attrs
 _FACTORY: type = type(attrs.Factory(list))
 
 
-def _default(field: attrs.Attribute[object]) -> tuple[bool, object]:
+def field_default(field: attrs.Attribute[object]) -> tuple[bool, object]:
     default = field.default
     if default is attrs.NOTHING:
         return False, None
@@ -30,7 +30,7 @@ def render(value: object) -> str:
     shown: list[str] = []
     for field in attrs.fields(cast(type[attrs.AttrsInstance], type(value))):
         current = getattr(value, field.name)
-        has_default, default = _default(field)
+        has_default, default = field_default(field)
         try:
             same = has_default and bool(current == default)
         except Exception:  # an odd __eq__ must not break a report

@@ -48,6 +48,7 @@ from verification.kit.failures import FAILURE_ODDS, effect_failures, has_failure
 from verification.kit.invariants import MemoryInvariant, TransitionInvariant
 from verification.kit.outcomes import Outcomes, default_outcomes
 from verification.kit.profiles import kit_settings
+from verification.kit.run_properties import RunProperty
 
 __all__ = ["PathStep", "RunViolation", "Start", "ViolationKind", "check_machine", "derive_state_machine"]
 
@@ -84,6 +85,7 @@ def derive_state_machine(
     entries: st.SearchStrategy[tuple[StateT, MemoryT]] | None = None,
     max_effects: int = 20,
     failures: bool = True,
+    properties: Sequence[RunProperty[StateT, MemoryT]] = (),
 ) -> type[RuleBasedStateMachine]:
     """A ``RuleBasedStateMachine`` class that property-tests ``machine``.
 
@@ -105,6 +107,7 @@ def derive_state_machine(
         max_effects: effects one transition may request before the run counts as stuck.
         failures: deliver an ``EffectFailure`` (raised, timed out, unknown) for one effect in
             ``FAILURE_ODDS`` where the state has a failure route (see :func:`has_failure_route`).
+        properties: run properties (:mod:`verification.kit.run_properties`) checked over every run.
 
     Example:
         >>> from verification.kit._demo import COUNTER, counters
@@ -117,7 +120,12 @@ def derive_state_machine(
     entered = None if entries is None else entries.map(lambda e: Start(e[0], e[1]))
     starts = initial if entered is None else st.one_of(initial, initial, initial, entered)
     rules = RunRules.of(
-        machine, invariants, budget=budget, accept_failure=accept_failure, max_effects=max_effects
+        machine,
+        invariants,
+        budget=budget,
+        accept_failure=accept_failure,
+        max_effects=max_effects,
+        properties=properties,
     )
 
     class DerivedMachine(RuleBasedStateMachine):
@@ -173,6 +181,7 @@ def check_machine(
     require_all_transitions: bool = True,
     max_effects: int = 20,
     failures: bool = True,
+    properties: Sequence[RunProperty[StateT, MemoryT]] = (),
 ) -> CoverageReport:
     """Property-test ``machine`` now; return what the runs covered.
 
@@ -201,6 +210,7 @@ def check_machine(
         entries=entries,
         max_effects=max_effects,
         failures=failures,
+        properties=properties,
     )
     run_state_machine_as_test(derived, settings=settings or kit_settings())
     report = recorder.report()

@@ -34,6 +34,7 @@ from verification.kit.failures import failure_examples, has_failure_route
 from verification.kit.invariants import MemoryInvariant, TransitionInvariant
 from verification.kit.outcomes import Outcomes, default_outcomes
 from verification.kit.paths import covering_paths, shortest_finish
+from verification.kit.run_properties import RunProperty
 
 __all__ = ["CoveringSuite", "ScriptedCase", "covering_cases", "run_case"]
 
@@ -206,11 +207,14 @@ def run_case(
     invariants: Sequence[MemoryInvariant[MemoryT] | TransitionInvariant[StateT, MemoryT]] = (),
     *,
     budget: Callable[[MemoryT], int] | None = None,
+    properties: Sequence[RunProperty[StateT, MemoryT]] = (),
 ) -> None:
     """Replay ``case`` with every check of the derived state machine; raise on any difference.
 
     Raises :class:`~verification.kit.RunViolation` when a rule breaks and ``AssertionError``
-    when the run leaves the scripted path.
+    when the run leaves the scripted path. A case whose rows end before a terminal state
+    (an explored counterexample that fails in its next step) takes that step too, so the
+    failure is raised as the :class:`~verification.kit.RunViolation` it is.
 
     Example:
         >>> from verification.kit._demo import COUNTER, Roll, Tally
@@ -218,7 +222,8 @@ def run_case(
         >>> for case in covering_cases(COUNTER, [Tally(limit=1)], rolls).cases:
         ...     run_case(COUNTER, case)
     """
-    run = CheckedRun(RunRules.of(machine, invariants, budget=budget), case.state, case.memory)
+    rules = RunRules.of(machine, invariants, budget=budget, properties=properties)
+    run = CheckedRun(rules, case.state, case.memory)
     fed = iter(case.outcomes)
 
     def choose(effect: Effect[object]) -> object:
@@ -230,6 +235,8 @@ def run_case(
             raise AssertionError(
                 f"{case.id}: expected {expected}, took {took}\n" + "\n".join(p.render() for p in run.path)
             )
+    if run.live:
+        run.take(choose)  # raises the RunViolation of a failing step
     if not run.snapshot.finished:
         raise AssertionError(f"{case.id}: the run did not finish")
     run.close()

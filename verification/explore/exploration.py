@@ -1,0 +1,226 @@
+"""Exhaustive exploration: run the real handlers on every combination of outcomes, breadth first.
+
+:func:`explore` is what a model checker such as TLC does, over a machine's pure handlers:
+from each start memory it takes every transition the handlers can take when each effect
+they request is answered with each of its possible outcomes (a finite set per effect type:
+the :class:`~verification.kit.Outcomes` registry's examples, else its strategy enumerated,
+plus a raised, a timed-out and an unknown failure wherever the state has a failure route,
+as the kit feeds them). Each distinct ``(state, key(memory))`` (and run-property monitor
+state) is visited once; ``key`` maps a memory to what matters, as TLC's VIEW does, for
+memories that carry history. Every edge is judged by the kit's rules (declared events,
+rows, memory and transition invariants, run properties, the step bound); handler
+exceptions, faults and invalid transitions are violations too. The result is an
+:class:`Exploration`: the figures, and the shortest run that breaks a rule, if one does.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import Generic, TypeVar
+
+import attrs
+
+from agentsm_fn.core.machine import Machine
+from verification.explore._code import Source
+from verification.explore._search import Found, Search
+from verification.explore._successors import Choices
+from verification.kit._render import short
+from verification.kit._rules import RunRules, ViolationKind
+from verification.kit._runner import PathStep, RunViolation
+from verification.kit.invariants import MemoryInvariant, TransitionInvariant
+from verification.kit.outcomes import Outcomes, default_outcomes
+from verification.kit.run_properties import RunProperty
+from verification.kit.scripts import ScriptedCase, run_case
+
+__all__ = ["Counterexample", "Exploration", "explore"]
+
+StateT = TypeVar("StateT", bound=enum.Enum)
+EventT = TypeVar("EventT", bound=enum.Enum)
+MemoryT = TypeVar("MemoryT")
+
+
+@attrs.frozen(kw_only=True)
+class Counterexample(Generic[StateT, EventT, MemoryT]):
+    """The shortest run found that breaks a rule: what broke, and the run as a replayable script.
+
+    ``case`` is a :class:`~verification.kit.ScriptedCase` (start, rows, outcomes fed in order):
+    :func:`~verification.kit.run_case` replays it with the engine and raises the same
+    :class:`~verification.kit.RunViolation`. ``path`` is the run as the kit prints it.
+    """
+
+    kind: ViolationKind
+    message: str
+    case: ScriptedCase[StateT, EventT, MemoryT]
+    path: tuple[PathStep, ...]
+    reproduced: bool
+    """Whether replaying ``case`` with the engine broke the same rule (always, unless the explorer errs)."""
+
+    def violation(self) -> RunViolation:
+        """The :class:`~verification.kit.RunViolation` this run raises (message included)."""
+        return RunViolation(self.kind, self.message, short(self.case.memory, 600), self.path)
+
+    def render(self) -> str:
+        """The broken rule and the run, one numbered ``STATE --EVENT--> STATE`` line per step."""
+        return str(self.violation())
+
+    def as_test(
+        self,
+        machine: str,
+        *,
+        invariants: str | None = None,
+        properties: str | None = None,
+        budget: str | None = None,
+        name: str = "test_explored_counterexample",
+    ) -> str:
+        """A pytest test that replays this run with the engine and fails as it did.
+
+        Each argument names where to import from, ``module:attribute`` (the machine, and the
+        invariants, run properties and budget the exploration was given).
+        """
+        code = Source()
+        code.imports.add(("verification.kit", "ScriptedCase"))
+        code.imports.add(("verification.kit", "run_case"))
+        rows = ", ".join(f"({code.value(s)}, {code.value(e)}, {code.value(t)})" for s, e, t in self.case.rows)
+        fields = [
+            f"        state={code.value(self.case.state)},",
+            f"        memory={code.value(self.case.memory)},",
+            f"        rows=({rows}{',' if len(self.case.rows) == 1 else ''}),",
+            f"        outcomes={code.value(self.case.outcomes)},",
+        ]
+        extra = [code.spec(invariants)] if invariants else []
+        extra += [f"properties={code.spec(properties)}"] if properties else []
+        extra += [f"budget={code.spec(budget)}"] if budget else []
+        call = ", ".join([code.spec(machine), "case", *extra])
+        doubt = [f"    # written with repr(), check it: {u}" for u in code.unsure]
+        first = self.message.splitlines()[0].replace('"""', "'''")
+        return "\n".join(
+            [
+                *code.import_lines(),
+                "",
+                "",
+                f"def {name}() -> None:",
+                f'    """Found by exploration: [{self.kind}] {first}"""',
+                *doubt,
+                "    case = ScriptedCase(",
+                *fields,
+                "    )",
+                f"    run_case({call})",
+                "",
+            ]
+        )
+
+
+@attrs.frozen(kw_only=True)
+class Exploration(Generic[StateT, EventT, MemoryT]):
+    """What :func:`explore` found: the figures, and a counterexample when a rule broke.
+
+    ``states`` counts distinct ``(state, key(memory), monitors)`` nodes, ``edges`` the
+    transitions taken between them, ``depth`` the longest shortest run; ``exhausted`` is True
+    when every node reachable from the starts was expanded (no depth or state limit cut it).
+    """
+
+    machine: str
+    states: int
+    edges: int
+    depth: int
+    exhausted: bool
+    counterexample: Counterexample[StateT, EventT, MemoryT] | None = None
+
+    @property
+    def ok(self) -> bool:
+        """No rule broke."""
+        return self.counterexample is None
+
+    def summary(self) -> str:
+        """``N distinct states, M edges, depth D, exhausted: yes|no`` (and the broken rule, if any)."""
+        line = (
+            f"{self.machine}: {self.states:,} distinct states, {self.edges:,} edges, depth {self.depth}, "
+            f"exhausted: {'yes' if self.exhausted else 'no'}"
+        )
+        if self.counterexample is None:
+            return line
+        return f"{line}\n{self.counterexample.render()}"
+
+
+def explore(
+    machine: Machine[StateT, EventT, MemoryT],
+    starts: Iterable[MemoryT],
+    outcomes: Outcomes | None = None,
+    invariants: Sequence[MemoryInvariant[MemoryT] | TransitionInvariant[StateT, MemoryT]] = (),
+    *,
+    properties: Sequence[RunProperty[StateT, MemoryT]] = (),
+    depth: int | None = None,
+    key: Callable[[MemoryT], Hashable] | None = None,
+    budget: Callable[[MemoryT], int] | None = None,
+    max_effects: int = 20,
+    max_states: int | None = None,
+) -> Exploration[StateT, EventT, MemoryT]:
+    """Explore ``machine`` breadth first from ``starts`` (memories in its initial state).
+
+    Args:
+        machine: the machine; its real handlers run through the engine's ``step``/``resume``.
+        starts: start memories.
+        outcomes: each effect's outcomes (default: :func:`~verification.kit.default_outcomes`);
+            an effect type's ``examples`` are its value list, else its strategy is enumerated.
+        invariants: memory and transition invariants, checked at every edge.
+        properties: run properties (:mod:`verification.kit.run_properties`).
+        depth: the most transitions a run may take (None: explore to exhaustion).
+        key: what of a memory decides whether two nodes are the same (default: all of it).
+        budget: the kit's budget (visits to budgeted states a run may make), for the step bound.
+        max_effects: effects one transition may request before the run counts as stuck.
+        max_states: stop after this many distinct states (the result is not exhausted).
+
+    Example:
+        >>> from verification.kit import Outcomes
+        >>> from verification.kit._demo import COUNTER, Roll, Tally
+        >>> dice = Outcomes().on(Roll, lambda e: None, examples=lambda e: (0, 1, 6))
+        >>> print(explore(COUNTER, [Tally(limit=2)], dice).summary())
+        counter: 13 distinct states, 13 edges, depth 4, exhausted: yes
+    """
+    rules = RunRules.of(machine, invariants, budget=budget, max_effects=max_effects, properties=properties)
+    search = Search(rules, Choices(machine, outcomes or default_outcomes()), key)
+    found = search.run(starts, depth, max_states)
+    counterexample = None if found is None else _counterexample(search, found, rules)
+    return Exploration(
+        machine=machine.name,
+        states=len(search.parent),
+        edges=search.edges,
+        depth=search.deepest,
+        exhausted=found is None and not search.cut,
+        counterexample=counterexample,
+    )
+
+
+def _counterexample(
+    search: Search[StateT, EventT, MemoryT],
+    found: Found[StateT, EventT],
+    rules: RunRules[StateT, EventT, MemoryT],
+) -> Counterexample[StateT, EventT, MemoryT]:
+    """The run to ``found`` as a script, and its path as the engine's replay of it prints it."""
+    nodes = search.chain(found.node)
+    rows = [(search.state[b], search.event[a], search.state[a]) for b, a in itertools.pairwise(nodes)]
+    outcomes = [o for node in nodes[1:] for o in search.fed[node]]
+    if found.event is not None and found.target is not None:
+        rows.append((search.state[found.node], found.event, found.target))
+    outcomes.extend(found.outcomes)
+    case = ScriptedCase(
+        state=search.state[nodes[0]],
+        memory=search.memory[nodes[0]],
+        rows=tuple((s, e, t) for s, e, t in rows if e is not None),
+        outcomes=tuple(outcomes),
+    )
+    kind, message = found.broken
+    invariants: list[MemoryInvariant[MemoryT] | TransitionInvariant[StateT, MemoryT]] = [
+        *rules.memory_invariants,
+        *rules.transition_invariants,
+    ]
+    try:
+        run_case(rules.machine, case, invariants, budget=rules.budget, properties=rules.properties)
+    except RunViolation as replayed:
+        same = (replayed.kind, str(replayed).splitlines()[0]) == (kind, f"[{kind}] {message.splitlines()[0]}")
+        return Counterexample(kind=kind, message=message, case=case, path=replayed.path, reproduced=same)
+    except AssertionError:
+        pass
+    return Counterexample(kind=kind, message=message, case=case, path=(), reproduced=False)
