@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One entry point for newcomers and CI.
 #   bash scripts/dev.sh demo   set up .venv and run the main demo
-#   bash scripts/dev.sh test   set up .venv (+ the aimock and MCP reference servers, and the Debian packages of
-#                              scripts/system-packages.txt when run as root) and run every check and test
+#   bash scripts/dev.sh test   set up .venv (+ the aimock and MCP reference servers, the AG-UI TypeScript client,
+#                              and the Debian packages of scripts/system-packages.txt when run as root) and run
+#                              every check and test
 # Needs only python3 (3.11+) and, for the provider and MCP integration tests, Node 20 with npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +39,9 @@ test_all() {
   bash scripts/system_packages.sh
   if [ -f scripts/aimock.sh ]; then
     bash scripts/aimock.sh
+  fi
+  if [ -f scripts/agui_client.sh ]; then
+    bash scripts/agui_client.sh >/dev/null
   fi
   if [ -f scripts/mcp_everything.sh ]; then
     bash scripts/mcp_everything.sh >/dev/null

@@ -1,0 +1,148 @@
+"""``POST /agui/{name}``: the AG-UI endpoint of each served agent, and how its ids map to stored runs.
+
+The body is the protocol's ``RunAgentInput``; the answer is its event stream (SSE). Ids:
+
+- ``threadId`` is the conversation. It is echoed on the run's events; the store keeps no
+  thread (a thread's runs are the stored runs its requests named).
+- A request without ``resume`` starts a new stored run whose id is the request's ``runId``
+  (so the run API's ``/runs/{runId}`` shows it). A ``runId`` that names a stored run already
+  is refused (409): a retry with the same id never runs the agent twice.
+- A run that stops to wait ends the AG-UI run with the interrupt ``RUN#SEQ``. The request
+  that answers it (a new ``runId``, ``resume: [{interruptId: "RUN#SEQ", ...}]``) commits
+  the answer with the store's exactly-once answer, then resumes the stored run ``RUN``
+  and streams what it does: ``RUN_STARTED`` of the new ``runId``, metadata naming ``RUN``.
+
+Everything is checked before the stream starts, and a refused request writes nothing:
+a malformed body or a problem in it is a 422 that names the field, an unknown agent or
+stored run a 404, an interrupt answered already (or never asked) a 409.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ag_ui.core import RunAgentInput
+from ag_ui.encoder import EventEncoder
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from returns.result import Failure
+
+from agentsm_fn.agents.react.effects import AskHuman
+from agentsm_fn.agui.agent import AguiAgent
+from agentsm_fn.agui.interrupts import answer_from, waiting_entry
+from agentsm_fn.agui.request import AguiRequest, BadRequest, read_request
+from agentsm_fn.agui.state import public_state
+from agentsm_fn.agui.stream import StartingPoint, run_events
+from agentsm_fn.durable.approvals import answer, pending
+from agentsm_fn.durable.errors import AnswerRefused, RunNotFound
+from agentsm_fn.durable.store import RunStore
+from agentsm_fn.durable.travel import replay_stored
+from agentsm_fn.shell.credentials import redact_credentials
+
+__all__ = ["agui_routes"]
+
+
+def _refused(status: int, kind: str, detail: str) -> JSONResponse:
+    return JSONResponse({"error": {"kind": kind, "detail": redact_credentials(detail)}}, status_code=status)
+
+
+def _bad(problem: BadRequest) -> JSONResponse:
+    return _refused(422, "bad_request", problem.describe())
+
+
+def _start(
+    agent: AguiAgent[Any, Any, Any], store: RunStore, request: AguiRequest
+) -> StartingPoint | JSONResponse:
+    if not isinstance(store.get(request.run_id), Failure):
+        return _refused(409, "run_exists", f"runId {request.run_id} names a stored run already")
+    memory = agent.memory(request)
+    if isinstance(memory, Failure):
+        return _bad(memory.failure())
+    first = memory.unwrap()
+    machine = agent.durable.machine
+    return StartingPoint(
+        stored=request.run_id, state=machine.initial.name, shown=public_state(first), memory=first
+    )
+
+
+def _resume(
+    agent: AguiAgent[Any, Any, Any], store: RunStore, request: AguiRequest
+) -> StartingPoint | JSONResponse:
+    entries = request.resume
+    named = [waiting_entry(entry.interrupt_id) for entry in entries]
+    for index, found in enumerate(named):
+        if found is None:
+            return _bad(BadRequest(field=f"resume[{index}].interruptId", detail="names no interrupt of ours"))
+    runs = {found[0] for found in named if found is not None}
+    if len(runs) > 1 or len(entries) > 1:
+        return _bad(
+            BadRequest(field="resume", detail="a run waits for one answer at a time: answer one interrupt")
+        )
+    (run_id, seq), entry = named[0] or ("", 0), entries[0]
+    record = store.get(run_id)
+    if isinstance(record, Failure):
+        error = record.failure()
+        status = 404 if isinstance(error, RunNotFound) else 503
+        return _refused(status, type(error).__name__, error.describe())
+    if record.unwrap().machine != agent.name:
+        return _bad(
+            BadRequest(field="resume[0].interruptId", detail=f"run {run_id} is not a run of {agent.name}")
+        )
+    waiting = next((p for p in pending(store).value_or(()) if p.run_id == run_id and p.seq == seq), None)
+    if waiting is None:
+        return _refused(
+            409,
+            "not_waiting",
+            f"interrupt {entry.interrupt_id} is not open: answered already, or never asked",
+        )
+    outcome = answer_from(entry, waiting.effect, "resume[0]")
+    if isinstance(outcome, Failure):
+        return _bad(outcome.failure())
+    before = replay_stored(store, agent.durable.machine, run_id)
+    if isinstance(before, Failure):
+        return _refused(409, type(before.failure()).__name__, before.failure().describe())
+    answered = answer(store, run_id, seq, outcome.unwrap())
+    if isinstance(answered, Failure):
+        error = answered.failure()
+        status = 409 if isinstance(error, AnswerRefused) else 503
+        return _refused(status, type(error).__name__, error.describe())
+    snapshot = before.unwrap()
+    asked = frozenset({waiting.effect.request.tool_call.id} if isinstance(waiting.effect, AskHuman) else ())
+    return StartingPoint(
+        stored=run_id, state=snapshot.state.name, shown=public_state(snapshot.memory), announced=asked
+    )
+
+
+def agui_routes(store: RunStore, agents: Sequence[AguiAgent[Any, Any, Any]]) -> APIRouter:
+    """A router with ``POST /agui/{name}`` for each of ``agents``, running them on ``store``.
+
+    Example:
+        >>> import tempfile, os
+        >>> from agentsm_fn.durable import SqliteStore
+        >>> store = SqliteStore.open(os.path.join(tempfile.mkdtemp(), "runs.db")).unwrap()
+        >>> [route.path for route in agui_routes(store, []).routes]
+        ['/agui/{name}']
+    """
+    served = {agent.name: agent for agent in agents}
+    router = APIRouter(tags=["AG-UI"])
+    media_type = EventEncoder().get_content_type()
+
+    @router.post("/agui/{name}", response_class=StreamingResponse)
+    async def run_agent(name: str, body: RunAgentInput) -> Response:
+        """Run (or resume) the agent ``name`` and stream the AG-UI events of the run."""
+        agent = served.get(name)
+        if agent is None:
+            return _refused(
+                404, "unknown_agent", f"no AG-UI agent named {name} (served: {', '.join(served)})"
+            )
+        request = read_request(body)
+        if isinstance(request, Failure):
+            return _bad(request.failure())
+        given = request.unwrap()
+        opening = (_resume if given.resume else _start)(agent, store, given)
+        if isinstance(opening, JSONResponse):
+            return opening
+        return StreamingResponse(run_events(agent, store, given, opening), media_type=media_type)
+
+    return router

@@ -1,0 +1,135 @@
+"""One AG-UI run as its event stream: start or resume the stored run, and say what it does as it does it.
+
+The stream opens with ``RUN_STARTED`` (its metadata names the stored run:
+``{"agentsm_fn": {"run": RUN}}``), then the run's steps, messages, tool calls and state
+(:mod:`agentsm_fn.agui.translate`), and ends where the stored run stopped::
+
+    finished           RUN_FINISHED, outcome success, result: the agent's result
+    waits for answer   RUN_FINISHED, outcome interrupt: one interrupt ``RUN#SEQ``
+    failed             RUN_ERROR: code = the typed reason (``InvalidTransition``,
+                       ``EffectFailed``, ``RunBusy``, ...), message redacted
+
+A client that goes away does not stop the run: it is stored, and runs on to where it
+stops (finished, waiting, or failed), as if the client had stayed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable
+from typing import Any
+
+import attrs
+from ag_ui.core import (
+    BaseEvent,
+    RunErrorEvent,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    RunFinishedSuccessOutcome,
+    RunStartedEvent,
+)
+from ag_ui.encoder import EventEncoder
+from returns.result import Failure, Result
+
+from agentsm_fn.agui.agent import AguiAgent
+from agentsm_fn.agui.feed import Feed, observed
+from agentsm_fn.agui.interrupts import interrupt_for
+from agentsm_fn.agui.request import AguiRequest
+from agentsm_fn.agui.translate import Translator
+from agentsm_fn.durable.approvals import pending
+from agentsm_fn.durable.errors import DurableError, Stopped
+from agentsm_fn.durable.runner import Durable, StoredRun
+from agentsm_fn.durable.store import RunStore
+from agentsm_fn.llm.json import JsonObject
+from agentsm_fn.shell.credentials import redact_credentials
+
+__all__ = ["StartingPoint", "run_events"]
+
+_RUNNING: set[asyncio.Task[Any]] = set()
+"""Runs whose client went away: kept referenced until they stop."""
+
+Outcome = Result[StoredRun[Any, Any], DurableError]
+
+
+@attrs.frozen(kw_only=True)
+class StartingPoint:
+    """Where the AG-UI run starts: the stored run, its state and memory, and a new one's first memory.
+
+    ``memory`` is None for a resumed run (it continues from its journal); ``announced``
+    the tool calls an earlier AG-UI run of it announced already (the one awaiting approval).
+    """
+
+    stored: str
+    state: str
+    shown: JsonObject
+    memory: object = None
+    announced: frozenset[str] = frozenset()
+
+
+def _error(error: DurableError) -> RunErrorEvent:
+    code = type(error.failed.reason).__name__ if isinstance(error, Stopped) else type(error).__name__
+    return RunErrorEvent(message=redact_credentials(error.describe()), code=code)
+
+
+def _last(store: RunStore, agent: AguiAgent[Any, Any, Any], request: AguiRequest, done: Outcome) -> BaseEvent:
+    if isinstance(done, Failure):
+        return _error(done.failure())
+    stored = done.unwrap()
+    thread, run = request.thread_id, request.run_id
+    if stored.finished:
+        result = agent.result(stored.snapshot.memory)
+        return RunFinishedEvent(
+            thread_id=thread, run_id=run, result=result, outcome=RunFinishedSuccessOutcome()
+        )
+    waiting = [p for p in pending(store).value_or(()) if p.run_id == stored.run_id]
+    if not waiting:
+        return RunErrorEvent(
+            message=f"run {stored.run_id} stopped waiting, but no answer is pending", code="NotWaiting"
+        )
+    first = waiting[0]
+    interrupt = interrupt_for(stored.run_id, first.seq, first.effect, first.summary)
+    outcome = RunFinishedInterruptOutcome(interrupts=[interrupt])
+    return RunFinishedEvent(thread_id=thread, run_id=run, outcome=outcome)
+
+
+def _go(
+    agent: AguiAgent[Any, Any, Any], store: RunStore, opening: StartingPoint, feed: Feed
+) -> Awaitable[Outcome]:
+    base = agent.durable
+    durable: Durable[Any, Any, Any] = attrs.evolve(base, shell=lambda: observed(base.shell(), feed))
+    if opening.memory is None:
+        return durable.aresume(store, opening.stored)
+    return durable.astart(store, opening.memory, run_id=opening.stored)
+
+
+async def run_events(
+    agent: AguiAgent[Any, Any, Any], store: RunStore, request: AguiRequest, opening: StartingPoint
+) -> AsyncIterator[str]:
+    """The AG-UI run's events, SSE-encoded by the protocol package's encoder."""
+    encode = EventEncoder().encode
+    started = RunStartedEvent(
+        thread_id=request.thread_id, run_id=request.run_id, metadata={"agentsm_fn": {"run": opening.stored}}
+    )
+    yield encode(started)
+    translator = Translator(request.run_id, opening.announced)
+    for event in translator.opening(opening.state, opening.shown):
+        yield encode(event)
+    feed = Feed(asyncio.get_running_loop())
+    task: asyncio.Task[Outcome] = asyncio.ensure_future(_go(agent, store, opening, feed))
+    _RUNNING.add(task)
+    task.add_done_callback(_RUNNING.discard)
+    while not task.done():
+        taking = asyncio.ensure_future(feed.queue.get())
+        await asyncio.wait((taking, task), return_when=asyncio.FIRST_COMPLETED)
+        if not taking.done():
+            taking.cancel()
+            break
+        for event in translator.feed(taking.result()):
+            yield encode(event)
+    await asyncio.sleep(0)  # let the last items the run put from other threads arrive
+    while not feed.queue.empty():
+        for event in translator.feed(feed.queue.get_nowait()):
+            yield encode(event)
+    for event in translator.stopping(translator.state):  # a run that never started: its step ends here
+        yield encode(event)
+    yield encode(_last(store, agent, request, task.result()))
