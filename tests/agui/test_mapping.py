@@ -1,0 +1,123 @@
+"""The AG-UI mapping in Python: interrupt ids, answers, state patches, requests (Hypothesis where it fits)."""
+
+from __future__ import annotations
+
+import jsonpatch
+from ag_ui.core import ResumeEntry, RunAgentInput
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agentsm_fn.agents.react import AgentMemory, HumanApprovalRequest
+from agentsm_fn.agents.react.effects import AskHuman
+from agentsm_fn.agents.react.outcomes import Approved, Modified, Rejected
+from agentsm_fn.agui.feed import EffectEnded, Moved
+from agentsm_fn.agui.interrupts import answer_from, interrupt_for, interrupt_id, waiting_entry
+from agentsm_fn.agui.request import read_request
+from agentsm_fn.agui.state import public_state, state_patch
+from agentsm_fn.agui.translate import Translator
+from agentsm_fn.llm import AssistantMessage, LlmReply, ToolCall, ToolResultMessage, UserMessage
+from agentsm_fn.llm.json import JsonObject, thaw
+from verification.kit import json_objects
+
+run_ids = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,40}", fullmatch=True)
+ASK = AskHuman(HumanApprovalRequest(step=1, tool_call=ToolCall("c1", "pay", {"eur": 5}), reason="policy"))
+
+
+@given(run_ids, st.integers(min_value=0, max_value=10**12))
+def test_an_interrupt_id_names_its_stored_run_and_entry(run_id: str, seq: int) -> None:
+    assert waiting_entry(interrupt_id(run_id, seq)) == (run_id, seq)
+
+
+@given(st.text(max_size=20).filter(lambda t: "#" not in t))
+def test_text_without_a_mark_names_no_interrupt(text: str) -> None:
+    assert waiting_entry(text) is None
+
+
+@given(json_objects(), json_objects())
+def test_a_state_patch_turns_the_old_state_into_the_new(before: JsonObject, after: JsonObject) -> None:
+    old, new = thaw(before), thaw(after)
+    assert isinstance(old, dict) and isinstance(new, dict)
+    assert jsonpatch.apply_patch(old, state_patch(old, new)) == new
+    assert state_patch(new, new) == []
+
+
+def test_public_state_leaves_out_private_fields_and_redacts_credentials(monkeypatch: object) -> None:
+    memory = AgentMemory.new("use key sk-abcdefghijklmnopqrstuvwx to pay")
+    shown = public_state(memory)
+    assert shown["task"] == "use key [redacted] to pay"
+    assert shown["step"] == 0 and shown["history"] == []
+
+
+@given(st.sampled_from(["resolved", "cancelled"]), st.booleans(), st.text(max_size=10), st.booleans())
+def test_an_answer_is_what_the_approval_accepts(
+    status: str, approved: bool, reason: str, changed: bool
+) -> None:
+    payload: dict[str, object] = {"approved": approved, "reason": reason}
+    if changed:
+        payload["arguments"] = {"eur": 3}
+    entry = ResumeEntry(interrupt_id="r#1", status=status, payload=payload)  # type: ignore[arg-type]  # a str from the strategy
+    decision = answer_from(entry, ASK, "resume[0]").unwrap()
+    assert ASK.accepts(decision)
+    if status == "cancelled" or not approved:
+        assert isinstance(decision, Rejected)
+    elif changed:
+        assert decision == Modified({"eur": 3})
+    else:
+        assert decision == Approved()
+
+
+def test_an_approval_interrupt_names_the_tool_call_and_the_answer_it_expects() -> None:
+    found = interrupt_for("r", 4, ASK, ASK.summary())
+    assert (found.id, found.reason, found.tool_call_id) == ("r#4", "tool_approval", "c1")
+    assert found.response_schema is not None and "arguments" in found.response_schema["properties"]
+    other = interrupt_for("r", 4, None, "Charge 5 EUR")
+    assert other.reason == "answer" and other.message == "Charge 5 EUR"
+
+
+def test_the_conversation_becomes_our_messages() -> None:
+    given_input = RunAgentInput.model_validate(
+        {
+            "threadId": "t",
+            "runId": "r",
+            "messages": [
+                {"id": "1", "role": "developer", "content": "be brief"},
+                {
+                    "id": "2",
+                    "role": "user",
+                    "content": [{"type": "text", "text": "hi "}, {"type": "text", "text": "there"}],
+                },
+                {
+                    "id": "3",
+                    "role": "assistant",
+                    "toolCalls": [
+                        {"id": "c", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}
+                    ],
+                },
+                {"id": "4", "role": "tool", "toolCallId": "c", "content": "done"},
+                {"id": "5", "role": "reasoning", "content": "thinking"},
+            ],
+        }
+    )
+    request = read_request(given_input).unwrap()
+    assert request.messages[1:] == (
+        UserMessage("hi there"),
+        AssistantMessage("", (ToolCall("c", "f", {"a": 1}),)),
+        ToolResultMessage("c", "f", "done"),
+    )
+    assert request.last_user_text == "hi there"
+
+
+def test_a_reply_becomes_a_message_and_its_tool_calls_each_announced_once() -> None:
+    translator = Translator("r")
+    reply = LlmReply(content="Let me look.", tool_calls=(ToolCall("c1", "lookup", {"city": "Oslo"}),))
+    types = [e.type.value for e in translator.feed(EffectEnded(ASK, reply))]
+    assert types == [
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+    ]
+    assert translator.feed(EffectEnded(ASK, LlmReply(tool_calls=reply.tool_calls))) == []  # announced already
+    assert [e.type.value for e in translator.feed(Moved("A", "B"))] == ["STEP_FINISHED", "STEP_STARTED"]
