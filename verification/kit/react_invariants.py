@@ -17,13 +17,28 @@
 The trace is append-only and Done and Error never change memory: the derived
 state machine checks both for every machine. :func:`react_budget` is the budget
 to pass to :func:`~verification.kit.check_machine` (Planning visits: ``max_steps + 1``).
+
+:data:`REACT_PROPERTIES` says the safety promises over whole runs
+(:mod:`verification.kit.run_properties`): no tool that needs approval runs without an
+Approved or Modified answer to an ``AskHuman`` for that very call earlier in the run; a
+blacklisted tool never runs; the agent finishes within its step bound (the verifier's
+worst case for ``react_budget`` of the start memory).
 """
 
 from __future__ import annotations
 
 from typing import TypeAlias
 
-from agentsm_fn.agents.react import AgentMemory, Approved, Modified, RunTool, RunToolBatch, State
+from agentsm_fn.agents.react import (
+    REACT_MACHINE,
+    AgentMemory,
+    Approved,
+    AskHuman,
+    Modified,
+    RunTool,
+    RunToolBatch,
+    State,
+)
 from agentsm_fn.llm import LlmCall, ToolCall
 from verification.kit.invariants import (
     MemoryInvariant,
@@ -35,13 +50,20 @@ from verification.kit.invariants import (
     only_changed_in,
     transition_invariant,
 )
+from verification.kit.letters import Letter, received
+from verification.kit.run_properties import RunProperty, at_most, never, only_after
+from verification.verify import step_bound
 
 __all__ = [
+    "APPROVAL_FIRST",
     "APPROVAL_REQUIRED",
     "BLACKLIST_RESPECTED",
     "BUDGET_RESPECTED",
+    "FINISHES_WITHIN_BOUND",
+    "NO_BLACKLISTED_RUN",
     "OWNERSHIP",
     "REACT_INVARIANTS",
+    "REACT_PROPERTIES",
     "STEP_WITHIN_MAX",
     "ReactInvariant",
     "react_budget",
@@ -150,3 +172,44 @@ REACT_INVARIANTS: tuple[ReactInvariant, ...] = (
     BUDGET_RESPECTED,
 )
 """Every built-in invariant of the ReAct agent."""
+
+
+def _approval_needing_runs(t: Transition[State, AgentMemory]) -> tuple[str, ...]:
+    return tuple(c.id for c in _executed(t) if _needs_approval(t.before, c))
+
+
+def _blacklisted_runs(t: Transition[State, AgentMemory]) -> tuple[str, ...]:
+    return tuple(c.name for c in _executed(t) if c.name in t.before.blacklisted_tools)
+
+
+def _transitions_allowed(memory: AgentMemory) -> int:
+    bound = step_bound(REACT_MACHINE)
+    assert bound is not None  # Planning is budgeted and every cycle passes through it
+    return bound.max_transitions(react_budget(memory))
+
+
+APPROVAL_FIRST: RunProperty[State, AgentMemory] = only_after(
+    Letter("a tool that needs approval runs", _approval_needing_runs),
+    received(AskHuman, lambda o: isinstance(o, Approved | Modified), key=lambda e: e.request.tool_call.id),
+    name="no tool that needs approval runs without one",
+)
+"""Precedence: each call that needs approval runs only after an approval of that very call."""
+
+NO_BLACKLISTED_RUN: RunProperty[State, AgentMemory] = never(
+    Letter("a blacklisted tool runs", _blacklisted_runs), name="a blacklisted tool never runs"
+)
+"""Absence: no ``RunTool`` (alone or in a batch) of a blacklisted tool, in the whole run."""
+
+FINISHES_WITHIN_BOUND: RunProperty[State, AgentMemory] = at_most(
+    _transitions_allowed,
+    Letter("a transition", lambda t: (None,)),
+    name="ReAct finishes within its step bound",
+)
+"""Bounded existence: at most the verifier's bound of transitions for the start memory's budget."""
+
+REACT_PROPERTIES: tuple[RunProperty[State, AgentMemory], ...] = (
+    APPROVAL_FIRST,
+    NO_BLACKLISTED_RUN,
+    FINISHES_WITHIN_BOUND,
+)
+"""The ReAct agent's run properties, checked over every generated or explored run."""
