@@ -32,6 +32,7 @@ from agentsm_fn.durable._owner import this_owner
 from agentsm_fn.durable._tracing import carry, continued
 from agentsm_fn.durable.codec import to_bytes
 from agentsm_fn.durable.errors import Diverged, DurableError, RunBusy, Stopped
+from agentsm_fn.durable.queue import RunQueue
 from agentsm_fn.durable.session import Pause, Session
 from agentsm_fn.durable.store import Checkpoint, NewRun, RunRecord, RunStatus, RunStore
 from agentsm_fn.shell.run import RunResult, Shell, arun, run
@@ -154,6 +155,27 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             return made
         session, shell = made.unwrap()
         return self._loop(session, shell, memory)
+
+    def enqueue(
+        self, store: RunQueue, memory: MemoryT, run_id: str | None = None
+    ) -> Result[str, DurableError]:
+        """Store a new run from ``memory`` as READY without running it; a worker runs it. Its id.
+
+        Example:
+            >>> from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory
+            >>> from agentsm_fn.durable.sqlite import SqliteStore
+            >>> store = SqliteStore.open(":memory:").unwrap()
+            >>> durable = Durable(name="app:AGENT", machine=REACT_MACHINE)
+            >>> run_id = durable.enqueue(store, AgentMemory.new("2 + 2?"), run_id="r1").unwrap()
+            >>> run_id, store.get(run_id).unwrap().status.value
+            ('r1', 'ready')
+        """
+        made = self._new(store, None, memory, run_id)
+        if isinstance(made, Failure):
+            return made
+        new = made.unwrap()[0].create
+        assert new is not None  # a new session holds its run until its first write
+        return store.enqueue(attrs.evolve(new, owner="", lease_until=0.0)).map(lambda _: new.run_id)
 
     async def astart(
         self, store: RunStore, memory: MemoryT, run_id: str | None = None

@@ -6,7 +6,8 @@ payment whose outcome is unknown (in flight when its process died) takes the mac
 route: the payment is noted as unknown in memory and the run goes on with the next one.
 
 The ledger is the file named by ``PAYMENTS_LEDGER``; ``PAYMENTS_DIE_IN`` set to ``before N`` or
-``after N`` kills the process (SIGKILL) just before or after payment N writes its ledger line.
+``after N`` kills the process (SIGKILL) just before or after payment N writes its ledger line;
+with ``PAYMENTS_GATE`` set, a payment waits (up to a minute) until that file exists.
 """
 
 from __future__ import annotations
@@ -94,6 +95,10 @@ def _pay(effect: Pay) -> str:
     die = os.environ.get("PAYMENTS_DIE_IN", "")
     if die == f"before {effect.payment}":
         os.kill(os.getpid(), signal.SIGKILL)
+    gate = os.environ.get("PAYMENTS_GATE")
+    deadline = time.monotonic() + 60
+    while gate and not Path(gate).exists() and time.monotonic() < deadline:
+        time.sleep(0.01)  # the test opens the gate when it has seen this payment start
     with Path(os.environ["PAYMENTS_LEDGER"]).open("a", encoding="utf-8") as ledger:
         ledger.write(f"{key} {effect.payment}\n")
     if die == f"after {effect.payment}":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 
 from agentsm_fn.durable.cli._support import WATCH_HELP
 
@@ -37,7 +38,8 @@ def parser() -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(
         prog="agentsm-runs",
-        description="Stored durable runs: list, show, export, replay, resume, answer, fork, check, recover.",
+        description="Stored durable runs: list, show, export, replay, resume, answer, fork, check, recover, "
+        "worker.",
         epilog="Exit codes: 0 done; 1 check found a diverging run; 2 usage; 3 no such run or machine; "
         "4 refused; 5 store or stored data failed (check: a stored run could not be read); "
         "6 the run failed or diverged.",
@@ -108,4 +110,32 @@ def parser() -> argparse.ArgumentParser:
     )
     recovering.add_argument("machines", nargs="+", help="module:attribute of each Durable")
     recovering.add_argument("--watch", action="store_true", help=WATCH_HELP)
+    working = sub.add_parser(
+        "worker", help="run queued and orphaned runs of these machines until SIGTERM (a long-running process)"
+    )
+    working.add_argument("machines", nargs="+", help="module:attribute of each Durable")
+    working.add_argument("--concurrency", type=_positive(int), default=4, help="runs held at once (4)")
+    working.add_argument(
+        "--poll", type=_positive(float), default=0.5, help="longest wait between looks at the queue (s)"
+    )
+    working.add_argument(
+        "--grace",
+        type=_positive(float),
+        default=30.0,
+        help="after SIGTERM: seconds the held runs may go on before they go back to the queue (default 30)",
+    )
+    working.add_argument("--watch", action="store_true", help=WATCH_HELP)
     return parser
+
+
+def _positive(kind: type[int] | type[float]) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            value = 0
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
+        return value
+
+    return parse

@@ -10,6 +10,7 @@
     agentsm-runs [--db FILE] fork RUN STEP [--set FIELD=JSON ...]
     agentsm-runs [--db FILE] check MACHINE [--name NAME]
     agentsm-runs [--db FILE] recover MACHINE... [--watch]
+    agentsm-runs [--db FILE] worker MACHINE... [--concurrency N] [--poll S] [--grace S]
 
 Machines are named ``module:attribute`` (a ``Durable``, or a ``Machine`` for the commands
 that only replay); a run remembers the name it was started under. ``--db`` defaults to
@@ -46,12 +47,14 @@ from agentsm_fn.durable.cli._support import (
     table,
     watching,
 )
+from agentsm_fn.durable.cli._worker import run_worker
 from agentsm_fn.durable.errors import DurableError
 from agentsm_fn.durable.recover import recover
 from agentsm_fn.durable.runner import Durable, StoredRun
 from agentsm_fn.durable.sqlite import SqliteStore
 from agentsm_fn.durable.store import RunRecord
 from agentsm_fn.durable.travel import fork, replay_stored
+from agentsm_fn.durable.worker import WorkerSettings
 
 __all__: list[str] = []  # the entry point `main` is not re-exported: verification.cli has a main too
 
@@ -144,6 +147,10 @@ def _dispatch(store: SqliteStore, args: argparse.Namespace) -> int:
         return _check(store, args.machine, args.name)
     if command == "recover":
         return _recover(store, args.machines, args.watch)
+    if command == "worker":
+        durables = _durables(args.machines, args.watch)
+        settings = WorkerSettings(concurrency=args.concurrency, poll=args.poll, grace=args.grace)
+        return durables if isinstance(durables, int) else run_worker(store, durables, settings, _report)
     found = _target(store, args.run, getattr(args, "machine", None))
     if isinstance(found, int):
         return found
@@ -236,7 +243,7 @@ def _check(store: SqliteStore, name: str, stored_as: str | None) -> int:
     return int(Exit.STORE if unreadable else Exit.DIVERGES if bad else Exit.OK)
 
 
-def _recover(store: SqliteStore, names: Sequence[str], watch: bool) -> int:
+def _durables(names: Sequence[str], watch: bool) -> list[Durable[Any, Any, Any]] | int:
     durables: list[Durable[Any, Any, Any]] = []
     for name in names:
         target = load_target(name)
@@ -247,6 +254,13 @@ def _recover(store: SqliteStore, names: Sequence[str], watch: bool) -> int:
         if isinstance(watched, str):
             return _fail(watched, Exit.USAGE)
         durables.append(watched)
+    return durables
+
+
+def _recover(store: SqliteStore, names: Sequence[str], watch: bool) -> int:
+    durables = _durables(names, watch)
+    if isinstance(durables, int):
+        return durables
     recovered = recover(store, durables)
     if isinstance(recovered, Failure):
         return _fail(recovered.failure())

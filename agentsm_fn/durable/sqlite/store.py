@@ -30,6 +30,7 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import StoreFailure
 from agentsm_fn.durable.sqlite._journal import SqliteJournal
+from agentsm_fn.durable.sqlite._queue import SqliteQueue
 from agentsm_fn.durable.sqlite._rows import transaction
 from agentsm_fn.durable.sqlite._runs import SqliteRuns
 from agentsm_fn.durable.sqlite._schema import SCHEMA, SCHEMA_VERSION
@@ -46,7 +47,7 @@ class Durability(enum.Enum):
     """Survives a power cut too; every commit waits for the disk."""
 
 
-class SqliteStore(SqliteRuns, SqliteJournal):
+class SqliteStore(SqliteRuns, SqliteJournal, SqliteQueue):
     """A :class:`~agentsm_fn.durable.store.RunStore` in one SQLite file.
 
     Example:

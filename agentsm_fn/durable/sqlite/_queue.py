@@ -1,0 +1,91 @@
+"""The queue of a SqliteStore: enqueue, claim the next READY or orphaned run, renew a lease.
+
+SQLite serialises writers (``BEGIN IMMEDIATE``), so a claim reads and takes its run in one
+transaction that no other claimant can interleave with. There is no notification between
+processes: :meth:`SqliteQueue.wait_for_work` sleeps, and a worker polls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import sqlite3
+
+from returns.result import Failure, Result, Success
+
+from agentsm_fn.durable._owner import run_orphaned
+from agentsm_fn.durable.errors import RunBusy, StoreFailure
+from agentsm_fn.durable.sqlite._connection import SqliteConnection
+from agentsm_fn.durable.sqlite._rows import RUN_COLUMNS, insert_run, record_from, transaction
+from agentsm_fn.durable.store import NewRun, RunRecord, RunStatus
+
+__all__ = ["SqliteQueue"]
+
+
+class SqliteQueue(SqliteConnection):
+    """Queueing and claiming runs (see :mod:`agentsm_fn.durable.queue`)."""
+
+    def enqueue(self, run: NewRun) -> Result[None, StoreFailure]:
+        """Store ``run`` as READY, owned by nobody."""
+
+        def work(db: sqlite3.Connection) -> None:
+            with transaction(db):
+                insert_run(db, run)
+                db.execute(
+                    "UPDATE runs SET status = 'ready', owner = NULL, lease_until = NULL WHERE id = ?",
+                    (run.run_id,),
+                )
+
+        return self._do("enqueue run", work, run.run_id)
+
+    def claim_next(
+        self, machines: tuple[str, ...], owner: str, now: float, until: float
+    ) -> Result[RunRecord | None, StoreFailure]:
+        """Make ``owner`` the owner of the oldest READY or orphaned run of ``machines``; None if none."""
+        if not machines:
+            return Success(None)
+        marks = ", ".join("?" for _ in machines)
+
+        def work(db: sqlite3.Connection) -> RunRecord | None:
+            with transaction(db):
+                rows = db.execute(
+                    f"SELECT {RUN_COLUMNS} FROM runs WHERE machine IN ({marks}) AND (status = 'ready' OR "
+                    "(status = 'running' AND (lease_until IS NULL OR lease_until <= ? OR owner LIKE ?))) "
+                    "ORDER BY created, id",
+                    (*machines, now, f"{socket.gethostname()}:%"),
+                )
+                for row in rows.fetchall():
+                    record = record_from(row)
+                    running = record.status is RunStatus.RUNNING
+                    if running and not run_orphaned(True, record.owner, record.lease_until, now):
+                        continue  # a live process on this host runs it
+                    db.execute(
+                        "UPDATE runs SET status = 'running', owner = ?, lease_until = ? WHERE id = ?",
+                        (owner, until, record.run_id),
+                    )
+                    return record
+                return None
+
+        return self._do("claim run", work)
+
+    def renew(self, run_id: str, owner: str, until: float) -> Result[None, RunBusy | StoreFailure]:
+        """Extend ``owner``'s lease on the run to ``until``; ``RunBusy`` if it no longer owns it."""
+        done = self._do(
+            "renew lease",
+            lambda db: (
+                db.execute(
+                    "UPDATE runs SET lease_until = ? WHERE id = ? AND owner = ? AND status = 'running'",
+                    (until, run_id, owner),
+                ).rowcount
+            ),
+            run_id,
+        )
+        if isinstance(done, Failure):
+            return done
+        if not done.unwrap():
+            return Failure(RunBusy(run_id=run_id, owner="another process (this one no longer owns the run)"))
+        return Success(None)
+
+    async def wait_for_work(self, timeout: float) -> None:
+        """Sleep ``timeout`` seconds: SQLite cannot notify another process, so a worker polls."""
+        await asyncio.sleep(timeout)
