@@ -28,6 +28,7 @@ from agentsm_fn.durable.store import (
     RunStore,
     TraceContexts,
 )
+from agentsm_fn.durable.stores import is_postgres, open_store
 
 __all__ = [
     "AnswerRefused",
@@ -55,7 +56,9 @@ __all__ = [
     "TraceContexts",
     "content_digest",
     "from_bytes",
+    "is_postgres",
     "machine_fingerprint",
     "machine_fingerprint_text",
+    "open_store",
     "to_bytes",
 ]

@@ -80,7 +80,7 @@ class CodecFailure:
 
 @attrs.frozen(kw_only=True)
 class StoreFailure:
-    """The database refused an operation (never holds a secret: only SQLite's message).
+    """The database refused an operation (never holds a secret: a connection string's password is redacted).
 
     Example:
         >>> StoreFailure(operation="commit", detail="database is locked").describe()

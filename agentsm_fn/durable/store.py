@@ -6,7 +6,9 @@ its fingerprint), its initial memory, its status, and its journal: one row per e
 committed before the machine sees the outcome. Memory, trace and state are derived by
 replaying the journal; checkpoints (an awaiting snapshot's state, memory and pending
 effect, taken now and then) only make loading fast. :class:`RunStore` is the interface;
-:class:`~agentsm_fn.durable.sqlite.SqliteStore` the embedded implementation.
+:class:`~agentsm_fn.durable.sqlite.SqliteStore` the embedded implementation,
+:class:`~agentsm_fn.durable.postgres.PostgresStore` the shared one;
+:func:`~agentsm_fn.durable.stores.open_store` opens either from a file name or a connection string.
 """
 
 from __future__ import annotations
@@ -237,6 +239,10 @@ class RunStore(Protocol):
 
         ``done``: the last effect's outcome, committed in the same transaction (see :meth:`start_effect`).
         """
+        ...
+
+    def close(self) -> None:
+        """Let go of the database (its file, or its connections)."""
         ...
 
 

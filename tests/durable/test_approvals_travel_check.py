@@ -1,4 +1,4 @@
-"""Approvals through the store, time travel, forks, the check of a changed machine, recovery."""
+"""Approvals through the store, time travel, forks, the check of a changed machine, recovery: every store."""
 
 from __future__ import annotations
 
@@ -6,11 +6,10 @@ import threading
 from pathlib import Path
 
 import attrs
-import pytest
 from returns.result import Failure, Success
 
 from agentsm_fn.core import Status
-from agentsm_fn.durable import AnswerRefused, MachineChanged, RunStatus, SqliteStore
+from agentsm_fn.durable import AnswerRefused, MachineChanged, RunStatus, RunStore, open_store
 from agentsm_fn.durable.approvals import answer, pending
 from agentsm_fn.durable.check import check_runs
 from agentsm_fn.durable.recover import recover
@@ -19,18 +18,13 @@ from agentsm_fn.shell import Shell, StepClock
 from tests.durable.machines import DURABLE_ORDERS, ORDERS, ORDERS_V2, AskApproval, E, Order, S, performers
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> SqliteStore:
-    return SqliteStore.open(tmp_path / "runs.db").unwrap()
-
-
-def waiting_run(store: SqliteStore) -> str:
+def waiting_run(store: RunStore) -> str:
     stored = DURABLE_ORDERS.start(store, Order(items=2, approval_over=0)).unwrap()
     assert stored.snapshot.status is Status.AWAITING
     return stored.run_id
 
 
-def test_a_waiting_run_is_listed_answered_once_and_then_finishes(store: SqliteStore) -> None:
+def test_a_waiting_run_is_listed_answered_once_and_then_finishes(store: RunStore) -> None:
     run_id = waiting_run(store)
     (waiting,) = pending(store).unwrap()
     assert (waiting.run_id, waiting.seq, waiting.effect) == (run_id, 4, AskApproval(21))
@@ -44,21 +38,22 @@ def test_a_waiting_run_is_listed_answered_once_and_then_finishes(store: SqliteSt
     assert pending(store).unwrap() == ()
 
 
-def test_an_answer_of_the_wrong_type_is_refused_and_nothing_is_written(store: SqliteStore) -> None:
+def test_an_answer_of_the_wrong_type_is_refused_and_nothing_is_written(store: RunStore) -> None:
     run_id = waiting_run(store)
     refused = answer(store, run_id, 4, "yes please")
     assert isinstance(refused, Failure) and "does not accept a str" in refused.failure().describe()
     assert len(pending(store).unwrap()) == 1
 
 
-def test_two_connections_answering_at_once_give_one_success_and_one_refusal(tmp_path: Path) -> None:
-    first = SqliteStore.open(tmp_path / "runs.db").unwrap()
-    run_id = waiting_run(first)
+def test_two_connections_answering_at_once_give_one_success_and_one_refusal(
+    store: RunStore, store_db: str
+) -> None:
+    run_id = waiting_run(store)
     results: list[object] = []
     barrier = threading.Barrier(2)
 
     def answer_from_own_connection(value: bool) -> None:
-        own = SqliteStore.open(tmp_path / "runs.db").unwrap()
+        own = open_store(store_db).unwrap()
         barrier.wait()
         results.append(answer(own, run_id, 4, value))
         own.close()
@@ -71,8 +66,9 @@ def test_two_connections_answering_at_once_give_one_success_and_one_refusal(tmp_
     assert sorted(isinstance(r, Success) for r in results) == [False, True]
 
 
-def test_time_travel_shows_memory_and_trace_at_any_step_without_performing(tmp_path: Path) -> None:
-    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
+def test_time_travel_shows_memory_and_trace_at_any_step_without_performing(
+    store: RunStore, tmp_path: Path
+) -> None:
     counts = tmp_path / "counts.txt"
     durable = attrs.evolve(DURABLE_ORDERS, shell=lambda: Shell(performers(counts), StepClock()))
     run_id = durable.start(store, Order(items=3)).unwrap().run_id
@@ -85,7 +81,7 @@ def test_time_travel_shows_memory_and_trace_at_any_step_without_performing(tmp_p
     assert counts.read_text().count("\n") == performed  # zero tool executions
 
 
-def test_a_fork_starts_a_new_run_from_a_step_with_changed_memory(store: SqliteStore) -> None:
+def test_a_fork_starts_a_new_run_from_a_step_with_changed_memory(store: RunStore) -> None:
     run_id = DURABLE_ORDERS.start(store, Order(items=3)).unwrap().run_id
     forked = fork(
         store, ORDERS, run_id, 3, DURABLE_ORDERS, change=lambda o: attrs.evolve(o, items=5)
@@ -97,7 +93,7 @@ def test_a_fork_starts_a_new_run_from_a_step_with_changed_memory(store: SqliteSt
 
 
 def test_a_changed_machine_is_checked_against_stored_runs_and_never_resumed_silently(
-    store: SqliteStore,
+    store: RunStore,
 ) -> None:
     run_id = waiting_run(store)
     changed = ORDERS.extend(rows={(S.CHARGING, E.LARGE): S.DONE}, remove_rows=[(S.CHARGING, E.LARGE)])
@@ -113,7 +109,7 @@ def test_a_changed_machine_is_checked_against_stored_runs_and_never_resumed_sile
     assert same.ok and not same.changed
 
 
-def test_recover_resumes_ready_runs_and_leaves_waiting_ones(store: SqliteStore) -> None:
+def test_recover_resumes_ready_runs_and_leaves_waiting_ones(store: RunStore) -> None:
     run_id = waiting_run(store)
     other = waiting_run(store)
     answer(store, run_id, 4, True).unwrap()
@@ -122,7 +118,7 @@ def test_recover_resumes_ready_runs_and_leaves_waiting_ones(store: SqliteStore) 
     assert store.get(other).unwrap().status is RunStatus.WAITING
 
 
-def test_a_run_resumed_by_a_changed_machine_that_replays_it_takes_its_fingerprint(store: SqliteStore) -> None:
+def test_a_run_resumed_by_a_changed_machine_that_replays_it_takes_its_fingerprint(store: RunStore) -> None:
     run_id = waiting_run(store)
     renamed = ORDERS.extend(rows={})  # the same graph
     assert answer(store, run_id, 4, True).unwrap() is None

@@ -1,4 +1,4 @@
-"""Durable runs of a user machine: the same result as an in-memory run, resumed without repeats."""
+"""Durable runs of a user machine on every store: the same result as an in-memory run, no repeats."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from returns.result import Failure, Success
 
 from agentsm_fn.core import SUSPEND, Status
-from agentsm_fn.durable import Durable, NotResumable, RunStatus, SqliteStore, Stopped
+from agentsm_fn.durable import Durable, NotResumable, RunStatus, RunStore, Stopped
 from agentsm_fn.shell import Performers, Shell, StepClock, run
 from tests.durable.machines import (
     DURABLE_ORDERS,
@@ -23,11 +23,7 @@ from tests.durable.machines import (
     S,
     performers,
 )
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> SqliteStore:
-    return SqliteStore.open(tmp_path / "runs.db").unwrap()
+from tests.durable.stores import groups_of
 
 
 async def _lookup(effect: Lookup) -> int:
@@ -53,7 +49,7 @@ def counted(tmp_path: Path) -> tuple[Durable[S, E, Order], Path]:
     return attrs.evolve(DURABLE_ORDERS, shell=lambda: Shell(performers(counts), StepClock(start=1.0))), counts
 
 
-def test_a_durable_run_ends_with_the_memory_of_an_in_memory_run(store: SqliteStore) -> None:
+def test_a_durable_run_ends_with_the_memory_of_an_in_memory_run(store: RunStore) -> None:
     plain = run(ORDERS, Order(items=5), Shell(performers(), StepClock())).unwrap()
     stored = DURABLE_ORDERS.start(store, Order(items=5)).unwrap()
     assert stored.finished
@@ -63,7 +59,7 @@ def test_a_durable_run_ends_with_the_memory_of_an_in_memory_run(store: SqliteSto
     assert len(store.journal(stored.run_id).unwrap()) == 10
 
 
-def test_checkpoints_are_taken_and_a_run_resumes_from_one(store: SqliteStore, tmp_path: Path) -> None:
+def test_checkpoints_are_taken_and_a_run_resumes_from_one(store: RunStore, tmp_path: Path) -> None:
     durable, counts = counted(tmp_path)
     durable = attrs.evolve(durable, checkpoint_after=1)
     stored = durable.start(store, Order(items=20, approval_over=0)).unwrap()
@@ -75,13 +71,13 @@ def test_checkpoints_are_taken_and_a_run_resumes_from_one(store: SqliteStore, tm
     assert before == 40
 
 
-def test_a_finished_run_is_not_resumed(store: SqliteStore) -> None:
+def test_a_finished_run_is_not_resumed(store: RunStore) -> None:
     stored = DURABLE_ORDERS.start(store, Order(items=1)).unwrap()
     refused = DURABLE_ORDERS.resume(store, stored.run_id)
     assert isinstance(refused, Failure) and isinstance(refused.failure(), NotResumable)
 
 
-def test_a_performer_that_raises_stops_the_run_as_failed(store: SqliteStore) -> None:
+def test_a_performer_that_raises_stops_the_run_as_failed(store: RunStore) -> None:
     def broken() -> Shell:
         def boom(effect: object) -> int:
             raise RuntimeError("price service down")
@@ -102,20 +98,18 @@ def test_a_performer_that_raises_stops_the_run_as_failed(store: SqliteStore) -> 
 
 
 async def test_concurrent_async_runs_commit_their_journals_in_groups_and_end_as_a_sync_run(
-    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+    store: RunStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import asyncio
 
-    from agentsm_fn.durable.sqlite import _group
-
     sizes: list[int] = []
-    real = _group.run_group
+    real = groups_of(store).write_group
 
-    def counted(db: object, lock: object, ops: list[_group.Op]) -> object:
+    def counted(ops: list[object]) -> object:
         sizes.append(len(ops))
-        return real(db, lock, ops)  # type: ignore[arg-type]  # passed through unchanged
+        return real(ops)
 
-    monkeypatch.setattr(_group, "run_group", counted)
+    monkeypatch.setattr(groups_of(store), "write_group", counted)
 
     durable = attrs.evolve(DURABLE_ORDERS, shell=asynchronous)
     results = await asyncio.gather(*(durable.astart(store, Order(items=4)) for _ in range(20)))
@@ -129,7 +123,7 @@ async def test_concurrent_async_runs_commit_their_journals_in_groups_and_end_as_
 
 
 async def test_a_timed_out_performer_under_arun_is_a_failure_not_kept_when_the_machine_has_no_route(
-    store: SqliteStore,
+    store: RunStore,
 ) -> None:
     import time
 
@@ -153,10 +147,11 @@ async def test_a_timed_out_performer_under_arun_is_a_failure_not_kept_when_the_m
     assert EffectFailure is not None
 
 
-def test_the_group_commits_of_closed_event_loops_are_not_kept(store: SqliteStore) -> None:
+def test_the_group_commits_of_closed_event_loops_are_not_kept(store: RunStore) -> None:
     import asyncio
 
     durable = attrs.evolve(DURABLE_ORDERS, shell=asynchronous)  # async performers: committed in groups
     for _ in range(3):  # each asyncio.run is a new event loop, closed at its end
         assert asyncio.run(durable.astart(store, Order(items=2))).unwrap().finished
-    assert len(store._groups) == 1  # the last loop's: the closed ones are forgotten when a new loop writes
+    # the last loop's: the closed ones are forgotten when a new loop writes
+    assert len(groups_of(store).by_loop) == 1

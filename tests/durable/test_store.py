@@ -1,78 +1,225 @@
-"""The SQLite store: settings, refusals, ownership, and corrupt stored data as typed errors."""
+"""Every store keeps the same promises: one suite, run against SQLite and PostgreSQL (``store`` fixture).
+
+Ownership fences every write, leases decide who may take a run over, a waiting effect takes
+exactly one answer, checkpoints and trace contexts are kept, corrupt stored data is a typed
+error, and another program's database is refused. A new store is one fixture away.
+"""
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
+import asyncio
+import threading
 
 import pytest
-from returns.result import Failure
+from returns.result import Failure, Success
 
 from agentsm_fn.durable import (
+    AnswerRefused,
+    Checkpoint,
     CodecFailure,
     CodecFailureKind,
-    Durability,
+    JournalRow,
+    NewRun,
     RunBusy,
+    RunRecord,
     RunStatus,
-    SqliteStore,
+    RunStore,
     StoreFailure,
+    TraceContexts,
+    open_store,
 )
 from agentsm_fn.durable._owner import this_owner
 from agentsm_fn.durable.recover import recover
 from tests.durable.machines import DURABLE_ORDERS, Order
+from tests.durable.stores import execute
+
+LOST = "elsewhere:1"
+"""The process a run was taken from (or that holds it): another host, so only its lease counts."""
 
 
-@pytest.mark.parametrize("durability", list(Durability))
-def test_synchronous_is_a_setting(tmp_path: Path, durability: Durability) -> None:
-    store = SqliteStore.open(tmp_path / "runs.db", durability=durability).unwrap()
-    level = store._db.execute("PRAGMA synchronous").fetchone()[0]
-    assert level == {Durability.NORMAL: 1, Durability.FULL: 2}[durability]
-    assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert DURABLE_ORDERS.start(store, Order(items=1)).unwrap().finished
+def new_run(run_id: str = "r1", owner: str = LOST) -> NewRun:
+    return NewRun(
+        run_id=run_id, machine="m:M", fingerprint="f", memory=b"m", created=1.0, owner=owner, lease_until=1e12
+    )
 
 
-def test_a_file_that_is_not_a_store_or_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
-    junk = tmp_path / "junk.db"
-    junk.write_bytes(b"not a database at all" * 100)
-    assert isinstance(SqliteStore.open(junk).failure(), StoreFailure)
-    newer = tmp_path / "newer.db"
-    SqliteStore.open(newer).unwrap().close()
-    with sqlite3.connect(newer) as db:
-        db.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
-    refused = SqliteStore.open(newer).failure()
-    assert "schema 99" in refused.describe()
+def entry(seq: int, outcome: bytes | None = None, waiting: bool = False) -> JournalRow:
+    return JournalRow(
+        seq=seq,
+        digest=b"d",
+        ticks=(1.5,),
+        outcome=outcome,
+        at=None if outcome is None else 2.0,
+        waiting=waiting,
+        effect=b"e" if waiting else None,
+    )
 
 
-def test_a_run_owned_by_a_live_process_is_busy_and_not_recovered(tmp_path: Path) -> None:
-    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
+def taken_over(store: RunStore, store_db: str, started: tuple[int, ...] = ()) -> None:
+    """Run r1, written by LOST (``started`` entries begun), then taken over by this process."""
+    assert store.create(new_run()).unwrap() is None
+    for seq in started:
+        assert store.start_effect("r1", entry(seq), LOST).unwrap() is None
+    execute(store_db, "UPDATE runs SET lease_until = 0 WHERE id = 'r1'")  # LOST's lease ran out
+    assert store.claim("r1", this_owner(), now=5.0, until=1e12).unwrap() is None
+
+
+def test_a_process_that_lost_its_run_cannot_write_through_any_journal_write(
+    store: RunStore, store_db: str
+) -> None:
+    taken_over(store, store_db, started=(0, 1))
+    refused = {
+        "start_effect": store.start_effect("r1", entry(2), LOST),
+        "commit (insert)": store.commit("r1", entry(2, b"o"), LOST, started=False),
+        "commit (started)": store.commit("r1", entry(0, b"o"), LOST, started=True),
+        "wait (insert)": store.wait("r1", entry(2, waiting=True), LOST, started=False),
+        "wait (started)": store.wait("r1", entry(1, waiting=True), LOST, started=True),
+        "acommit": asyncio.run(store.acommit("r1", entry(0, b"o"), LOST, started=True)),
+        "astart_effect": asyncio.run(store.astart_effect("r1", entry(2), LOST)),
+    }
+    assert {name: type(done.failure()) for name, done in refused.items() if isinstance(done, Failure)} == {
+        name: RunBusy for name in refused
+    }
+    assert store.journal("r1").unwrap() == (entry(0), entry(1))  # untouched: no outcome, nothing waits
+    assert store.waiting().unwrap() == ()
+    record = RunRecord(
+        run_id="r1", machine="m:M", fingerprint="", status=RunStatus.FINISHED, created=1, updated=9
+    )
+    assert store.stop("r1", record, (), LOST).unwrap() is None  # a stop of the lost owner changes nothing
+    assert store.get("r1").unwrap().status is RunStatus.RUNNING
+    assert store.get("r1").unwrap().owner == this_owner()
+
+
+def test_the_owner_writes_and_a_second_writer_of_an_entry_is_refused(store: RunStore) -> None:
+    assert store.start_effect("r1", entry(0), LOST, create=new_run()).unwrap() is None
+    assert store.commit("r1", entry(0, b"o"), LOST, started=True).unwrap() is None
+    again = store.commit("r1", entry(0, b"p"), LOST, started=False)
+    assert isinstance(again.failure(), RunBusy) and "wrote this entry first" in again.failure().describe()
+    twice = store.commit("r2", entry(0, b"o"), LOST, started=False, create=new_run("r1"))
+    assert (
+        isinstance(twice.failure(), StoreFailure)
+        and "a run with this id exists" in twice.failure().describe()
+    )
+    assert store.journal("r1").unwrap() == (entry(0, b"o"),)
+    assert store.runs().unwrap()[0].run_id == "r1" and len(store.runs().unwrap()) == 1
+
+
+def test_a_waiting_effect_takes_exactly_one_answer_even_from_concurrent_processes(
+    store: RunStore, store_db: str
+) -> None:
+    store.wait("r1", entry(0, waiting=True), LOST, started=False, create=new_run()).unwrap()
+    record = RunRecord(
+        run_id="r1", machine="m:M", fingerprint="", status=RunStatus.WAITING, created=1, updated=2
+    )
+    store.stop("r1", record, (3.0,), LOST).unwrap()
+    assert [(run_id, row.seq) for run_id, row in store.waiting().unwrap()] == [("r1", 0)]
+    barrier, results = threading.Barrier(8), []
+
+    def answer(value: bytes) -> None:
+        own = open_store(store_db).unwrap()
+        barrier.wait()
+        results.append(own.answer("r1", 0, value, 4.0))
+        own.close()
+
+    threads = [threading.Thread(target=answer, args=(bytes([n]),)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    taken = [r for r in results if isinstance(r, Success)]
+    assert len(results) == 8 and len(taken) == 1
+    assert all("answered already" in r.failure().describe() for r in results if isinstance(r, Failure))
+    assert store.get("r1").unwrap().status is RunStatus.READY and store.waiting().unwrap() == ()
+    assert store.tail("r1").unwrap() == (3.0,)
+    refused = store.answer("r1", 7, b"x", 4.0).failure()
+    assert isinstance(refused, AnswerRefused) and "has no entry 7" in refused.describe()
+
+
+def test_checkpoints_are_replaced_and_trace_contexts_keep_the_first(store: RunStore) -> None:
+    store.create(new_run()).unwrap()
+    assert store.checkpoint("r1").unwrap() is None
+    for seq in (2, 5):
+        store.save_checkpoint(
+            "r1", Checkpoint(seq=seq, state="S", steps=seq, memory=b"m", pending=b"p")
+        ).unwrap()
+    assert store.checkpoint("r1").unwrap() == Checkpoint(seq=5, state="S", steps=5, memory=b"m", pending=b"p")
+    assert isinstance(store, TraceContexts)
+    store.save_trace_context("r1", {"traceparent": "first"}).unwrap()
+    store.save_trace_context("r1", {"traceparent": "second"}).unwrap()
+    assert dict(store.trace_context("r1").unwrap()) == {"traceparent": "first"}
+    assert dict(store.trace_context("r2").unwrap()) == {}
+
+
+def test_a_run_owned_by_a_live_process_is_busy_and_not_recovered(store: RunStore, store_db: str) -> None:
     run_id = DURABLE_ORDERS.start(store, Order(items=1, approval_over=0)).unwrap().run_id
-    store._db.execute(
-        "UPDATE runs SET status = 'running', owner = 'elsewhere:1', lease_until = 1e12 WHERE id = ?",
-        (run_id,),
+    execute(
+        store_db,
+        "UPDATE runs SET status = 'running', owner = ?, lease_until = 1e12 WHERE id = ?",
+        (LOST, run_id),
     )
     busy = DURABLE_ORDERS.resume(store, run_id)
     assert isinstance(busy, Failure) and isinstance(busy.failure(), RunBusy)
     assert recover(store, [DURABLE_ORDERS], clock=lambda: 0.0).unwrap() == ()
 
 
-def test_a_run_whose_owner_died_is_taken_over(tmp_path: Path) -> None:
-    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
+def test_a_run_whose_owner_died_is_taken_over(store: RunStore, store_db: str) -> None:
     run_id = DURABLE_ORDERS.start(store, Order(items=1, approval_over=0)).unwrap().run_id
     dead = this_owner().rpartition(":")[0] + ":999999999"
-    store._db.execute(
-        "UPDATE runs SET status = 'running', owner = ?, lease_until = 1e12 WHERE id = ?", (dead, run_id)
+    execute(
+        store_db,
+        "UPDATE runs SET status = 'running', owner = ?, lease_until = 1e12 WHERE id = ?",
+        (dead, run_id),
     )
     (recovered,) = recover(store, [DURABLE_ORDERS]).unwrap()
     assert recovered.run_id == run_id
     assert store.get(run_id).unwrap().status is RunStatus.WAITING  # it went on to its approval again
 
 
-def test_a_corrupt_outcome_is_a_codec_failure_naming_the_run_and_the_entry(tmp_path: Path) -> None:
-    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
+def test_a_corrupt_outcome_is_a_codec_failure_naming_the_run_and_the_entry(
+    store: RunStore, store_db: str
+) -> None:
     run_id = DURABLE_ORDERS.start(store, Order(items=2, approval_over=0), run_id="r-7").unwrap().run_id
-    store._db.execute("DELETE FROM checkpoints")
-    store._db.execute("UPDATE journal SET outcome = x'c1' WHERE run_id = ? AND seq = 2", (run_id,))
-    store._db.execute("UPDATE journal SET outcome = x'c3' WHERE run_id = ? AND seq = 4", (run_id,))
+    execute(store_db, "DELETE FROM checkpoints")
+    execute(store_db, "UPDATE journal SET outcome = ? WHERE run_id = ? AND seq = 2", (b"\xc1", run_id))
+    execute(store_db, "UPDATE journal SET outcome = ? WHERE run_id = ? AND seq = 4", (b"\xc3", run_id))
     failure = DURABLE_ORDERS.resume(store, run_id).failure()
     assert isinstance(failure, CodecFailure) and failure.kind is CodecFailureKind.CORRUPT
     assert failure.describe().startswith("run r-7, journal[2].outcome: corrupt")
+
+
+@pytest.mark.parametrize(
+    ("sql", "read", "said"),
+    [
+        ("UPDATE journal SET ticks = ?", "journal", "journal[0].ticks: corrupt: 3 bytes"),
+        ("UPDATE runs SET tail = ?", "tail", "tail: corrupt: 3 bytes"),
+        ("UPDATE runs SET status = 'lost' WHERE ? IS NOT NULL", "get", "status: corrupt: 'lost'"),
+        (
+            "UPDATE trace_contexts SET carrier = '[1]' WHERE ? IS NOT NULL",
+            "trace_context",
+            "not a JSON object",
+        ),
+    ],
+)
+def test_corrupt_stored_columns_are_store_failures_that_say_which(
+    store: RunStore, store_db: str, sql: str, read: str, said: str
+) -> None:
+    store.start_effect("r1", entry(0), LOST, create=new_run()).unwrap()
+    assert isinstance(store, TraceContexts)
+    store.save_trace_context("r1", {"traceparent": "t"}).unwrap()
+    execute(store_db, sql, (b"abc",))
+    failure = getattr(store, read)("r1").failure()
+    assert isinstance(failure, StoreFailure) and said in failure.describe()
+
+
+def test_another_programs_database_is_refused_and_left_as_it_was(store_db: str) -> None:
+    execute(store_db, "CREATE TABLE meta (name TEXT, value TEXT)")
+    execute(store_db, "CREATE TABLE orders (id INTEGER)")
+    refused = open_store(store_db).failure()
+    assert "is not a run store: it holds the tables meta, orders and no store schema" in refused.describe()
+    assert execute(store_db, "SELECT COUNT(*) FROM meta") == [(0,)]
+
+
+def test_a_store_of_a_newer_schema_is_refused(store_db: str) -> None:
+    open_store(store_db).unwrap().close()
+    execute(store_db, "UPDATE meta SET value = '99' WHERE key = 'schema'")
+    assert "schema 99" in open_store(store_db).failure().describe()

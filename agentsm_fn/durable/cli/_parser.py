@@ -47,7 +47,8 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--db",
         default=os.environ.get("AGENTSM_RUNS_DB", "runs.db"),
-        help="the SQLite store, given before the command (default: $AGENTSM_RUNS_DB or runs.db)",
+        help="the store, given before the command: a SQLite file or a postgresql:// connection string "
+        "(default: $AGENTSM_RUNS_DB or runs.db)",
     )
     sub = parser.add_subparsers(dest="command", required=True)
     listing = sub.add_parser("list", help="runs with status, machine, state and age (unfinished by default)")

@@ -29,8 +29,7 @@ from agentsm_fn.durable.errors import (
     StoreFailure,
 )
 from agentsm_fn.durable.runner import Durable
-from agentsm_fn.durable.sqlite import SqliteStore
-from agentsm_fn.durable.store import RunRecord, RunStatus
+from agentsm_fn.durable.store import RunRecord, RunStatus, RunStore
 from agentsm_fn.durable.travel import replay_stored
 from agentsm_fn.shell.observers import Both
 from agentsm_fn.shell.run import Shell
@@ -157,7 +156,7 @@ def watching(durable: Durable[Any, Any, Any]) -> Durable[Any, Any, Any] | str:
 
 
 def export_run(
-    store: SqliteStore, record: RunRecord, machine: Machine[Any, Any, Any]
+    store: RunStore, record: RunRecord, machine: Machine[Any, Any, Any]
 ) -> tuple[dict[str, object], DurableError | None]:
     """The run as JSON-ready data (record, journal rows, replayed trace), and the first part that failed.
 

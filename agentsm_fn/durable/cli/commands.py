@@ -1,19 +1,20 @@
 """``agentsm-runs``: the command line for stored runs.
 
-    agentsm-runs [--db FILE] list [--all]
-    agentsm-runs [--db FILE] show RUN [--machine M]          the trace, as a table
-    agentsm-runs [--db FILE] export RUN [--machine M]        the run as JSON
-    agentsm-runs [--db FILE] replay RUN [--step N]           memory at a step (no effect performed)
-    agentsm-runs [--db FILE] resume RUN [--allow-changed] [--watch]
-    agentsm-runs [--db FILE] approve RUN SEQ [--resume [--watch]]
-    agentsm-runs [--db FILE] reject RUN SEQ [--reason TEXT] [--resume]
-    agentsm-runs [--db FILE] fork RUN STEP [--set FIELD=JSON ...]
-    agentsm-runs [--db FILE] check MACHINE [--name NAME]
-    agentsm-runs [--db FILE] recover MACHINE... [--watch]
-    agentsm-runs [--db FILE] worker MACHINE... [--concurrency N] [--poll S] [--grace S]
+    agentsm-runs [--db DB] list [--all]
+    agentsm-runs [--db DB] show RUN [--machine M]          the trace, as a table
+    agentsm-runs [--db DB] export RUN [--machine M]        the run as JSON
+    agentsm-runs [--db DB] replay RUN [--step N]           memory at a step (no effect performed)
+    agentsm-runs [--db DB] resume RUN [--allow-changed] [--watch]
+    agentsm-runs [--db DB] approve RUN SEQ [--resume [--watch]]
+    agentsm-runs [--db DB] reject RUN SEQ [--reason TEXT] [--resume]
+    agentsm-runs [--db DB] fork RUN STEP [--set FIELD=JSON ...]
+    agentsm-runs [--db DB] check MACHINE [--name NAME]
+    agentsm-runs [--db DB] recover MACHINE... [--watch]
+    agentsm-runs [--db DB] worker MACHINE... [--concurrency N] [--poll S] [--grace S]
 
 Machines are named ``module:attribute`` (a ``Durable``, or a ``Machine`` for the commands
-that only replay); a run remembers the name it was started under. ``--db`` defaults to
+that only replay); a run remembers the name it was started under. ``--db`` is a SQLite file
+or a ``postgresql://`` connection string (its password is never printed); it defaults to
 ``$AGENTSM_RUNS_DB`` or ``runs.db``. Exit codes (each means one thing): 0 done; 1 ``check``
 found a run that would diverge; 2 bad usage; 3 no such run or machine; 4 refused
 (answered already, wrong answer, not resumable, machine changed, run busy); 5 the store or
@@ -49,10 +50,11 @@ from agentsm_fn.durable.cli._support import (
 )
 from agentsm_fn.durable.cli._worker import run_worker
 from agentsm_fn.durable.errors import DurableError
+from agentsm_fn.durable.queue import RunQueue
 from agentsm_fn.durable.recover import recover
 from agentsm_fn.durable.runner import Durable, StoredRun
-from agentsm_fn.durable.sqlite import SqliteStore
-from agentsm_fn.durable.store import RunRecord
+from agentsm_fn.durable.store import RunRecord, RunStore
+from agentsm_fn.durable.stores import is_postgres, open_store
 from agentsm_fn.durable.travel import fork, replay_stored
 from agentsm_fn.durable.worker import WorkerSettings
 
@@ -65,7 +67,7 @@ def _fail(error: DurableError | str, code: Exit | None = None) -> int:
     return int(code if code is not None else exit_for(error))  # type: ignore[arg-type]  # a str comes with a code
 
 
-def _target(store: SqliteStore, run_id: str, override: str | None) -> tuple[RunRecord, Any] | int:
+def _target(store: RunStore, run_id: str, override: str | None) -> tuple[RunRecord, Any] | int:
     record = store.get(run_id)
     if isinstance(record, Failure):
         return _fail(record.failure())
@@ -110,14 +112,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         0
     """
     args = parser().parse_args(argv)
-    if not os.path.exists(args.db):  # never create an empty store by reading a mistyped or default path
-        where = f"no store at {args.db} (give the store's file with --db FILE, before the command)"
-        return _fail(where, Exit.STORE)
-    if os.path.isfile(args.db) and os.path.getsize(args.db) == 0:  # nor make a store of an empty file
-        return _fail(f"{args.db} is not a run store: it is empty", Exit.STORE)
-    opened = SqliteStore.open(args.db)
+    opened = open_store(args.db, create=False)  # never create an empty store by reading a mistyped path
     if isinstance(opened, Failure):
-        return _fail(opened.failure())
+        failure = opened.failure()
+        hint = "" if is_postgres(args.db) else " (give the store's file with --db FILE, before the command)"
+        return _fail(f"{failure.describe()}{hint}", Exit.STORE)
     store = opened.unwrap()
     try:
         return _dispatch(store, args)
@@ -128,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         store.close()
 
 
-def _dispatch(store: SqliteStore, args: argparse.Namespace) -> int:
+def _dispatch(store: RunStore, args: argparse.Namespace) -> int:
     command = args.command
     if command == "list":
         records = store.runs(unfinished_only=not args.all)
@@ -148,6 +147,8 @@ def _dispatch(store: SqliteStore, args: argparse.Namespace) -> int:
     if command == "recover":
         return _recover(store, args.machines, args.watch)
     if command == "worker":
+        if not isinstance(store, RunQueue):
+            return _fail("this store keeps no queue of runs for workers", Exit.USAGE)
         durables = _durables(args.machines, args.watch)
         settings = WorkerSettings(concurrency=args.concurrency, poll=args.poll, grace=args.grace)
         return durables if isinstance(durables, int) else run_worker(store, durables, settings, _report)
@@ -180,7 +181,7 @@ def _dispatch(store: SqliteStore, args: argparse.Namespace) -> int:
 
 
 def _replaying(
-    store: SqliteStore, record: RunRecord, machine: Machine[Any, Any, Any], command: str, step: int | None
+    store: RunStore, record: RunRecord, machine: Machine[Any, Any, Any], command: str, step: int | None
 ) -> int:
     if command == "export":
         exported, error = export_run(store, record, machine)
@@ -201,7 +202,7 @@ def _replaying(
     return int(Exit.OK)
 
 
-def _answer(store: SqliteStore, durable: Durable[Any, Any, Any], args: argparse.Namespace) -> int:
+def _answer(store: RunStore, durable: Durable[Any, Any, Any], args: argparse.Namespace) -> int:
     waiting = {(p.run_id, p.seq): p for p in pending(store).value_or(())}
     item = waiting.get((args.run, args.seq))
     outcome = answer_for(
@@ -218,7 +219,7 @@ def _answer(store: SqliteStore, durable: Durable[Any, Any, Any], args: argparse.
     return _report(durable.resume(store, args.run)) if args.resume else int(Exit.OK)
 
 
-def _check(store: SqliteStore, name: str, stored_as: str | None) -> int:
+def _check(store: RunStore, name: str, stored_as: str | None) -> int:
     target = load_target(name)
     if isinstance(target, str):
         return _fail(target, Exit.NOT_FOUND)
@@ -257,7 +258,7 @@ def _durables(names: Sequence[str], watch: bool) -> list[Durable[Any, Any, Any]]
     return durables
 
 
-def _recover(store: SqliteStore, names: Sequence[str], watch: bool) -> int:
+def _recover(store: RunStore, names: Sequence[str], watch: bool) -> int:
     durables = _durables(names, watch)
     if isinstance(durables, int):
         return durables

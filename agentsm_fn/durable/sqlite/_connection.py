@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -10,8 +9,10 @@ from typing import TypeVar
 
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.durable._group import Groups
+from agentsm_fn.durable._rows import CorruptColumn
 from agentsm_fn.durable.errors import StoreFailure
-from agentsm_fn.durable.sqlite._group import GroupCommit
+from agentsm_fn.durable.sqlite._group import Op, run_group
 
 __all__ = ["SqliteConnection"]
 
@@ -24,7 +25,7 @@ class SqliteConnection:
     def __init__(self, connection: sqlite3.Connection, path: str) -> None:
         self._db = connection
         self._lock = threading.Lock()
-        self._groups: dict[int, tuple[asyncio.AbstractEventLoop, GroupCommit]] = {}
+        self._groups: Groups[Op] = Groups(lambda ops: run_group(self._db, self._lock, ops))
         self.path = path
 
     def close(self) -> None:
@@ -38,5 +39,5 @@ class SqliteConnection:
         with self._lock:
             try:
                 return Success(work(self._db))
-            except sqlite3.Error as exc:
+            except (sqlite3.Error, CorruptColumn) as exc:
                 return Failure(StoreFailure(operation=operation, detail=str(exc), run_id=run_id))

@@ -1,16 +1,10 @@
-"""Group commit for concurrent async runs: the journal rows of many runs in one SQLite transaction.
+"""The SQLite store's journal writes as operations, and writing a group of them in one transaction.
 
-Under ``arun``, many runs share one store. Each journal write is still committed before
-its run goes on (the run awaits it), but the writes that arrive while a transaction is
-being written are committed together in the next one, each in its own savepoint (one
-run's refused write does not undo another's). The transaction runs in a thread, so the
-event loop goes on meanwhile. A commit costs one transaction per group instead of one
-per effect.
+The group commit itself (which writes go together) is :mod:`agentsm_fn.durable._group`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sqlite3
 import threading
@@ -18,8 +12,9 @@ from collections.abc import Callable
 
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.durable._rows import pack_ticks
 from agentsm_fn.durable.errors import StoreFailure
-from agentsm_fn.durable.sqlite._rows import insert_run, pack_ticks
+from agentsm_fn.durable.sqlite._rows import insert_run
 from agentsm_fn.durable.store import JournalRow, NewRun
 
 Op = Callable[[sqlite3.Connection], int]
@@ -114,40 +109,3 @@ def run_group(db: sqlite3.Connection, lock: threading.Lock, ops: list[Op]) -> li
                 db.execute("ROLLBACK")
             return [failed(exc)] * len(ops)
     return results
-
-
-class GroupCommit:
-    """Collects the journal writes of one event loop's runs and commits them a group at a time."""
-
-    def __init__(self, db: sqlite3.Connection, lock: threading.Lock) -> None:
-        self.db = db
-        self.lock = lock
-        self.pending: list[tuple[Op, asyncio.Future[Result[int, StoreFailure]]]] = []
-        self.writing = False
-        self.task: asyncio.Task[None] | None = None  # kept: the loop holds tasks weakly
-
-    async def submit(self, op: Op) -> Result[int, StoreFailure]:
-        """Write ``op`` with the next group; return once that group committed."""
-        future: asyncio.Future[Result[int, StoreFailure]] = asyncio.get_running_loop().create_future()
-        self.pending.append((op, future))
-        if not self.writing:
-            self.writing = True
-            self.task = asyncio.get_running_loop().create_task(self._drain())
-        return await future
-
-    async def _drain(self) -> None:
-        try:
-            while self.pending:
-                group, self.pending = self.pending, []
-                try:
-                    results = await asyncio.to_thread(run_group, self.db, self.lock, [op for op, _ in group])
-                except Exception as exc:  # the thread could not run: every write of the group failed
-                    failure: Result[int, StoreFailure] = Failure(
-                        StoreFailure(operation="commit effect", detail=f"{type(exc).__name__}: {exc}")
-                    )
-                    results = [failure] * len(group)
-                for (_, future), result in zip(group, results, strict=True):
-                    if not future.done():
-                        future.set_result(result)
-        finally:
-            self.writing = False

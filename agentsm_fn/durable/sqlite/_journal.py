@@ -5,15 +5,16 @@ Every write is fenced by ownership: a row is written only while the writing proc
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 
-from returns.result import Failure, Result, Success
+from returns.result import Result
 
+from agentsm_fn.durable._group import fenced
+from agentsm_fn.durable._rows import answered, refusal, row_from
 from agentsm_fn.durable.errors import AnswerRefused, RunBusy, StoreFailure
 from agentsm_fn.durable.sqlite._connection import SqliteConnection
-from agentsm_fn.durable.sqlite._group import GroupCommit, Op, after_done, complete_op, insert_op, journal_op
-from agentsm_fn.durable.sqlite._rows import row_from, transaction
+from agentsm_fn.durable.sqlite._group import Op, after_done, complete_op, insert_op, journal_op
+from agentsm_fn.durable.sqlite._rows import transaction
 from agentsm_fn.durable.store import JournalRow, NewRun
 
 __all__ = ["SqliteJournal"]
@@ -58,18 +59,7 @@ class SqliteJournal(SqliteConnection):
         return self._fenced(self._do("commit effect", work, run_id), run_id)
 
     def _fenced(self, done: Result[int, StoreFailure], run_id: str) -> Result[None, RunBusy | StoreFailure]:
-        if isinstance(done, Failure):
-            failure = done.failure()
-            if "runs.id" in failure.detail:
-                return Failure(
-                    StoreFailure(operation="create run", detail="a run with this id exists", run_id=run_id)
-                )
-            if "UNIQUE" in failure.detail:
-                return Failure(RunBusy(run_id=run_id, owner="another process (it wrote this entry first)"))
-            return Failure(failure)
-        if done.unwrap() == 0:
-            return Failure(RunBusy(run_id=run_id, owner="another process (this one no longer owns the run)"))
-        return Success(None)
+        return fenced(done, run_id, duplicate_run="runs.id", duplicate_entry="UNIQUE")
 
     async def astart_effect(
         self,
@@ -81,25 +71,14 @@ class SqliteJournal(SqliteConnection):
     ) -> Result[None, RunBusy | StoreFailure]:
         """:meth:`start_effect` for async runs: committed with the writes of other runs (group commit)."""
         op = after_done(run_id, owner, done, insert_op(run_id, owner, row, None, create))
-        return self._fenced(await self._grouped().submit(op), run_id)
+        return self._fenced(await self._groups.current().submit(op), run_id)
 
     async def acommit(
         self, run_id: str, row: JournalRow, owner: str, started: bool, create: NewRun | None = None
     ) -> Result[None, RunBusy | StoreFailure]:
         """:meth:`commit` for async runs: committed with the writes of other runs (group commit)."""
         op = journal_op(run_id, owner, row, started, None if started else create)
-        return self._fenced(await self._grouped().submit(op), run_id)
-
-    def _grouped(self) -> GroupCommit:
-        loop = asyncio.get_running_loop()
-        group = self._groups.get(id(loop))
-        if group is None or group[0] is not loop:
-            # A loop seen for the first time: forget the groups of loops closed since (each asyncio.run
-            # makes a new loop; without this a long process would keep every one it ever ran).
-            for key in [key for key, (seen, _) in self._groups.items() if seen.is_closed()]:
-                del self._groups[key]
-            group = self._groups[id(loop)] = (loop, GroupCommit(self._db, self._lock))
-        return group[1]
+        return self._fenced(await self._groups.current().submit(op), run_id)
 
     def wait(
         self, run_id: str, row: JournalRow, owner: str, started: bool, create: NewRun | None = None
@@ -109,9 +88,10 @@ class SqliteJournal(SqliteConnection):
             return self._write(run_id, insert_op(run_id, owner, row, None, create), create is not None)
 
         def work(db: sqlite3.Connection) -> int:
-            return db.execute(
-                "UPDATE journal SET waiting = 1, effect = ? WHERE run_id = ? AND seq = ? AND outcome IS NULL",
-                (row.effect, run_id, row.seq),
+            return db.execute(  # fenced like every write: a process that lost the run changes nothing
+                "UPDATE journal SET waiting = 1, effect = ? WHERE run_id = ? AND seq = ? AND outcome IS NULL "
+                "AND EXISTS (SELECT 1 FROM runs WHERE id = ? AND owner = ?)",
+                (row.effect, run_id, row.seq, run_id, owner),
             ).rowcount
 
         return self._fenced(self._do("record wait", work, run_id), run_id)
@@ -139,19 +119,9 @@ class SqliteJournal(SqliteConnection):
                     "SELECT waiting, outcome IS NOT NULL FROM journal WHERE run_id = ? AND seq = ?",
                     (run_id, seq),
                 ).fetchone()
-            if row is None:
-                return f"run {run_id} has no entry {seq}"
-            if not row[0]:
-                return "that entry is not waiting for an answer"
-            if row[1]:
-                return "it was answered already"
-            return "the run is finished: it waits for nothing"
+            return refusal(run_id, seq, row)
 
-        done = self._do("answer", work, run_id)
-        if isinstance(done, Failure):
-            return done
-        why = done.unwrap()
-        return Failure(AnswerRefused(run_id=run_id, seq=seq, why=why)) if why else Success(None)
+        return answered(self._do("answer", work, run_id), run_id, seq)
 
     def forget(self, run_id: str, seq: int, keep_started: bool) -> Result[None, StoreFailure]:
         """Undo the outcome of entry ``seq`` (the machine did not take it): keep it as started, or drop it."""

@@ -14,9 +14,10 @@ import sqlite3
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable._owner import run_orphaned
+from agentsm_fn.durable._rows import RUN_COLUMNS, record_from
 from agentsm_fn.durable.errors import RunBusy, StoreFailure
 from agentsm_fn.durable.sqlite._connection import SqliteConnection
-from agentsm_fn.durable.sqlite._rows import RUN_COLUMNS, insert_run, record_from, transaction
+from agentsm_fn.durable.sqlite._rows import insert_run, transaction
 from agentsm_fn.durable.store import NewRun, RunRecord, RunStatus
 
 __all__ = ["SqliteQueue"]

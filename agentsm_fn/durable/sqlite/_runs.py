@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Mapping
-from types import MappingProxyType
 
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.durable._owner import owner_holds
-from agentsm_fn.durable.errors import RunBusy, RunNotFound, StoreFailure
-from agentsm_fn.durable.sqlite._connection import SqliteConnection
-from agentsm_fn.durable.sqlite._group import complete_op
-from agentsm_fn.durable.sqlite._rows import (
+from agentsm_fn.durable._rows import (
     RUN_COLUMNS,
-    insert_run,
+    built,
+    carrier_from,
+    carrier_text,
+    checkpoint_from,
+    claimed,
+    found_run,
+    holder,
     pack_ticks,
     record_from,
     row_from,
-    transaction,
     unpack_ticks,
 )
+from agentsm_fn.durable.errors import RunBusy, RunNotFound, StoreFailure
+from agentsm_fn.durable.sqlite._connection import SqliteConnection
+from agentsm_fn.durable.sqlite._group import complete_op
+from agentsm_fn.durable.sqlite._rows import insert_run, transaction
 from agentsm_fn.durable.store import Checkpoint, JournalRow, NewRun, RunRecord, RunStatus
 
 __all__ = ["SqliteRuns"]
@@ -32,7 +35,7 @@ class SqliteRuns(SqliteConnection):
 
     def save_trace_context(self, run_id: str, carrier: Mapping[str, str]) -> Result[None, StoreFailure]:
         """Keep ``carrier`` as the run's trace context, unless it has one (the first is kept)."""
-        text = json.dumps(dict(carrier), sort_keys=True)
+        text = carrier_text(carrier)
 
         def work(db: sqlite3.Connection) -> None:
             db.execute("INSERT OR IGNORE INTO trace_contexts(run_id, carrier) VALUES (?, ?)", (run_id, text))
@@ -56,21 +59,7 @@ class SqliteRuns(SqliteConnection):
             ).fetchone(),
             run_id,
         )
-        if isinstance(found, Failure):
-            return found
-        row = found.unwrap()
-        if row is None:
-            return Success(MappingProxyType({}))
-        try:
-            value = json.loads(row[0])
-        except (TypeError, ValueError) as exc:
-            value = exc
-        if not isinstance(value, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
-        ):
-            detail = "the stored trace context is not a JSON object of strings"
-            return Failure(StoreFailure(operation="read trace context", detail=detail, run_id=run_id))
-        return Success(MappingProxyType(value))
+        return carrier_from(found, run_id)
 
     def create(self, run: NewRun) -> Result[None, StoreFailure]:
         """Store a new run (status RUNNING, owned by ``run.owner``).
@@ -88,13 +77,12 @@ class SqliteRuns(SqliteConnection):
         """The run's record."""
         found = self._do(
             "read run",
-            lambda db: db.execute(f"SELECT {RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone(),
+            lambda db: built(
+                db.execute(f"SELECT {RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone(), record_from
+            ),
             run_id,
         )
-        if isinstance(found, Failure):
-            return found
-        row = found.unwrap()
-        return Failure(RunNotFound(run_id=run_id)) if row is None else Success(record_from(row))
+        return found_run(found, run_id)
 
     def runs(self, unfinished_only: bool = False) -> Result[tuple[RunRecord, ...], StoreFailure]:
         """Every run (or every unfinished one), newest first."""
@@ -111,13 +99,13 @@ class SqliteRuns(SqliteConnection):
         """The encoded memory the run started from."""
         found = self._do(
             "read memory",
-            lambda db: db.execute("SELECT memory FROM runs WHERE id = ?", (run_id,)).fetchone(),
+            lambda db: built(
+                db.execute("SELECT memory FROM runs WHERE id = ?", (run_id,)).fetchone(),
+                lambda row: bytes(row[0]),  # type: ignore[call-overload]  # a BLOB column
+            ),
             run_id,
         )
-        if isinstance(found, Failure):
-            return found
-        row = found.unwrap()
-        return Failure(RunNotFound(run_id=run_id)) if row is None else Success(bytes(row[0]))
+        return found_run(found, run_id)
 
     def start(self, run_id: str) -> Result[tuple[str, int], StoreFailure]:
         """The state and transition count a fork starts at (``("", 0)``: the machine's initial state)."""
@@ -160,13 +148,10 @@ class SqliteRuns(SqliteConnection):
         """The latest checkpoint, if any."""
 
         def work(db: sqlite3.Connection) -> Checkpoint | None:
-            row = db.execute(
-                "SELECT seq, state, steps, memory, pending FROM checkpoints WHERE run_id = ?", (run_id,)
-            ).fetchone()
-            if row is None:
-                return None
-            return Checkpoint(
-                seq=row[0], state=row[1], steps=row[2], memory=bytes(row[3]), pending=bytes(row[4])
+            return checkpoint_from(
+                db.execute(
+                    "SELECT seq, state, steps, memory, pending FROM checkpoints WHERE run_id = ?", (run_id,)
+                ).fetchone()
             )
 
         return self._do("read checkpoint", work, run_id)
@@ -179,11 +164,9 @@ class SqliteRuns(SqliteConnection):
         def work(db: sqlite3.Connection) -> str:
             with transaction(db):
                 row = db.execute("SELECT owner, lease_until FROM runs WHERE id = ?", (run_id,)).fetchone()
-                if row is None:
-                    return "missing"
-                held, lease = row
-                if held != owner and owner_holds(held, float(lease or 0.0), now):
-                    return str(held)
+                held = holder(row, owner, now)
+                if held:
+                    return held
                 db.execute(
                     "UPDATE runs SET owner = ?, lease_until = ?, status = CASE WHEN status = 'ready' "
                     "THEN 'running' ELSE status END WHERE id = ?",
@@ -191,13 +174,7 @@ class SqliteRuns(SqliteConnection):
                 )
                 return ""
 
-        done = self._do("claim run", work, run_id)
-        if isinstance(done, Failure):
-            return done
-        holder = done.unwrap()
-        if holder == "missing":
-            return Failure(StoreFailure(operation="claim run", detail="no such run", run_id=run_id))
-        return Failure(RunBusy(run_id=run_id, owner=holder)) if holder else Success(None)
+        return claimed(self._do("claim run", work, run_id), run_id)
 
     def save_checkpoint(self, run_id: str, checkpoint: Checkpoint) -> Result[None, StoreFailure]:
         """Store a checkpoint (replacing the older one)."""

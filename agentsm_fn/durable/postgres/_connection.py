@@ -1,0 +1,98 @@
+"""The connections of a PostgresStore: a psycopg pool, every query a typed result, no password shown.
+
+A connection string's password (in the URL, or ``password=`` in key-value form) never
+appears in a failure: every message is passed through :func:`Where.redact`, and the
+database is named by :attr:`Where.shown` (the string without password or query).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+from urllib.parse import urlsplit
+
+import attrs
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+from psycopg_pool import ConnectionPool
+from returns.result import Failure, Result, Success
+
+from agentsm_fn.durable._group import Groups
+from agentsm_fn.durable._rows import CorruptColumn
+from agentsm_fn.durable.errors import StoreFailure
+from agentsm_fn.durable.postgres._group import Op, run_group
+from agentsm_fn.shell.credentials import redact_credentials, redact_values
+
+__all__ = ["PostgresConnection", "Where", "where"]
+
+T = TypeVar("T")
+
+
+@attrs.frozen
+class Where:
+    """A database as it may be shown (``shown``) and the secrets its connection string holds."""
+
+    shown: str
+    secrets: tuple[str, ...] = ()
+
+    def redact(self, text: str) -> str:
+        """``text`` without the connection string's password (nor the environment's credentials).
+
+        Example:
+            >>> where("postgresql://me:pa55word@db:5432/runs").redact("auth for pa55word failed")
+            'auth for [redacted] failed'
+        """
+        return redact_credentials(redact_values(text, self.secrets, 1))
+
+    def failure(self, operation: str, exc: Exception, run_id: str = "") -> StoreFailure:
+        """``exc`` as a StoreFailure of ``operation``, redacted."""
+        return StoreFailure(operation=operation, detail=self.redact(str(exc)), run_id=run_id)
+
+
+def where(conninfo: str) -> Where:
+    """What may be shown of ``conninfo`` (a ``postgresql://`` URL or ``key=value`` pairs).
+
+    Example:
+        >>> where("postgresql://me:pa55word@db:5432/runs?sslmode=require").shown
+        'postgresql://me@db:5432/runs'
+        >>> where("host=db dbname=runs password=pa55word").shown
+        'postgresql://db/runs'
+    """
+    try:
+        parts = conninfo_to_dict(conninfo)
+    except psycopg.Error:  # its message may quote the string: say nothing of it
+        return Where(shown="postgresql://(a connection string that does not parse)", secrets=(conninfo,))
+    secrets = tuple(str(parts[k]) for k in ("password", "sslpassword") if parts.get(k))
+    if "://" in conninfo:
+        url = urlsplit(conninfo)
+        secrets += tuple(s for s in (url.password, url.query) if s)
+    user = f"{parts['user']}@" if parts.get("user") else ""
+    port = f":{parts['port']}" if parts.get("port") else ""
+    return Where(
+        shown=f"postgresql://{user}{parts.get('host', '')}{port}/{parts.get('dbname', '')}", secrets=secrets
+    )
+
+
+class PostgresConnection:
+    """A pool of connections; the store's queries build on :meth:`_do`, one transaction each."""
+
+    def __init__(self, pool: ConnectionPool[psycopg.Connection[tuple[object, ...]]], at: Where) -> None:
+        self._pool = pool
+        self._where = at
+        self._groups: Groups[Op] = Groups(lambda ops: run_group(pool, at, ops))
+
+    def close(self) -> None:
+        """Close every connection of the pool."""
+        self._pool.close()
+
+    def _do(
+        self,
+        operation: str,
+        work: Callable[[psycopg.Connection[tuple[object, ...]]], T],
+        run_id: str = "",
+    ) -> Result[T, StoreFailure]:
+        try:
+            with self._pool.connection() as db, db.transaction():
+                return Success(work(db))
+        except (psycopg.Error, CorruptColumn) as exc:
+            return Failure(self._where.failure(operation, exc, run_id))

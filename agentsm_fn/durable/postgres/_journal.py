@@ -1,0 +1,137 @@
+"""The journal of a PostgresStore: effects started, committed, waiting, answered.
+
+Every write is fenced by ownership (see :mod:`agentsm_fn.durable.postgres._group`).
+"""
+
+from __future__ import annotations
+
+from returns.result import Result
+
+from agentsm_fn.durable._group import fenced
+from agentsm_fn.durable._rows import answered, refusal, row_from
+from agentsm_fn.durable.errors import AnswerRefused, RunBusy, StoreFailure
+from agentsm_fn.durable.postgres._connection import PostgresConnection
+from agentsm_fn.durable.postgres._group import OWNED, Db, Op, after_done, insert_op, journal_op
+from agentsm_fn.durable.store import JournalRow, NewRun
+
+__all__ = ["PostgresJournal"]
+
+
+class PostgresJournal(PostgresConnection):
+    """Writing and reading journal rows (see :mod:`agentsm_fn.durable.postgres` for the whole store)."""
+
+    def start_effect(
+        self,
+        run_id: str,
+        row: JournalRow,
+        owner: str,
+        create: NewRun | None = None,
+        done: JournalRow | None = None,
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """Record that effect ``row.seq`` is about to be performed (no outcome yet), fenced by ownership.
+
+        ``create``: the run itself, not stored yet; ``done``: the outcome of the effect before,
+        completing its started row; all in one transaction (nothing is written if ``done`` is not).
+        """
+        op = after_done(run_id, owner, done, insert_op(run_id, owner, row, None, create))
+        return self._write("commit effect", run_id, op)
+
+    def commit(
+        self, run_id: str, row: JournalRow, owner: str, started: bool, create: NewRun | None = None
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """Commit an effect's outcome: complete its started row, or insert one (and ``create`` the run)."""
+        return self._write("commit effect", run_id, journal_op(run_id, owner, row, started, create))
+
+    def _write(self, operation: str, run_id: str, op: Op) -> Result[None, RunBusy | StoreFailure]:
+        return self._fenced(self._do(operation, op, run_id), run_id)
+
+    def _fenced(self, done: Result[int, StoreFailure], run_id: str) -> Result[None, RunBusy | StoreFailure]:
+        return fenced(done, run_id, duplicate_run='"runs_pkey"', duplicate_entry='"journal_pkey"')
+
+    async def astart_effect(
+        self,
+        run_id: str,
+        row: JournalRow,
+        owner: str,
+        create: NewRun | None = None,
+        done: JournalRow | None = None,
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """:meth:`start_effect` for async runs: committed with the writes of other runs (group commit)."""
+        op = after_done(run_id, owner, done, insert_op(run_id, owner, row, None, create))
+        return self._fenced(await self._groups.current().submit(op), run_id)
+
+    async def acommit(
+        self, run_id: str, row: JournalRow, owner: str, started: bool, create: NewRun | None = None
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """:meth:`commit` for async runs: committed with the writes of other runs (group commit)."""
+        op = journal_op(run_id, owner, row, started, None if started else create)
+        return self._fenced(await self._groups.current().submit(op), run_id)
+
+    def wait(
+        self, run_id: str, row: JournalRow, owner: str, started: bool, create: NewRun | None = None
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """Record that effect ``row.seq`` waits for an answer from outside (``row.effect`` says what)."""
+        if not started:
+            return self._write("record wait", run_id, insert_op(run_id, owner, row, None, create))
+
+        def mark(db: Db) -> int:
+            return db.execute(
+                OWNED + "UPDATE journal SET waiting = true, effect = %s FROM owned "
+                "WHERE journal.run_id = owned.id AND seq = %s AND outcome IS NULL",
+                (run_id, owner, row.effect, row.seq),
+            ).rowcount
+
+        return self._write("record wait", run_id, mark)
+
+    def answer(
+        self, run_id: str, seq: int, outcome: bytes, at: float
+    ) -> Result[None, AnswerRefused | StoreFailure]:
+        """Commit the answer to a waiting effect, once: a second answer (even a concurrent one) is refused."""
+
+        def work(db: Db) -> str:
+            updated = db.execute(
+                "UPDATE journal SET outcome = %s, at = %s WHERE run_id = %s AND seq = %s AND waiting AND "
+                "outcome IS NULL AND NOT EXISTS (SELECT 1 FROM runs WHERE id = %s AND status = 'finished')",
+                (outcome, at, run_id, seq, run_id),
+            ).rowcount
+            if updated:
+                db.execute(
+                    "UPDATE runs SET status = 'ready', updated = %s WHERE id = %s AND status = 'waiting'",
+                    (at, run_id),
+                )
+                return ""
+            found = db.execute(
+                "SELECT waiting, outcome IS NOT NULL FROM journal WHERE run_id = %s AND seq = %s",
+                (run_id, seq),
+            ).fetchone()
+            return refusal(run_id, seq, found)
+
+        return answered(self._do("answer", work, run_id), run_id, seq)
+
+    def forget(self, run_id: str, seq: int, keep_started: bool) -> Result[None, StoreFailure]:
+        """Undo the outcome of entry ``seq`` (the machine did not take it): keep it as started, or drop it."""
+        statement = (
+            "UPDATE journal SET outcome = NULL, at = NULL WHERE run_id = %s AND seq = %s"
+            if keep_started
+            else "DELETE FROM journal WHERE run_id = %s AND seq = %s"
+        )
+
+        def work(db: Db) -> None:
+            db.execute(statement, (run_id, seq))
+
+        return self._do("forget outcome", work, run_id)
+
+    def waiting(self) -> Result[tuple[tuple[str, JournalRow], ...], StoreFailure]:
+        """Every effect that waits for an answer: (run id, its journal row), oldest run first."""
+        return self._do(
+            "list waiting",
+            lambda db: tuple(
+                (str(r[0]), row_from(r[1:], str(r[0])))
+                for r in db.execute(
+                    "SELECT j.run_id, j.seq, j.digest, j.ticks, j.outcome, j.at, j.waiting, j.summary, "
+                    "j.effect FROM journal j JOIN runs r ON r.id = j.run_id "
+                    "WHERE j.waiting AND j.outcome IS NULL AND r.status != 'finished' "
+                    "ORDER BY r.created, j.run_id"
+                )
+            ),
+        )

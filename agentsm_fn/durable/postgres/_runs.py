@@ -1,0 +1,242 @@
+"""The run records of a PostgresStore: runs, leases, trace contexts, checkpoints."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from returns.result import Failure, Result
+
+from agentsm_fn.durable._rows import (
+    RUN_COLUMNS,
+    built,
+    carrier_from,
+    carrier_text,
+    checkpoint_from,
+    claimed,
+    found_run,
+    holder,
+    pack_ticks,
+    record_from,
+    row_from,
+    unpack_ticks,
+)
+from agentsm_fn.durable.errors import RunBusy, RunNotFound, StoreFailure
+from agentsm_fn.durable.postgres._connection import PostgresConnection
+from agentsm_fn.durable.postgres._group import Db, complete_op, insert_run
+from agentsm_fn.durable.store import Checkpoint, JournalRow, NewRun, RunRecord, RunStatus
+
+__all__ = ["PostgresRuns"]
+
+
+class PostgresRuns(PostgresConnection):
+    """Reading and writing run records (see :mod:`agentsm_fn.durable.postgres` for the whole store)."""
+
+    def save_trace_context(self, run_id: str, carrier: Mapping[str, str]) -> Result[None, StoreFailure]:
+        """Keep ``carrier`` as the run's trace context, unless it has one (the first is kept)."""
+        text = carrier_text(carrier)
+
+        def work(db: Db) -> None:
+            db.execute(
+                "INSERT INTO trace_contexts(run_id, carrier) VALUES (%s, %s) ON CONFLICT (run_id) DO NOTHING",
+                (run_id, text),
+            )
+
+        return self._do("save trace context", work, run_id)
+
+    def trace_context(self, run_id: str) -> Result[Mapping[str, str], StoreFailure]:
+        """The run's trace context, ``{}`` if none; stored data that is not a mapping of strings fails."""
+        found = self._do(
+            "read trace context",
+            lambda db: db.execute(
+                "SELECT carrier FROM trace_contexts WHERE run_id = %s", (run_id,)
+            ).fetchone(),
+            run_id,
+        )
+        return carrier_from(found, run_id)
+
+    def create(self, run: NewRun) -> Result[None, StoreFailure]:
+        """Store a new run (status RUNNING, owned by ``run.owner``).
+
+        A durable run does not call this: its run row is written with its first journal row
+        (or when it stops), in the same transaction, saving one commit per run.
+        """
+        return self._do("create run", lambda db: insert_run(db, run), run.run_id)
+
+    def get(self, run_id: str) -> Result[RunRecord, RunNotFound | StoreFailure]:
+        """The run's record."""
+        found = self._do(
+            "read run",
+            lambda db: built(
+                db.execute(f"SELECT {RUN_COLUMNS} FROM runs WHERE id = %s", (run_id,)).fetchone(), record_from
+            ),
+            run_id,
+        )
+        return found_run(found, run_id)
+
+    def runs(self, unfinished_only: bool = False) -> Result[tuple[RunRecord, ...], StoreFailure]:
+        """Every run (or every unfinished one), newest first."""
+        where = "WHERE status != 'finished'" if unfinished_only else ""
+        return self._do(
+            "list runs",
+            lambda db: tuple(
+                record_from(r)
+                for r in db.execute(f"SELECT {RUN_COLUMNS} FROM runs {where} ORDER BY created DESC, id")
+            ),
+        )
+
+    def initial_memory(self, run_id: str) -> Result[bytes, RunNotFound | StoreFailure]:
+        """The encoded memory the run started from."""
+        found = self._do(
+            "read memory",
+            lambda db: built(
+                db.execute("SELECT memory FROM runs WHERE id = %s", (run_id,)).fetchone(),
+                lambda row: bytes(row[0]),  # type: ignore[call-overload]  # a BLOB column
+            ),
+            run_id,
+        )
+        return found_run(found, run_id)
+
+    def start(self, run_id: str) -> Result[tuple[str, int], StoreFailure]:
+        """The state and transition count a fork starts at (``("", 0)``: the machine's initial state)."""
+        found = self._do(
+            "read start",
+            lambda db: db.execute(
+                "SELECT start_state, start_steps FROM runs WHERE id = %s", (run_id,)
+            ).fetchone(),
+            run_id,
+        )
+        return found.map(
+            lambda row: ("", 0) if row is None or not row[0] else (str(row[0]), int(row[1] or 0))  # type: ignore[call-overload]  # integer
+        )
+
+    def journal(self, run_id: str, start: int = 0) -> Result[tuple[JournalRow, ...], StoreFailure]:
+        """The run's journal rows from ``seq == start`` on, in order."""
+        return self._do(
+            "read journal",
+            lambda db: tuple(
+                row_from(r)
+                for r in db.execute(
+                    "SELECT seq, digest, ticks, outcome, at, waiting, summary, effect FROM journal "
+                    "WHERE run_id = %s AND seq >= %s ORDER BY seq",
+                    (run_id, start),
+                )
+            ),
+            run_id,
+        )
+
+    def tail(self, run_id: str) -> Result[tuple[float, ...], StoreFailure]:
+        """Clock readings taken after the last effect, written when the run stopped."""
+
+        def work(db: Db) -> tuple[float, ...]:
+            row = db.execute("SELECT tail FROM runs WHERE id = %s", (run_id,)).fetchone()
+            return () if row is None else unpack_ticks(row[0], "tail")  # type: ignore[arg-type]  # bytea
+
+        return self._do("read tail", work, run_id)
+
+    def checkpoint(self, run_id: str) -> Result[Checkpoint | None, StoreFailure]:
+        """The latest checkpoint, if any."""
+        return self._do(
+            "read checkpoint",
+            lambda db: checkpoint_from(
+                db.execute(
+                    "SELECT seq, state, steps, memory, pending FROM checkpoints WHERE run_id = %s", (run_id,)
+                ).fetchone()
+            ),
+            run_id,
+        )
+
+    def claim(
+        self, run_id: str, owner: str, now: float, until: float
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """Make ``owner`` the run's owner unless another live owner holds it (its row locked meanwhile)."""
+
+        def work(db: Db) -> str:
+            row = db.execute(
+                "SELECT owner, lease_until FROM runs WHERE id = %s FOR UPDATE", (run_id,)
+            ).fetchone()
+            held = holder(row, owner, now)
+            if not held:
+                db.execute(
+                    "UPDATE runs SET owner = %s, lease_until = %s, status = CASE WHEN status = 'ready' "
+                    "THEN 'running' ELSE status END WHERE id = %s",
+                    (owner, until, run_id),
+                )
+            return held
+
+        return claimed(self._do("claim run", work, run_id), run_id)
+
+    def save_checkpoint(self, run_id: str, checkpoint: Checkpoint) -> Result[None, StoreFailure]:
+        """Store a checkpoint (replacing the older one)."""
+
+        def work(db: Db) -> None:
+            db.execute(
+                "INSERT INTO checkpoints(run_id, seq, state, steps, memory, pending) "
+                "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, "
+                "state = excluded.state, steps = excluded.steps, memory = excluded.memory, "
+                "pending = excluded.pending",
+                (
+                    run_id,
+                    checkpoint.seq,
+                    checkpoint.state,
+                    checkpoint.steps,
+                    checkpoint.memory,
+                    checkpoint.pending,
+                ),
+            )
+
+        return self._do("save checkpoint", work, run_id)
+
+    def stop(
+        self,
+        run_id: str,
+        record: RunRecord,
+        tail: tuple[float, ...],
+        owner: str,
+        create: NewRun | None = None,
+        done: JournalRow | None = None,
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """Record where the run stopped (status, state, steps, effects, reason, tail) and release it.
+
+        A non-empty ``record.fingerprint`` replaces the stored one (a changed machine ran the run on).
+        A WAITING run whose answer arrived meanwhile stops as READY. ``create``: the run itself, if
+        it stopped before writing any journal row; ``done``: the last effect's outcome, completing
+        its started row. All in one transaction; nothing is written if ``done`` is not (RunBusy).
+        """
+        waiting = record.status is RunStatus.WAITING
+
+        def work(db: Db) -> None:
+            if create is not None:
+                insert_run(db, create)
+            if done is not None and not complete_op(run_id, owner, done)(db):
+                raise _Lost
+            db.execute(
+                "UPDATE runs SET status = CASE WHEN %s AND EXISTS (SELECT 1 FROM journal WHERE run_id = %s "
+                "AND waiting AND outcome IS NOT NULL AND seq = %s) THEN 'ready' ELSE %s END, "
+                "state = %s, steps = %s, effects = %s, reason = %s, tail = %s, updated = %s, owner = NULL, "
+                "lease_until = NULL, fingerprint = COALESCE(NULLIF(%s, ''), fingerprint) "
+                "WHERE id = %s AND (owner = %s OR owner IS NULL)",
+                (
+                    waiting,
+                    run_id,
+                    record.effects,
+                    record.status.value,
+                    record.state,
+                    record.steps,
+                    record.effects,
+                    record.reason,
+                    pack_ticks(tail),
+                    record.updated,
+                    record.fingerprint,
+                    run_id,
+                    owner,
+                ),
+            )
+
+        try:
+            return self._do("stop run", work, run_id)
+        except _Lost:  # raised inside the transaction, so it rolled back
+            return Failure(RunBusy(run_id=run_id, owner="another process (this one no longer owns the run)"))
+
+
+class _Lost(Exception):
+    """The run's last outcome found no started row of this owner to complete: write nothing."""
