@@ -68,6 +68,9 @@ def test_a_process_that_lost_its_run_cannot_write_through_any_journal_write(
     store: RunStore, store_db: str
 ) -> None:
     taken_over(store, store_db, started=(0, 1))
+    finished = RunRecord(
+        run_id="r1", machine="m:M", fingerprint="", status=RunStatus.FINISHED, created=1, updated=9
+    )
     refused = {
         "start_effect": store.start_effect("r1", entry(2), LOST),
         "commit (insert)": store.commit("r1", entry(2, b"o"), LOST, started=False),
@@ -76,6 +79,9 @@ def test_a_process_that_lost_its_run_cannot_write_through_any_journal_write(
         "wait (started)": store.wait("r1", entry(1, waiting=True), LOST, started=True),
         "acommit": asyncio.run(store.acommit("r1", entry(0, b"o"), LOST, started=True)),
         "astart_effect": asyncio.run(store.astart_effect("r1", entry(2), LOST)),
+        "start_effect (done)": store.start_effect("r1", entry(2), LOST, done=entry(1, b"o")),
+        "astart_effect (done)": asyncio.run(store.astart_effect("r1", entry(2), LOST, done=entry(1, b"o"))),
+        "stop (done)": store.stop("r1", finished, (), LOST, done=entry(1, b"o")),
     }
     assert {name: type(done.failure()) for name, done in refused.items() if isinstance(done, Failure)} == {
         name: RunBusy for name in refused
