@@ -41,6 +41,13 @@ def memories(steps: Sequence[JsonValue]) -> dict[int, tuple[str, str, JsonValue]
     return found
 
 
+def _same(one: tuple[str, str, JsonValue] | None, two: tuple[str, str, JsonValue] | None) -> bool:
+    """Both runs are in the same state, reached by the same event (a fork's first step names none)."""
+    if one is None or two is None:
+        return one is two
+    return one[0] == two[0] and (not one[1] or not two[1] or one[1] == two[1])
+
+
 def _differs(a: JsonValue, b: JsonValue) -> list[Change]:
     if not isinstance(a, Mapping) or not isinstance(b, Mapping):
         return [] if a == b else [{"field": "", "a": a, "b": b}]
@@ -61,11 +68,12 @@ def compare_views(a: Mapping[str, JsonValue], b: Mapping[str, JsonValue]) -> dic
         (1, [{'field': 'n', 'a': 2, 'b': 4}])
     """
     left, right = memories(_list(a.get("steps"))), memories(_list(b.get("steps")))
+    both = max(min(left, default=0), min(right, default=0))  # a fork starts at its parent's step
     parted: int | None = None
     rows: list[JsonValue] = []
     for step in sorted({*left, *right}):
         one, two = left.get(step), right.get(step)
-        if parted is None and (one is None or two is None or one[:2] != two[:2]) and step > 0:
+        if parted is None and step >= both and not _same(one, two):
             parted = step
         rows.append(
             {

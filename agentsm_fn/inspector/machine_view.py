@@ -20,10 +20,16 @@ from agentsm_fn.durable.runner import Durable
 from agentsm_fn.durable.store import RunStore
 from agentsm_fn.inspector.plain import plain
 from agentsm_fn.llm.json import JsonValue
+from agentsm_fn.shell.credentials import credential_redactor
 from verification.diagrams import marks_of
 from verification.verify import Report, verify
 
 __all__ = ["graph_data", "machine_view"]
+
+
+_GRAPHS: dict[str, dict[str, JsonValue]] = {}
+_KEEP = 64
+"""How many machines' graphs :func:`graph_data` keeps (a server serves a few machines; each run page asks)."""
 
 
 def graph_data(machine: Machine[Any, Any, Any], report: Report | None = None) -> dict[str, JsonValue]:
@@ -35,8 +41,13 @@ def graph_data(machine: Machine[Any, Any, Any], report: Report | None = None) ->
         >>> graph["initial"], graph["rows"]
         ('A', [{'source': 'A', 'event': 'GO', 'target': 'B', 'codes': []}])
     """
+    key = machine_fingerprint(machine)
+    if key in _GRAPHS:
+        return _GRAPHS[key]
+    if len(_GRAPHS) >= _KEEP:
+        _GRAPHS.clear()
     model, marks = marks_of(report if report is not None else verify(machine))
-    return {
+    graph: dict[str, JsonValue] = {
         "name": model.name,
         "initial": model.initial,
         "states": [
@@ -59,6 +70,8 @@ def graph_data(machine: Machine[Any, Any, Any], report: Report | None = None) ->
             for r in model.rows
         ],
     }
+    _GRAPHS[key] = graph
+    return graph
 
 
 def machine_view(store: RunStore, durable: Durable[Any, Any, Any]) -> dict[str, JsonValue]:
@@ -74,6 +87,7 @@ def machine_view(store: RunStore, durable: Durable[Any, Any, Any]) -> dict[str, 
         (True, [])
     """
     report = verify(durable.machine)
+    redact = credential_redactor()
     checked = check_runs(store, durable.machine, durable.name)
     checks: list[JsonValue] = (
         []
@@ -86,7 +100,7 @@ def machine_view(store: RunStore, durable: Durable[Any, Any, Any]) -> dict[str, 
                 "ok": c.ok,
                 "step": c.step,
                 "unreadable": c.unreadable,
-                "text": plain(c.describe()),
+                "text": plain(c.describe(), redact),
             }
             for c in checked.unwrap()
         ]
@@ -100,13 +114,13 @@ def machine_view(store: RunStore, durable: Durable[Any, Any, Any]) -> dict[str, 
             {
                 "code": v.code,
                 "property": v.prop.name,
-                "message": plain(v.message),
-                "hint": plain(v.hint),
+                "message": plain(v.message, redact),
+                "hint": plain(v.hint, redact),
                 "states": list(v.states),
                 "events": list(v.events),
             }
             for v in report.counted
         ],
         "checks": checks,
-        "check_error": plain(checked.failure().describe()) if isinstance(checked, Failure) else None,
+        "check_error": plain(checked.failure().describe(), redact) if isinstance(checked, Failure) else None,
     }

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Mapping, Set
+from collections.abc import Callable, Mapping, Set
 
 import attrs
 from pyrsistent import PMap, PVector
 
 from agentsm_fn.llm.json import JsonValue
-from agentsm_fn.shell.credentials import redact_credentials
+from agentsm_fn.shell.credentials import credential_redactor
 
 __all__ = ["Change", "apply_changes", "changes", "plain"]
 
@@ -27,8 +27,8 @@ Change = dict[str, JsonValue]
 """One changed field: ``{"field": name, "value": new}`` or ``{"field": name, "append": [items]}``."""
 
 
-def plain(value: object) -> JsonValue:
-    """``value`` as JSON-ready data, every string redacted.
+def plain(value: object, redact: Callable[[str], str] | None = None) -> JsonValue:
+    """``value`` as JSON-ready data, every string redacted (by ``redact``, default the project's redaction).
 
     Example:
         >>> import attrs, enum
@@ -44,12 +44,17 @@ def plain(value: object) -> JsonValue:
         >>> plain("Authorization: Bearer abcdefgh12345678")
         'Authorization: Bearer [redacted]'
     """
+    redact = redact or credential_redactor()
+    return _plain(value, redact)
+
+
+def _plain(value: object, redact: Callable[[str], str]) -> JsonValue:
     if value is None or isinstance(value, bool | int):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else str(value)
     if isinstance(value, str):
-        return redact_credentials(value)
+        return redact(value)
     if isinstance(value, enum.Enum):
         return value.name
     if isinstance(value, bytes | bytearray):
@@ -59,14 +64,14 @@ def plain(value: object) -> JsonValue:
         fields = attrs.fields(kind)
         if not fields:
             return kind.__name__
-        return {f.name: plain(getattr(value, f.name)) for f in fields}
+        return {f.name: _plain(getattr(value, f.name), redact) for f in fields}
     if isinstance(value, Mapping | PMap):
-        return {redact_credentials(str(k)): plain(v) for k, v in value.items()}
+        return {redact(str(k)): _plain(v, redact) for k, v in value.items()}
     if isinstance(value, Set):
-        return [plain(v) for v in sorted(value, key=repr)]
+        return [_plain(v, redact) for v in sorted(value, key=repr)]
     if isinstance(value, tuple | list | PVector):
-        return [plain(v) for v in value]
-    return redact_credentials(repr(value))
+        return [_plain(v, redact) for v in value]
+    return redact(repr(value))
 
 
 def changes(before: JsonValue, after: JsonValue) -> list[Change]:

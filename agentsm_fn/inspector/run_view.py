@@ -12,6 +12,7 @@ failed run failed.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -26,10 +27,13 @@ from agentsm_fn.inspector.machine_view import graph_data
 from agentsm_fn.inspector.plain import changes, plain
 from agentsm_fn.inspector.transcript import transcript
 from agentsm_fn.llm.json import JsonValue
+from agentsm_fn.shell.credentials import credential_redactor
 from agentsm_fn.shell.keys import EffectKey
 from agentsm_fn.shell.notes import duration, outcome_note
 
 __all__ = ["record_data", "run_view"]
+
+Redact = Callable[[str], str]
 
 
 def record_data(record: RunRecord) -> dict[str, JsonValue]:
@@ -41,7 +45,8 @@ def record_data(record: RunRecord) -> dict[str, JsonValue]:
         ...                       created=1.0, updated=2.0))["status"]
         'finished'
     """
-    data = {k: plain(v) for k, v in attrs.asdict(record, recurse=False).items()}
+    redact = credential_redactor()
+    data = {k: plain(v, redact) for k, v in attrs.asdict(record, recurse=False).items()}
     data["status"] = record.status.value
     return data
 
@@ -51,7 +56,9 @@ def _short(value: JsonValue, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _journal(run_id: str, rows: tuple[JournalRow, ...]) -> tuple[list[JsonValue], list[tuple[int, object]]]:
+def _journal(
+    run_id: str, rows: tuple[JournalRow, ...], redact: Redact
+) -> tuple[list[JsonValue], list[tuple[int, object]]]:
     shown: list[JsonValue] = []
     outcomes: list[tuple[int, object]] = []
     for row in rows:
@@ -63,7 +70,7 @@ def _journal(run_id: str, rows: tuple[JournalRow, ...]) -> tuple[list[JsonValue]
                 outcomes.append((row.seq, outcome))
                 note, failed = outcome_note(outcome)
                 if note == type(outcome).__name__:  # no words for it: show the value, short
-                    note = _short(plain(outcome))
+                    note = _short(plain(outcome, redact))
             else:
                 note, failed = "the outcome cannot be read: " + decoded.failure().describe(), True
         started = row.ticks[-1] if row.ticks else None
@@ -71,8 +78,8 @@ def _journal(run_id: str, rows: tuple[JournalRow, ...]) -> tuple[list[JsonValue]
         shown.append(
             {
                 "seq": row.seq,
-                "effect": plain(row.summary),
-                "outcome": plain(note)
+                "effect": plain(row.summary, redact),
+                "outcome": plain(note, redact)
                 if row.outcome is not None
                 else ("waiting" if row.waiting else "started"),
                 "failed": failed,
@@ -86,13 +93,15 @@ def _journal(run_id: str, rows: tuple[JournalRow, ...]) -> tuple[list[JsonValue]
     return shown, outcomes
 
 
-def _steps(snaps: list[Snapshot[Any, Any]], final: Snapshot[Any, Any] | None) -> list[JsonValue]:
+def _steps(
+    snaps: list[Snapshot[Any, Any]], final: Snapshot[Any, Any] | None, redact: Redact
+) -> list[JsonValue]:
     transitions = [e for e in (final.trace if final is not None else ()) if e.target]
     steps: list[JsonValue] = []
     memory: JsonValue = None
     first = snaps[0].steps if snaps else 0  # a fork starts at its parent's step, with an empty trace
     for snap in snaps:
-        now = plain(snap.memory)
+        now = plain(snap.memory, redact)
         if not steps:
             steps.append({"step": snap.steps, "state": snap.state.name, "memory": now})
         else:
@@ -112,6 +121,21 @@ def _steps(snaps: list[Snapshot[Any, Any]], final: Snapshot[Any, Any] | None) ->
     return steps
 
 
+def _changed(
+    durable: Durable[Any, Any, Any], record: RunRecord, final: Snapshot[Any, Any] | None
+) -> str | None:
+    """Why the steps shown may not be the steps the run took: another version of the machine stored it."""
+    if not record.fingerprint or record.fingerprint == durable.fingerprint:
+        return None
+    why = (
+        "Stored by another version of this machine: the steps shown are what the code served now"
+        " makes of its journal."
+    )
+    if final is not None and record.state and record.state != final.state.name and record.status.unfinished:
+        why += f" The run stopped in {record.state}; replayed now it reaches {final.state.name}."
+    return why
+
+
 def run_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord) -> dict[str, JsonValue]:
     """Everything the run page shows about ``record``, replayed against ``durable``'s machine."""
     firsts: list[Snapshot[Any, Any]] = []
@@ -120,29 +144,37 @@ def run_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord
         if not firsts or snap.steps > firsts[-1].steps:
             firsts.append(snap)
 
+    redact = credential_redactor()
     replayed = replay_stored(store, durable.machine, record.run_id, seen=seen)
     final = replayed.unwrap() if isinstance(replayed, Success) else None
     rows = store.journal(record.run_id)
-    journal, outcomes = _journal(record.run_id, rows.value_or(()))
+    journal, outcomes = _journal(record.run_id, rows.value_or(()), redact)
     waiting = next((j for j in journal if isinstance(j, dict) and j["waiting"]), None)
     children = store.runs().value_or(())
     errors = [r.failure().describe() for r in (replayed, rows) if isinstance(r, Failure)]
     return {
         "run": record_data(record),
         "graph": graph_data(durable.machine),
-        "steps": _steps(firsts, final),
+        "steps": _steps(firsts, final, redact),
         "trace": [
-            {"step": e.step, "state": e.state, "event": e.event, "target": e.target, "data": plain(e.data)}
+            {
+                "step": e.step,
+                "state": e.state,
+                "event": e.event,
+                "target": e.target,
+                "data": plain(e.data, redact),
+            }
             for e in (final.trace if final is not None else ())
         ],
         "journal": journal,
         "pending": waiting,
-        "transcript": transcript(firsts[0].memory if firsts else None, outcomes),
+        "transcript": transcript(firsts[0].memory if firsts else None, outcomes, redact),
         "forks": [
             {"run_id": c.run_id, "step": c.parent_step, "status": c.status.value}
             for c in children
             if c.parent == record.run_id
         ],
-        "failure": plain(record.reason) if record.reason else None,
-        "problem": plain("; ".join(errors)) if errors else None,
+        "failure": plain(record.reason, redact) if record.reason else None,
+        "changed": _changed(durable, record, final),
+        "problem": plain("; ".join(errors), redact) if errors else None,
     }

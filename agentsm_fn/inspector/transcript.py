@@ -9,7 +9,7 @@ person's decision, and a failed effect says what failed. Every text is redacted
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from agentsm_fn.agents.plan_execute import PlanExecuteMemory, PlanExecuteToolResult
 from agentsm_fn.agents.react import (
@@ -24,6 +24,7 @@ from agentsm_fn.core.effect_failures import EffectFailure
 from agentsm_fn.inspector.plain import plain
 from agentsm_fn.llm import LlmFailure, LlmReply
 from agentsm_fn.llm.json import JsonValue
+from agentsm_fn.shell.credentials import credential_redactor
 
 __all__ = ["Line", "transcript"]
 
@@ -32,45 +33,50 @@ Line = dict[str, JsonValue]
 ``calls`` (an assistant's tool calls: id, name, arguments) or ``ok`` (a tool result)."""
 
 
-def _tool(seq: int, call_id: str, name: str, ok: bool, text: str) -> Line:
-    return {"role": "tool", "seq": seq, "call": call_id, "name": name, "ok": ok, "text": plain(text)}
+def _tool(seq: int, call_id: str, name: str, ok: bool, text: JsonValue) -> Line:
+    return {"role": "tool", "seq": seq, "call": call_id, "name": name, "ok": ok, "text": text}
 
 
-def _lines(seq: int, outcome: object) -> Iterable[Line]:
+def _lines(seq: int, outcome: object, redact: Callable[[str], str]) -> Iterable[Line]:
+    def plain_(value: object) -> JsonValue:
+        return plain(value, redact)
+
     match outcome:
         case LlmReply(content=text, tool_calls=calls):
-            shown = [{"id": c.id, "name": c.name, "arguments": plain(c.arguments)} for c in calls]
-            yield {"role": "assistant", "seq": seq, "text": plain(text), "calls": shown}
+            shown = [{"id": c.id, "name": c.name, "arguments": plain_(c.arguments)} for c in calls]
+            yield {"role": "assistant", "seq": seq, "text": plain_(text), "calls": shown}
         case ReactToolResult(call_id=call_id, name=name, ok=ok, output=text):
-            yield _tool(seq, call_id, name, ok, text)
+            yield _tool(seq, call_id, name, ok, plain_(text))
         case PlanExecuteToolResult(call_id=call_id, name=name, content=text, is_error=failed):
-            yield _tool(seq, call_id, name, not failed, text)
+            yield _tool(seq, call_id, name, not failed, plain_(text))
         case ToolBatchResult(results=results):
             for result in results:
-                yield from _lines(seq, result)
+                yield from _lines(seq, result, redact)
         case tuple() if all(isinstance(r, PlanExecuteToolResult | ReactToolResult) for r in outcome):
             for result in outcome:
-                yield from _lines(seq, result)
+                yield from _lines(seq, result, redact)
         case Approved():
             yield {"role": "approval", "seq": seq, "text": "approved"}
         case Rejected(reason=reason):
             yield {
                 "role": "approval",
                 "seq": seq,
-                "text": plain(f"rejected: {reason}" if reason else "rejected"),
+                "text": plain_(f"rejected: {reason}" if reason else "rejected"),
             }
         case Modified(arguments=arguments):
             yield {
                 "role": "approval",
                 "seq": seq,
                 "text": "approved with new arguments",
-                "arguments": plain(arguments),
+                "arguments": plain_(arguments),
             }
         case LlmFailure() | EffectFailure():
-            yield {"role": "failure", "seq": seq, "text": plain(outcome.describe())}
+            yield {"role": "failure", "seq": seq, "text": plain_(outcome.describe())}
 
 
-def transcript(memory: object, outcomes: Sequence[tuple[int, object]]) -> list[Line] | None:
+def transcript(
+    memory: object, outcomes: Sequence[tuple[int, object]], redact: Callable[[str], str] | None = None
+) -> list[Line] | None:
     """The conversation of a built-in agent's run (None for any other machine's memory).
 
     ``memory`` is the run's initial memory, ``outcomes`` its journal's ``(seq, outcome)`` pairs.
@@ -90,7 +96,8 @@ def transcript(memory: object, outcomes: Sequence[tuple[int, object]]) -> list[L
         opening = memory.input
     else:
         return None
-    lines: list[Line] = [{"role": "user", "seq": -1, "text": plain(opening)}]
+    redact = redact or credential_redactor()
+    lines: list[Line] = [{"role": "user", "seq": -1, "text": plain(opening, redact)}]
     for seq, outcome in outcomes:
-        lines.extend(_lines(seq, outcome))
+        lines.extend(_lines(seq, outcome, redact))
     return lines

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from agentsm_fn.core.effect_failures import EffectFailure, FailureKind
 from agentsm_fn.core.effects import Effect, describe_effect
 
-__all__ = ["raised_failure", "redact_credentials", "redact_values"]
+__all__ = ["credential_redactor", "raised_failure", "redact_credentials", "redact_values"]
 
 _SECRET_NAME = re.compile(
     r"(?:^|[^A-Z0-9])[A-Z0-9]*(?:KEY|TOKEN|SECRET)(?:$|[^A-Z0-9])"  # a part ending so: API_KEY, HF_TOKEN
@@ -71,14 +71,32 @@ def redact_credentials(text: str) -> str:
         >>> redact_credentials("no secret here")
         'no secret here'
     """
+    return credential_redactor()(text)
+
+
+def credential_redactor() -> Callable[[str], str]:
+    """:func:`redact_credentials` with the environment read once, for redacting many strings in a row.
+
+    The inspector redacts every string of a run's memory at every step; reading the
+    environment for each of them would cost more than the replay itself.
+
+    Example:
+        >>> redact = credential_redactor()
+        >>> [redact(t) for t in ("Bearer abcdefgh12345678", "no secret")]
+        ['Bearer [redacted]', 'no secret']
+    """
     secrets = _environment_secrets()
-    text = _SHAPES.sub(_REDACTED, redact_values(text, secrets, _MIN_SECRET))
-    left = [secret for secret in secrets if secret in text]
-    while left:  # a marker and its neighbours spell a secret again: drop it (the text shrinks each time)
-        for secret in left:
-            text = text.replace(secret, "")
+
+    def redact(text: str) -> str:
+        text = _SHAPES.sub(_REDACTED, redact_values(text, secrets, _MIN_SECRET))
         left = [secret for secret in secrets if secret in text]
-    return text
+        while left:  # a marker and its neighbours spell a secret again: drop it (the text shrinks each time)
+            for secret in left:
+                text = text.replace(secret, "")
+            left = [secret for secret in secrets if secret in text]
+        return text
+
+    return redact
 
 
 def redact_values(text: str, values: Iterable[str], shortest: int) -> str:

@@ -1,8 +1,11 @@
 // What a person does to a run: answer the effect it waits on, fork it from a step with edited fields.
 import {announce, api, enc, fill, h, shown} from "./dom.js";
 
-/** The pending effect with approve and reject (with a reason); answered once, then the run goes on. */
-export function pendingPanel(view, refresh) {
+/**
+ * The pending effect with approve and reject (with a reason), answered once through the server (which then runs
+ * the run on in its own process); the page follows the run live while the answer's request waits for it to settle.
+ */
+export function pendingPanel(view, refresh, following) {
   const pending = view.pending;
   if (!pending || view.run.status !== "waiting") return null;
   const message = h("p", {class: "outcome", role: "alert"});
@@ -11,9 +14,10 @@ export function pendingPanel(view, refresh) {
   async function answer(body) {
     buttons.forEach((b) => (b.disabled = true));
     try {
-      const answered = await api(`/runs/${enc(view.run.run_id)}/pending/${pending.seq}/answer`, body);
-      if (!answered?.resumed) await api(`/runs/${enc(view.run.run_id)}/resume`, {});
-      message.textContent = `Answered (${body.decision}); the run goes on.`;
+      const settled = api(`/runs/${enc(view.run.run_id)}/pending/${pending.seq}/answer`, {...body, resume: true});
+      following();
+      await settled;
+      message.textContent = `Answered (${body.decision}).`;
       announce(message.textContent);
       await refresh();
     } catch (error) {

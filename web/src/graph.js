@@ -78,8 +78,7 @@ export async function drawGraph(graph, title) {
     picture.innerHTML = svg;
     const element = picture.querySelector("svg");
     element?.setAttribute("aria-hidden", "true");
-    element?.removeAttribute("width");
-    element?.removeAttribute("height");
+    element?.removeAttribute("height");  // its width (natural size) stays: CSS scales it down, never up
   } catch (error) {
     fill(picture, h("p", {class: "problem"}, `The graph cannot be drawn here (${error}); the table below lists it.`));
   }

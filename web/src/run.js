@@ -5,7 +5,7 @@ import {memories, pathAt} from "./memory.js";
 import {forkForm, pendingPanel} from "./actions.js";
 import {journalTable, traceDetails, transcriptList} from "./tables.js";
 
-const UNFINISHED = new Set(["running", "ready"]);
+const LIVE = new Set(["running", "ready", "waiting"]);
 
 function memoryTable(memory, previous, changed) {
   if (memory === null || typeof memory !== "object" || Array.isArray(memory)) {
@@ -56,6 +56,7 @@ function problems(view) {
     view.run.status === "failed"
       ? h("div", {class: "alert failed", role: "alert"}, h("strong", {}, "This run failed. "), view.failure || "No reason was stored.")
       : null,
+    view.changed ? h("div", {class: "alert changed", role: "alert"}, view.changed) : null,
     view.problem ? h("div", {class: "alert", role: "alert"}, "Shown as far as it replays: ", view.problem) : null,
   ];
 }
@@ -105,7 +106,7 @@ export async function runPage(main, runId, params) {
     const previous = h("button", {type: "button", onclick: () => show(index - 1), "aria-label": "previous step"}, "◀ Previous");
     const next = h("button", {type: "button", onclick: () => show(index + 1), "aria-label": "next step"}, "Next ▶");
     fill(main,
-      header(view), problems(view), pendingPanel(view, refresh),
+      header(view), problems(view), pendingPanel(view, refresh, () => follow(true)),
       h("div", {class: "run-grid"},
         h("section", {"aria-labelledby": "graph-h"}, h("h2", {id: "graph-h"}, "Graph"), graph.figure),
         h("section", {"aria-labelledby": "steps-h", class: "steps"},
@@ -127,6 +128,7 @@ export async function runPage(main, runId, params) {
       atEnd = index === steps.length - 1;
     });
     atEnd = index === steps.length - 1;
+    performance.mark("inspector-ready");
     document.body.dataset.ready = "run";
   }
 
@@ -142,16 +144,27 @@ export async function runPage(main, runId, params) {
     follow();
   }
 
+  // Live: the run's event stream says when something happened; a cheap look at its record every second
+  // catches what a stream cannot (an answer from another process, a server without the stream). Only a
+  // changed record fetches the whole view again.
+  let seen = "";
+  async function check() {
+    const record = await api(`/runs/${enc(runId)}`);
+    const now = JSON.stringify([record.status, record.steps, record.effects, record.updated]);
+    if (now !== seen) {
+      seen = now;
+      await refresh();
+    }
+  }
   let events = null;
   let timer = null;
-  function follow() {
-    const live = UNFINISHED.has(view.run.status);
+  function follow(answered = false) {
+    const live = answered || LIVE.has(view.run.status);
     if (live && !events && !closed && typeof EventSource !== "undefined") {
       events = new EventSource(`/runs/${enc(runId)}/events`);
-      events.onmessage = () => refresh().catch(() => {});
-      events.onerror = () => {};
+      events.onmessage = () => check().catch(() => {});
     }
-    if (live && !timer && !closed) timer = setInterval(() => refresh().catch(() => {}), 1000);
+    if (live && !timer && !closed) timer = setInterval(() => check().catch(() => {}), 1000);
     if (!live) {
       events?.close();
       events = null;
