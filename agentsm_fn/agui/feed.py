@@ -4,9 +4,11 @@ The endpoint gives each run it starts or resumes a :class:`Feed` (added to the r
 shell observer, next to any the application has). Its watch puts a :data:`Happening`
 on an :class:`asyncio.Queue` for every transition, every effect started and ended (with
 the effect and its outcome as values: an LLM reply's text and tool calls, a tool's
-result) and the run's end. Performers may run on worker threads, so items are put with
-``call_soon_threadsafe``, which keeps their order. The queue is unbounded: a run puts
-a few items per step, and the stream's reader takes them as fast as the client reads.
+result), every delta a streaming provider reports to the effect it performs (its text and
+tool-call argument fragments, as they are decoded) and the run's end. Performers may run
+on worker threads, so items are put with ``call_soon_threadsafe``, which keeps their order.
+The queue is unbounded: a run puts a few items per step and a few per streamed delta, and
+the stream's reader takes them as fast as the client reads.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from agentsm_fn.core.observe import EffectWatch, RunEnd, RunObserver, RunStart, 
 from agentsm_fn.shell.observers import Both
 from agentsm_fn.shell.run import Shell
 
-__all__ = ["EffectEnded", "EffectStarted", "Feed", "Happening", "Moved", "RunStopped", "observed"]
+__all__ = ["EffectEnded", "EffectStarted", "Feed", "Happening", "Moved", "RunStopped", "Streamed", "observed"]
 
 
 @attrs.frozen
@@ -49,13 +51,20 @@ class EffectEnded:
 
 
 @attrs.frozen
+class Streamed:
+    """A streaming provider decoded ``delta`` (a provider ``StreamEvent``) of the LLM call in progress."""
+
+    delta: object
+
+
+@attrs.frozen
 class RunStopped:
     """The run stopped: finished, waiting, or failed (``end.reason``)."""
 
     end: RunEnd
 
 
-Happening: TypeAlias = Moved | EffectStarted | EffectEnded | RunStopped
+Happening: TypeAlias = Moved | EffectStarted | EffectEnded | Streamed | RunStopped
 """Anything a :class:`Feed` reports."""
 
 
@@ -70,6 +79,10 @@ class _Effect:
 
     def effect_raised(self, error: BaseException, seconds: float) -> None:
         """A raising performer becomes a failure outcome the run reports when it routes it."""
+
+    def streamed(self, delta: object) -> None:
+        """A streaming provider's delta for this effect (the observer protocol's optional method)."""
+        self.feed.put(Streamed(delta))
 
 
 class _Run:

@@ -5,8 +5,11 @@ One :class:`Translator` per AG-UI run. It is fed the run's happenings in order
 
     the run starts in S        STATE_SNAPSHOT (the memory's public fields), STEP_STARTED S
     S -> T                     STEP_FINISHED S, STEP_STARTED T
-    an LLM reply               TEXT_MESSAGE_START/CONTENT/END (its text), and per tool call
-                               TOOL_CALL_START/ARGS/END with the message as parent
+    an LLM call                TEXT_MESSAGE_START, one CONTENT per text delta a streaming
+                               provider reports (the whole text at once when it does not
+                               stream), END; per tool call TOOL_CALL_START, one ARGS per
+                               argument fragment (or all of them), END; the message is
+                               the calls' parent
     a tool ran                 TOOL_CALL_RESULT (its observation); a tool call no reply
                                announced (a user machine's) gets START/ARGS/END first
     the run stops in S         STATE_DELTA (JSON Patch from the last state sent), STEP_FINISHED S
@@ -37,11 +40,13 @@ from ag_ui.core import (
 
 from agentsm_fn.agents.react.effects import RunTool, RunToolBatch
 from agentsm_fn.agents.react.outcomes import ReactToolResult, ToolBatchResult
-from agentsm_fn.agui.feed import EffectEnded, EffectStarted, Happening, Moved, RunStopped
+from agentsm_fn.agui.feed import EffectEnded, EffectStarted, Happening, Moved, RunStopped, Streamed
 from agentsm_fn.agui.state import public_state, state_patch
+from agentsm_fn.llm.call import LlmCall
 from agentsm_fn.llm.json import JsonObject, thaw
 from agentsm_fn.llm.messages import ToolCall
 from agentsm_fn.llm.replies import LlmReply
+from agentsm_fn.providers.events import TextDelta, ToolCallArguments, ToolCallStarted
 from agentsm_fn.shell.credentials import redact_credentials
 
 __all__ = ["Translator"]
@@ -64,7 +69,12 @@ class Translator:
         self.step = ""
         self.messages = 0
         self.announced: set[str] = set(announced)
-        """Tool calls whose START/ARGS/END were sent (in this AG-UI run, or the one it resumes)."""
+        """Tool calls whose START was sent (in this AG-UI run, or the one it resumes)."""
+        self.reply = ""
+        """The message id of the LLM call in progress ("" between calls)."""
+        self.text_open = self.text_streamed = False
+        self.open_calls: dict[int, str] = {}
+        """The streamed tool calls of the LLM call in progress, by their index in the reply."""
 
     def opening(self, state: str, shown: JsonObject) -> list[BaseEvent]:
         """The first events: the state the run starts from, and its first step."""
@@ -77,12 +87,32 @@ class Translator:
             case Moved(state=state, target=target):
                 self.step = target
                 return [StepFinishedEvent(step_name=state), StepStartedEvent(step_name=target)]
+            case EffectStarted(effect=LlmCall()):
+                self.reply, self.text_open, self.text_streamed = self._message_id(), False, False
+                return []
+            case Streamed(delta=TextDelta(text=text)) if text:
+                return self._text(text)
+            case Streamed(delta=ToolCallStarted(index=index, id=call_id, name=name)):
+                self.open_calls[index] = call_id
+                self.announced.add(call_id)
+                parent = self.reply or None
+                return [
+                    *self._close_text(),
+                    ToolCallStartEvent(tool_call_id=call_id, tool_call_name=name, parent_message_id=parent),
+                ]
+            case Streamed(delta=ToolCallArguments(index=index, fragment=fragment)) if fragment:
+                streaming = self.open_calls.get(index)
+                if streaming is None:
+                    return []
+                return [ToolCallArgsEvent(tool_call_id=streaming, delta=redact_credentials(fragment))]
             case EffectStarted(effect=RunTool(call=call)):
                 return self._announce(call, None)
             case EffectStarted(effect=RunToolBatch(runs=runs)):
                 return [event for run in runs for event in self._announce(run.call, None)]
             case EffectEnded(outcome=LlmReply() as reply):
                 return self._reply(reply)
+            case EffectEnded(effect=LlmCall()):  # it failed: close what it streamed
+                return self._reply(LlmReply())
             case EffectEnded(outcome=ReactToolResult() as result):
                 return [self._result(result)]
             case EffectEnded(outcome=ToolBatchResult(results=results)):
@@ -107,17 +137,31 @@ class Translator:
         self.messages += 1
         return f"{self.run_id}:m{self.messages}"
 
-    def _reply(self, reply: LlmReply) -> list[BaseEvent]:
-        message = self._message_id()
+    def _text(self, text: str) -> list[BaseEvent]:
+        if not self.reply:
+            self.reply = self._message_id()
         events: list[BaseEvent] = []
-        if reply.content:
-            events += [
-                TextMessageStartEvent(message_id=message, role="assistant"),
-                TextMessageContentEvent(message_id=message, delta=redact_credentials(reply.content)),
-                TextMessageEndEvent(message_id=message),
-            ]
+        if not self.text_open:
+            events.append(TextMessageStartEvent(message_id=self.reply, role="assistant"))
+            self.text_open = True
+        self.text_streamed = True
+        return [*events, TextMessageContentEvent(message_id=self.reply, delta=redact_credentials(text))]
+
+    def _close_text(self) -> list[BaseEvent]:
+        if not self.text_open:
+            return []
+        self.text_open = False
+        return [TextMessageEndEvent(message_id=self.reply)]
+
+    def _reply(self, reply: LlmReply) -> list[BaseEvent]:
+        """The end of an LLM call: what it did not stream, then the end of what it did."""
+        events = [] if self.text_streamed or not reply.content else self._text(reply.content)
+        events += self._close_text()
+        events += [ToolCallEndEvent(tool_call_id=call_id) for call_id in self.open_calls.values()]
+        message = self.reply or self._message_id()
         for call in reply.tool_calls:
             events += self._announce(call, message)
+        self.reply, self.open_calls = "", {}
         return events
 
     def _announce(self, call: ToolCall, parent: str | None) -> list[BaseEvent]:

@@ -1,13 +1,22 @@
-"""Scripted ReAct agents served over AG-UI in the tests (no network: the LLM is scripted)."""
+"""Agents served over AG-UI in the tests: scripted ReAct agents, and a user machine (no network)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from returns.result import Failure, Result, Success
+
 from agentsm_fn.agents.react import AgentMemory, Event, State
-from agentsm_fn.agui import AguiAgent, react_agui
+from agentsm_fn.agui import AguiAgent, AguiRequest, BadRequest, react_agui
+from agentsm_fn.durable import Durable
 from agentsm_fn.llm import LlmReply, ToolCall
+from agentsm_fn.llm.json import JsonValue
+from agentsm_fn.shell import Shell, StepClock
 from agentsm_fn.shell.react_agent import AgentBuilder
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
 from agentsm_fn.tools import tool
+from tests.durable import machines
+from tests.durable.machines import E, Lookup, Order, S
 
 SENT: list[str] = []
 """Who send_email wrote to, in order (the tests read it to see an approved call ran once)."""
@@ -63,3 +72,41 @@ def email_agent(*replies: LlmReply) -> AguiAgent[State, Event, AgentMemory]:
         .unwrap()
     )
     return react_agui(agent, "tests.agui.agents:EMAIL")
+
+
+SECRET = "Bearer sk-live0123456789abcdefXYZ"
+"""A credential a failing performer quotes (it must never reach an AG-UI client)."""
+
+
+def _order_shell() -> Shell:
+    def lookup(effect: Lookup) -> int:
+        if effect.item >= 90:
+            raise ConnectionError(f"price service refused {SECRET}")
+        return 10 + effect.item
+
+    base = machines.performers()
+    return Shell(base.on(Lookup, lookup), StepClock(start=1000.0))
+
+
+def _order(request: AguiRequest) -> Result[Order, BadRequest]:
+    state = request.state
+    items = state.get("items") if isinstance(state, Mapping) else None
+    if not isinstance(state, Mapping) or not isinstance(items, int):
+        return Failure(BadRequest(field="state.items", detail="the number of items to order is required"))
+    over = state.get("approval_over", 1_000_000)
+    start = state.get("first_item", 0)
+    if not isinstance(over, int) or not isinstance(start, int):
+        return Failure(BadRequest(field="state", detail="approval_over and first_item are integers"))
+    return Success(Order(items=items, approval_over=over, next_item=start))
+
+
+def _total(order: Order) -> JsonValue:
+    return {"total": order.total, "approved": order.approved}
+
+
+ORDERS_AGUI: AguiAgent[S, E, Order] = AguiAgent(
+    durable=Durable(name="tests.agui.agents:ORDERS", machine=machines.ORDERS, shell=_order_shell),
+    memory=_order,
+    result=_total,
+)
+"""A user machine over AG-UI: its memory comes from the request's state; its approval answers a bool."""

@@ -10,13 +10,24 @@ from hypothesis import strategies as st
 from agentsm_fn.agents.react import AgentMemory, HumanApprovalRequest
 from agentsm_fn.agents.react.effects import AskHuman
 from agentsm_fn.agents.react.outcomes import Approved, Modified, Rejected
-from agentsm_fn.agui.feed import EffectEnded, Moved
+from agentsm_fn.agui.feed import EffectEnded, EffectStarted, Happening, Moved, Streamed
 from agentsm_fn.agui.interrupts import answer_from, interrupt_for, interrupt_id, waiting_entry
 from agentsm_fn.agui.request import read_request
 from agentsm_fn.agui.state import public_state, state_patch
 from agentsm_fn.agui.translate import Translator
-from agentsm_fn.llm import AssistantMessage, LlmReply, ToolCall, ToolResultMessage, UserMessage
+from agentsm_fn.llm import (
+    AssistantMessage,
+    LlmCall,
+    LlmFailure,
+    LlmFailureKind,
+    LlmReply,
+    LlmRequest,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 from agentsm_fn.llm.json import JsonObject, thaw
+from agentsm_fn.providers.events import TextDelta, ToolCallArguments, ToolCallStarted
 from verification.kit import json_objects
 
 run_ids = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,40}", fullmatch=True)
@@ -121,3 +132,51 @@ def test_a_reply_becomes_a_message_and_its_tool_calls_each_announced_once() -> N
     ]
     assert translator.feed(EffectEnded(ASK, LlmReply(tool_calls=reply.tool_calls))) == []  # announced already
     assert [e.type.value for e in translator.feed(Moved("A", "B"))] == ["STEP_FINISHED", "STEP_STARTED"]
+
+
+LOOKUP = ToolCall("c1", "lookup", {"city": "Oslo"})
+CALL = LlmCall(LlmRequest(model="m", messages=(UserMessage("weather?"),)))
+
+
+@given(
+    st.lists(st.text(min_size=1, max_size=6), min_size=1, max_size=6), st.integers(min_value=1, max_value=4)
+)
+def test_streamed_deltas_become_one_message_and_one_tool_call_in_order(pieces: list[str], cut: int) -> None:
+    translator = Translator("r")
+    arguments = '{"city": "Oslo"}'
+    happenings: list[Happening] = [
+        EffectStarted(CALL),
+        *(Streamed(TextDelta(piece)) for piece in pieces),
+        Streamed(ToolCallStarted(0, "c1", "lookup")),
+        Streamed(ToolCallArguments(0, arguments[:cut])),
+        Streamed(ToolCallArguments(0, arguments[cut:])),
+        EffectEnded(CALL, LlmReply(content="".join(pieces), tool_calls=(LOOKUP,))),
+    ]
+    events = [event for happening in happenings for event in translator.feed(happening)]
+    types = [e.type.value for e in events]
+    assert types == [
+        "TEXT_MESSAGE_START",
+        *["TEXT_MESSAGE_CONTENT"] * len(pieces),
+        "TEXT_MESSAGE_END",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+    ]
+    assert "".join(
+        getattr(e, "delta", "") for e in events if e.type.value == "TEXT_MESSAGE_CONTENT"
+    ) == "".join(pieces)
+    assert "".join(getattr(e, "delta", "") for e in events if e.type.value == "TOOL_CALL_ARGS") == arguments
+    assert {getattr(e, "message_id", None) for e in events[: len(pieces) + 2]} == {"r:m1"}
+    assert getattr(events[len(pieces) + 2], "parent_message_id", None) == "r:m1"
+
+
+def test_a_failed_llm_call_closes_the_message_it_streamed() -> None:
+    translator = Translator("r")
+    translator.feed(EffectStarted(CALL))
+    assert [e.type.value for e in translator.feed(Streamed(TextDelta("Hal")))] == [
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+    ]
+    failed = LlmFailure(kind=LlmFailureKind.HTTP_STATUS, message="503", provider="p")
+    assert [e.type.value for e in translator.feed(EffectEnded(CALL, failed))] == ["TEXT_MESSAGE_END"]
