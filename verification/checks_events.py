@@ -9,7 +9,9 @@
 * SM010: every effectful state declares a failure event and has a row for it: the row
   the engine takes when the effect's performer raises or times out, its outcome is
   rejected, or it is unknown after a crash (without it such a run stops with
-  ``EffectFailed``);
+  ``EffectFailed``); or it declares the effect types it requests (``effects=``) and each
+  turns its failures into an outcome of its own, as the handler's annotations agree
+  (:mod:`verification.effect_types`);
 * SM013: every handler's events can be read from its annotations or are declared,
   and name only members of the machine's event enum.
 
@@ -20,6 +22,7 @@ assume every row of theirs can fire.
 from __future__ import annotations
 
 from verification.analysis import Analysis
+from verification.effect_types import DeclaredEffects
 from verification.findings import PropertyViolation
 
 __all__ = ["check_events"]
@@ -85,14 +88,16 @@ def _failure_handling(a: Analysis) -> list[PropertyViolation]:
     for state in a.model.states:
         if state.terminal or not state.effectful:
             continue
-        failure = state.failure_event
+        failure, declared = state.failure_event, state.effects
+        if failure is None and declared is not None and declared.stands:
+            continue  # its effects turn their failures into outcomes: that is its failure route
         if failure is None:
             found.append(
                 PropertyViolation(
                     code="SM010",
                     message=f"effectful state {state.name} declares no failure event, so a failed "
                     "effect (raised, timed out, rejected, unknown after a crash) stops the run with "
-                    "EffectFailed",
+                    f"EffectFailed{_why_not_their_own(declared)}",
                     states=(state.name,),
                     location=state.location,
                     hint=f"pass failure_event=<Event> to effectful(...) for {state.name} and add a row "
@@ -113,6 +118,14 @@ def _failure_handling(a: Analysis) -> list[PropertyViolation]:
                 )
             )
     return found
+
+
+def _why_not_their_own(declared: DeclaredEffects | None) -> str:
+    if declared is None:
+        return ""
+    if declared.unhandled:
+        return f" ({', '.join(declared.unhandled)} do(es) not turn failures into outcomes)"
+    return f" (its declared effects disagree with its annotations: {'; '.join(declared.problems)})"
 
 
 def _readable(a: Analysis) -> list[PropertyViolation]:

@@ -20,6 +20,7 @@ import attrs
 
 from agentsm_fn.core.handlers import Handler
 from agentsm_fn.core.machine import Machine
+from verification.effect_types import DeclaredEffects, read_effects
 from verification.events import EventReading, read_events
 from verification.findings import Location
 from verification.locate import RowLocator, class_location, function_location
@@ -74,6 +75,8 @@ class StateInfo:
     has_handler: bool = False
     effectful: bool = False
     failure_event: str | None = None
+    effects: DeclaredEffects | None = None
+    """The effect types the handler declares it requests (``effectful(..., effects=...)``), judged."""
     reading: EventReading = _NOTHING
     location: Location | None = None
     emits: frozenset[str] | None = attrs.field(
@@ -165,7 +168,7 @@ def _name_in(value: object, cls: type[enum.Enum], names: dict[object, str]) -> t
 
 def _state_infos(machine: Machine[StateT, EventT, MemoryT]) -> tuple[StateInfo, ...]:
     infos: list[StateInfo] = []
-    facts: dict[int, tuple[EventReading, Location | None, frozenset[str] | None]] = {}
+    facts: dict[int, tuple[EventReading, Location | None, frozenset[str] | None, DeclaredEffects | None]] = {}
     for state in machine.states:
         terminal = state in machine.terminals
         handler = machine.handlers.get(state)
@@ -187,8 +190,13 @@ def _state_infos(machine: Machine[StateT, EventT, MemoryT]) -> tuple[StateInfo, 
         if id(handler) not in facts:  # handlers shared by many states are read once
             locations = [loc for loc in (function_location(f) for f in handler.functions) if loc]
             reading = read_events(handler, machine.events)
-            facts[id(handler)] = (reading, locations[0] if locations else None, _names(reading))
-        reading, location, emits = facts[id(handler)]
+            facts[id(handler)] = (
+                reading,
+                locations[0] if locations else None,
+                _names(reading),
+                read_effects(handler),
+            )
+        reading, location, emits, effects = facts[id(handler)]
         infos.append(
             StateInfo(
                 name=state.name,
@@ -197,6 +205,7 @@ def _state_infos(machine: Machine[StateT, EventT, MemoryT]) -> tuple[StateInfo, 
                 has_handler=True,
                 effectful=handler.effectful,
                 failure_event=None if failure is None else _label(failure),
+                effects=effects,
                 reading=reading,
                 location=location,
                 emits=emits,

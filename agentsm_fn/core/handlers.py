@@ -11,13 +11,15 @@ Write a pure state as a plain function ``memory -> Result[(event, memory), Fault
 write a state that needs the world with :func:`effectful` (a ``request`` and a
 ``receive`` function). Annotate the return type with ``Literal`` events so mypy
 proves the handler emits nothing else and the verifier can read them.
+
+One idea over 300 lines: the handler protocol, its two kinds and their builders, read together.
 """
 
 from __future__ import annotations
 
 import abc
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Final, Generic, TypeAlias, TypeVar, cast
 
 import attrs
@@ -154,6 +156,11 @@ class Handler(abc.ABC, Generic[EventT_co, MemoryT]):
         """Whether this state can request effects."""
         return False
 
+    @property
+    def effects(self) -> frozenset[type[Effect[object]]] | None:
+        """The effect types this state requests, when declared (the verifier and the kit read them)."""
+        return None
+
 
 def _name(fn: Callable[..., object]) -> str:
     return getattr(fn, "__qualname__", repr(fn))
@@ -216,6 +223,7 @@ class Effectful(Handler[EventT_co, MemoryT], Generic[EventT_co, MemoryT, Outcome
     ]
     declared: frozenset[enum.Enum] | None = None
     on_failure: enum.Enum | None = None
+    requests: frozenset[type[Effect[object]]] | None = None
 
     def enter(self, memory: MemoryT) -> Decision[EventT_co, MemoryT]:
         return self.request(memory)
@@ -242,6 +250,10 @@ class Effectful(Handler[EventT_co, MemoryT], Generic[EventT_co, MemoryT, Outcome
     @property
     def effectful(self) -> bool:
         return True
+
+    @property
+    def effects(self) -> frozenset[type[Effect[object]]] | None:
+        return self.requests
 
     def __repr__(self) -> str:
         return f"Effectful(request={_name(self.request)}, receive={_name(self.receive)})"
@@ -272,8 +284,14 @@ def effectful(
     *,
     events: frozenset[EventT] | set[EventT] | None = None,
     failure_event: EventT | None = None,
+    effects: Iterable[type[Effect[object]]] | None = None,
 ) -> Effectful[EventT, MemoryT, OutcomeT]:
     """Build a state that performs effects from its ``request`` and ``receive`` halves.
+
+    ``effects`` declares the effect types the state requests. When each of them turns its
+    failures into an outcome of its own (``Effect.outcome_of_failure``), that is the state's
+    failure route and it needs no ``failure_event`` (the verifier's SM010 reads it; the kit
+    checks every requested effect is of a declared type and feeds their failures).
 
     Example:
         >>> import attrs, enum
@@ -291,4 +309,5 @@ def effectful(
         receive,
         None if events is None else frozenset(events),
         failure_event,
+        None if effects is None else frozenset(effects),
     )

@@ -17,6 +17,7 @@ from typing import Generic, Literal, TypeVar
 
 import attrs
 
+from agentsm_fn.core.effects import Effect
 from agentsm_fn.core.failures import InvalidTransition, RunFailed
 from agentsm_fn.core.machine import Machine
 from verification.bound import StepBound
@@ -34,7 +35,15 @@ MemoryT = TypeVar("MemoryT")
 T = TypeVar("T")
 
 ViolationKind = Literal[
-    "invariant", "property", "undeclared-event", "no-row", "step-bound", "run-failed", "terminal", "trace"
+    "invariant",
+    "property",
+    "undeclared-event",
+    "undeclared-effect",
+    "no-row",
+    "step-bound",
+    "run-failed",
+    "terminal",
+    "trace",
 ]
 """What a :class:`RunViolation` is about."""
 
@@ -66,6 +75,8 @@ class RunRules(Generic[StateT, EventT, MemoryT]):
     accept_failure: Callable[[RunFailed[StateT, MemoryT]], bool] | None = None
     max_effects: int = 20
     declared: Mapping[StateT, frozenset[EventT] | None] = MappingProxyType({})
+    effect_types: Mapping[StateT, frozenset[type[Effect[object]]]] = MappingProxyType({})
+    """The effect types states declare they request (``effectful(..., effects=...)``)."""
     bound: StepBound | None = None
     properties: tuple[RunProperty[StateT, MemoryT], ...] = ()
 
@@ -89,6 +100,9 @@ class RunRules(Generic[StateT, EventT, MemoryT]):
             accept_failure=accept_failure,
             max_effects=max_effects,
             declared=MappingProxyType({s: emittable_events(machine, s) for s in machine.states}),
+            effect_types=MappingProxyType(
+                {s: h.effects for s, h in machine.handlers.items() if h.effects is not None}
+            ),
             bound=step_bound(machine),
             properties=tuple(properties),
         )
@@ -117,6 +131,12 @@ class RunRules(Generic[StateT, EventT, MemoryT]):
                 "undeclared-event",
                 f"{source.name} emitted {event.name}, declares only {names}",
             )
+        requested = self.effect_types.get(source)
+        stray = [e for e in moved.effects if requested is not None and not isinstance(e, tuple(requested))]
+        if stray:
+            names = ", ".join(sorted(t.__name__ for t in requested or ()))
+            asked = f"{source.name} requested {stray[0].summary()}, declares only {names}"
+            return monitors, ("undeclared-effect", asked)
         after = moved.snapshot.memory
         for inv in self.memory_invariants:
             ok, why = holds(inv.holds, after)

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from agentsm_fn.core.effect_failures import EffectFailure, FailureKind
 from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.core.machine import Machine
+from verification.effect_types import handles_own_failures
 
 __all__ = ["FAILURE_ODDS", "effect_failures", "failure_examples", "has_failure_route"]
 
@@ -38,8 +39,10 @@ def has_failure_route(
 ) -> bool:
     """Whether a failure of ``effect``, requested in ``state``, goes somewhere other than stopping the run.
 
-    True when the effect makes an outcome of the failure (``outcome_of_failure``) or the
-    state's handler declares a ``failure_event`` that has a row.
+    True when the effect makes an outcome of the failure (``outcome_of_failure``), the
+    state's handler declares a ``failure_event`` that has a row, or it declares (``effects=``)
+    a type of this effect that handles its own failures: then the kit feeds failures to test
+    that declaration, and an effect that does not handle them after all stops the run (a violation).
 
     Example:
         >>> from verification.kit._demo import COUNTER, Roll, S
@@ -52,7 +55,12 @@ def has_failure_route(
     except Exception:  # a broken outcome_of_failure: the engine reports it; do not route here
         return False
     handler = machine.handlers.get(state)
-    event = None if handler is None else handler.failure_event
+    if handler is None:
+        return False
+    declared = handler.effects or ()
+    if any(isinstance(effect, t) and handles_own_failures(t) for t in declared):
+        return True
+    event = handler.failure_event
     return event is not None and (state, event) in machine.table
 
 
