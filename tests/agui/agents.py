@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 
 from returns.result import Failure, Result, Success
@@ -110,3 +111,19 @@ ORDERS_AGUI: AguiAgent[S, E, Order] = AguiAgent(
     result=_total,
 )
 """A user machine over AG-UI: its memory comes from the request's state; its approval answers a bool."""
+
+
+def blocking_agent(release: threading.Event) -> AguiAgent[State, Event, AgentMemory]:
+    """Calls a tool that blocks until ``release`` is set, then answers."""
+
+    @tool
+    def wait_for_release() -> str:
+        """Wait until the test lets the run go on."""
+        release.wait(timeout=20)
+        return "released"
+
+    llm = ScriptedLlm(
+        [LlmReply(tool_calls=(ToolCall("call_w", "wait_for_release", {}),)), LlmReply(content=ANSWER)]
+    )
+    agent = AgentBuilder.new("").llm(llm).tools(wait_for_release).build().unwrap()
+    return react_agui(agent, "tests.agui.agents:BLOCKING")
