@@ -41,7 +41,7 @@ from agentsm_fn.agents.react import (
 )
 from agentsm_fn.agents.react.outcomes import ApprovalDecision
 from agentsm_fn.agents.react.result import interpret_react
-from agentsm_fn.durable import AnswerRefused, Durable, DurableError, SqliteStore
+from agentsm_fn.durable import AnswerRefusal, AnswerRefused, Durable, DurableError, SqliteStore
 from agentsm_fn.durable.approvals import answer, pending
 from agentsm_fn.durable.travel import replay_stored
 from agentsm_fn.llm import AnyLlmProvider, LlmReply, ToolCall
@@ -168,7 +168,7 @@ def answer_and_resume(path: Path, run_id: str, decision: str, offline: bool) -> 
     answered = answer(store, run_id, seq, decision_from(decision))
     if isinstance(answered, Failure):
         error = answered.failure()
-        again = isinstance(error, AnswerRefused) and "answered already" in error.why
+        again = isinstance(error, AnswerRefused) and error.kind is AnswerRefusal.ANSWERED_ALREADY
         hint = " (answering again would repeat the approved action)" if again else ""
         print(f"error: {error.describe()}{hint}", file=sys.stderr)
         return 1

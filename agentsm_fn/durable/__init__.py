@@ -5,6 +5,7 @@ from agentsm_fn.durable._tracing import TraceCarrier
 from agentsm_fn.durable.codec import from_bytes, to_bytes
 from agentsm_fn.durable.digest import content_digest
 from agentsm_fn.durable.errors import (
+    AnswerRefusal,
     AnswerRefused,
     CodecFailure,
     CodecFailureKind,
@@ -31,6 +32,7 @@ from agentsm_fn.durable.store import (
 from agentsm_fn.durable.stores import is_postgres, open_store
 
 __all__ = [
+    "AnswerRefusal",
     "AnswerRefused",
     "Checkpoint",
     "CodecFailure",

@@ -19,7 +19,7 @@ from typing import TypeVar
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable._owner import owner_holds
-from agentsm_fn.durable.errors import AnswerRefused, RunBusy, RunNotFound, StoreFailure
+from agentsm_fn.durable.errors import AnswerRefusal, AnswerRefused, RunBusy, RunNotFound, StoreFailure
 from agentsm_fn.durable.store import Checkpoint, JournalRow, RunRecord, RunStatus
 
 __all__ = [
@@ -194,30 +194,33 @@ def claimed(done: Result[str, StoreFailure], run_id: str) -> Result[None, RunBus
     return Failure(RunBusy(run_id=run_id, owner=holder)) if holder else Success(None)
 
 
-def refusal(run_id: str, seq: int, row: tuple[object, ...] | None) -> str:
+def refusal(run_id: str, seq: int, row: tuple[object, ...] | None) -> tuple[AnswerRefusal, str]:
     """Why an answer to entry ``seq`` was not taken, from the entry's ``(waiting, answered)`` (or None).
 
     Example:
         >>> refusal("r1", 2, (True, True))
-        'it was answered already'
+        (<AnswerRefusal.ANSWERED_ALREADY: 'answered already'>, 'it was answered already')
     """
     if row is None:
-        return f"run {run_id} has no entry {seq}"
+        return AnswerRefusal.NOTHING_WAITS, f"run {run_id} has no entry {seq}"
     if not row[0]:
-        return "that entry is not waiting for an answer"
+        return AnswerRefusal.NOTHING_WAITS, "that entry is not waiting for an answer"
     if row[1]:
-        return "it was answered already"
-    return "the run is finished: it waits for nothing"
+        return AnswerRefusal.ANSWERED_ALREADY, "it was answered already"
+    return AnswerRefusal.NOTHING_WAITS, "the run is finished: it waits for nothing"
 
 
 def answered(
-    done: Result[str, StoreFailure], run_id: str, seq: int
+    done: Result[tuple[AnswerRefusal, str] | None, StoreFailure], run_id: str, seq: int
 ) -> Result[None, AnswerRefused | StoreFailure]:
-    """An answer's result from its transaction's: ``""`` (taken) or why it was refused."""
+    """An answer's result from its transaction's: None (taken) or why it was refused."""
     if isinstance(done, Failure):
         return done
-    why = done.unwrap()
-    return Failure(AnswerRefused(run_id=run_id, seq=seq, why=why)) if why else Success(None)
+    refused = done.unwrap()
+    if refused is None:
+        return Success(None)
+    kind, why = refused
+    return Failure(AnswerRefused(run_id=run_id, seq=seq, kind=kind, why=why))
 
 
 def checkpoint_from(row: tuple[object, ...] | None) -> Checkpoint | None:

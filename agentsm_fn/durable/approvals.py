@@ -15,7 +15,7 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.durable.codec import from_bytes, to_bytes
-from agentsm_fn.durable.errors import AnswerRefused, CodecFailure, DurableError
+from agentsm_fn.durable.errors import AnswerRefusal, AnswerRefused, CodecFailure, DurableError
 from agentsm_fn.durable.store import RunStore
 from agentsm_fn.shell.clock import Clock, system_clock
 
@@ -78,16 +78,17 @@ def answer(
     row = next((r for r in rows.unwrap() if r.seq == seq), None)
     if row is None or not row.waiting:
         why = "it has no such entry" if row is None else "that entry does not wait for an answer"
-        return Failure(AnswerRefused(run_id=run_id, seq=seq, why=why))
+        return Failure(AnswerRefused(run_id=run_id, seq=seq, kind=AnswerRefusal.NOTHING_WAITS, why=why))
     if row.outcome is not None:
-        return Failure(AnswerRefused(run_id=run_id, seq=seq, why="it was answered already"))
+        why = "it was answered already"
+        return Failure(AnswerRefused(run_id=run_id, seq=seq, kind=AnswerRefusal.ANSWERED_ALREADY, why=why))
     effect = from_bytes(row.effect or b"", Effect)
     if isinstance(effect, Failure):
         return Failure(effect.failure().within(run_id, f"journal[{seq}].effect"))
     waiting = effect.unwrap()
     if not waiting.accepts(outcome):
         why = f"{describe_effect(waiting)} does not accept a {type(outcome).__qualname__}"
-        return Failure(AnswerRefused(run_id=run_id, seq=seq, why=why))
+        return Failure(AnswerRefused(run_id=run_id, seq=seq, kind=AnswerRefusal.WRONG_TYPE, why=why))
     encoded = to_bytes(outcome)
     if isinstance(encoded, Failure):
         return Failure(encoded.failure().within(run_id, f"journal[{seq}].outcome"))

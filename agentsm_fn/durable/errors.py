@@ -24,6 +24,7 @@ import attrs
 from agentsm_fn.core.failures import RunFailed
 
 __all__ = [
+    "AnswerRefusal",
     "AnswerRefused",
     "CodecFailure",
     "CodecFailureKind",
@@ -192,17 +193,32 @@ class NotResumable:
         return f"run {self.run_id} ({self.status}) cannot be resumed: {self.why}"
 
 
+class AnswerRefusal(enum.Enum):
+    """Why an answer was refused, for code that acts on it (an HTTP status) without reading ``why``."""
+
+    ANSWERED_ALREADY = "answered already"
+    """The effect has an answer: the first one was committed, this one was not."""
+    WRONG_TYPE = "wrong type"
+    """The waiting effect does not accept an outcome of this type."""
+    NOTHING_WAITS = "nothing waits"
+    """No such entry, an entry that waits for no answer, or a run that waits for nothing (finished)."""
+
+
 @attrs.frozen(kw_only=True)
 class AnswerRefused:
-    """An answer to a waiting effect was not recorded: ``why`` says why.
+    """An answer to a waiting effect was not recorded: ``kind`` says why, ``why`` in words.
 
     Example:
-        >>> AnswerRefused(run_id="r1", seq=2, why="it was answered already").describe()
+        >>> refused = AnswerRefused(
+        ...     run_id="r1", seq=2, kind=AnswerRefusal.ANSWERED_ALREADY, why="it was answered already"
+        ... )
+        >>> refused.describe()
         'answer to run r1, entry 2 refused: it was answered already'
     """
 
     run_id: str
     seq: int
+    kind: AnswerRefusal
     why: str
 
     def describe(self) -> str:

@@ -28,7 +28,7 @@ from agentsm_fn.core.engine import begin
 from agentsm_fn.core.failures import RunFailed
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot
-from agentsm_fn.durable.errors import AnswerRefused
+from agentsm_fn.durable.errors import AnswerRefusal, AnswerRefused
 from agentsm_fn.temporal.machines import TemporalMachine, WorkflowStart, as_temporal
 from agentsm_fn.temporal.payloads import data_converter
 from agentsm_fn.temporal.workflow import RUN_FAILED, MachineWorkflow, PendingEffect
@@ -125,16 +125,19 @@ class TemporalRun(Generic[StateT, MemoryT]):
         """Deliver ``outcome`` to the awaited effect the run waits on now (e.g. a human's decision)."""
         waiting = await self.pending()
         if waiting is None or not waiting.awaited:
-            why = "the run is not waiting for an answer"
-            return Failure(AnswerRefused(run_id=self.run_id, seq=-1, why=why))
+            why, kind = "the run is not waiting for an answer", AnswerRefusal.NOTHING_WAITS
+            return Failure(AnswerRefused(run_id=self.run_id, seq=-1, kind=kind, why=why))
         try:
             seq = await self.handle.execute_update("answer", args=[waiting.seq, outcome])
         except WorkflowUpdateFailedError as error:
             cause = error.cause
             why = cause.message if isinstance(cause, ApplicationError) else str(cause)
-            return Failure(AnswerRefused(run_id=self.run_id, seq=waiting.seq, why=why))
+            wrong = isinstance(cause, ApplicationError) and cause.type == "OutcomeRejected"
+            kind = AnswerRefusal.WRONG_TYPE if wrong else AnswerRefusal.NOTHING_WAITS
+            return Failure(AnswerRefused(run_id=self.run_id, seq=waiting.seq, kind=kind, why=why))
         except RPCError as error:  # e.g. the run ended while the answer was on its way
-            return Failure(AnswerRefused(run_id=self.run_id, seq=waiting.seq, why=error.message))
+            kind = AnswerRefusal.NOTHING_WAITS
+            return Failure(AnswerRefused(run_id=self.run_id, seq=waiting.seq, kind=kind, why=error.message))
         return Success(cast(int, seq))
 
     async def cancel(self) -> None:

@@ -9,7 +9,7 @@ import attrs
 from returns.result import Failure, Success
 
 from agentsm_fn.core import Status
-from agentsm_fn.durable import AnswerRefused, MachineChanged, RunStatus, RunStore, open_store
+from agentsm_fn.durable import AnswerRefusal, AnswerRefused, MachineChanged, RunStatus, RunStore, open_store
 from agentsm_fn.durable.approvals import answer, pending
 from agentsm_fn.durable.check import check_runs
 from agentsm_fn.durable.recover import recover
@@ -24,6 +24,24 @@ def waiting_run(store: RunStore) -> str:
     return stored.run_id
 
 
+def _refusal(result: object) -> AnswerRefusal:
+    assert isinstance(result, Failure)
+    refused = result.failure()
+    assert isinstance(refused, AnswerRefused)
+    return refused.kind
+
+
+def test_each_refused_answer_says_its_kind_and_writes_nothing(store: RunStore) -> None:
+    run_id = waiting_run(store)
+    assert _refusal(answer(store, run_id, 4, "not a bool")) is AnswerRefusal.WRONG_TYPE
+    assert _refusal(answer(store, run_id, 99, True)) is AnswerRefusal.NOTHING_WAITS
+    assert _refusal(answer(store, run_id, 0, True)) is AnswerRefusal.NOTHING_WAITS  # answered by a performer
+    assert _refusal(store.answer(run_id, 99, b"", 0.0)) is AnswerRefusal.NOTHING_WAITS
+    assert store.get(run_id).unwrap().status is RunStatus.WAITING  # none of them was written
+    assert store.answer(run_id, 4, b"\xc3", 1.0).unwrap() is None  # the store keeps the bytes as given
+    assert _refusal(store.answer(run_id, 4, b"\xc3", 2.0)) is AnswerRefusal.ANSWERED_ALREADY
+
+
 def test_a_waiting_run_is_listed_answered_once_and_then_finishes(store: RunStore) -> None:
     run_id = waiting_run(store)
     (waiting,) = pending(store).unwrap()
@@ -32,6 +50,7 @@ def test_a_waiting_run_is_listed_answered_once_and_then_finishes(store: RunStore
     again = answer(store, run_id, 4, False)
     assert isinstance(again, Failure) and isinstance(again.failure(), AnswerRefused)
     assert "answered already" in again.failure().describe()
+    assert again.failure().kind is AnswerRefusal.ANSWERED_ALREADY
     assert store.get(run_id).unwrap().status is RunStatus.READY
     done = DURABLE_ORDERS.resume(store, run_id).unwrap()
     assert done.finished and done.snapshot.memory.approved is True

@@ -15,6 +15,7 @@ import pytest
 from agentsm_fn.durable import SqliteStore
 from agentsm_fn.durable.cli._support import Exit
 from agentsm_fn.durable.cli.commands import main
+from agentsm_fn.durable.travel import replay_stored
 from tests.durable.machines import DURABLE_ORDERS, Order
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -156,6 +157,16 @@ def test_fork_with_a_changed_field(db: str) -> None:
     assert code == 0 and "finished after 9 steps" in out
 
 
+def test_fork_sets_a_persistent_vector_from_a_json_list(db: str) -> None:
+    store = SqliteStore.open(db).unwrap()
+    run_id = DURABLE_ORDERS.start(store, Order(items=1)).unwrap().run_id
+    code, out, err = cli("--db", db, "fork", run_id, "1", "--set", 'receipts=["old"]')
+    assert code == 0, err
+    fork_id = out.split(":")[0]
+    memory = replay_stored(store, DURABLE_ORDERS.machine, fork_id).unwrap().memory
+    assert memory.receipts[0] == "old" and type(memory.receipts).__name__ == "PVector"
+
+
 @pytest.mark.parametrize(
     ("change", "says"),
     [
@@ -165,7 +176,10 @@ def test_fork_with_a_changed_field(db: str) -> None:
         ("colour=1", "Order has no field colour (fields: items"),
         ('items="four"', "--set items: Expected `int`, got `str` (Order.items is int)"),
         ("approved=1", "--set approved: Expected `bool | null`, got `int` (Order.approved is bool | None)"),
-        ('receipts=["r1"]', "--set receipts: Expected `PVector`, got `list` (Order.receipts is PVector)"),
+        (
+            "receipts=[1]",
+            "--set receipts: Expected `str`, got `int` - at `$[0]` (Order.receipts is PVector[str])",
+        ),
     ],
 )
 def test_fork_with_a_bad_change_is_a_usage_error_and_starts_nothing(db: str, change: str, says: str) -> None:

@@ -5,12 +5,10 @@ from __future__ import annotations
 import enum
 import json
 import time
-import typing
 from collections.abc import Sequence
 from typing import Any
 
 import attrs
-import msgspec
 from returns.result import Failure
 
 from agentsm_fn.agents.react.outcomes import Approved, Rejected
@@ -28,6 +26,7 @@ from agentsm_fn.durable.errors import (
     RunNotFound,
     StoreFailure,
 )
+from agentsm_fn.durable.fields import changed_fields
 from agentsm_fn.durable.runner import Durable
 from agentsm_fn.durable.store import RunRecord, RunStatus, RunStore
 from agentsm_fn.durable.travel import replay_stored
@@ -226,7 +225,10 @@ def memory_changes(parts: Sequence[str]) -> dict[str, object] | str:
 
 
 def changed(memory: Any, values: dict[str, object]) -> Any:
-    """``memory`` with the ``--set`` values, or :class:`BadField` if it has no such field.
+    """``memory`` with the ``--set`` values, or :class:`BadField` naming the field and its type.
+
+    The rules are :mod:`agentsm_fn.durable.fields`' (the HTTP server's too): persistent
+    vectors and maps are filled from JSON lists and objects.
 
     Example:
         >>> import attrs
@@ -235,56 +237,14 @@ def changed(memory: Any, values: dict[str, object]) -> Any:
         ...     amount: int
         >>> changed(Order(amount=1), {"amount": 5})
         Order(amount=5)
-    """
-    kind = type(memory)
-    if not attrs.has(kind):
-        raise BadField(f"--set: the memory is a {kind.__name__}, not an attrs class")
-    fields = attrs.fields_dict(kind)
-    unknown = sorted(set(values) - set(fields))
-    if unknown:
-        raise BadField(
-            f"--set: {kind.__name__} has no field {', '.join(unknown)} (fields: {', '.join(fields)})"
-        )
-    return attrs.evolve(memory, **_typed(kind, values))
-
-
-def _typed(kind: type, values: dict[str, object]) -> dict[str, object]:
-    """``values`` converted to their fields' declared types (a JSON list to a tuple, a value to an enum).
-
-    A value that is not of its field's type is a :class:`BadField` naming both. When the
-    class's annotations, or those of a class its field's type names, cannot be resolved at
-    run time (names imported only for type checking), the value goes in as given, as before
-    this check existed.
-
-    Example:
-        >>> import attrs
-        >>> @attrs.frozen
-        ... class Order:
-        ...     items: tuple[str, ...]
-        ...     amount: int = 0
-        >>> _typed(Order, {"items": ["a", "b"], "amount": 3})
-        {'items': ('a', 'b'), 'amount': 3}
         >>> try:
-        ...     _typed(Order, {"amount": "abc"})
+        ...     changed(Order(amount=1), {"amount": "abc"})
         ... except BadField as exc:
         ...     print(exc)
         --set amount: Expected `int`, got `str` (Order.amount is int)
     """
-    try:
-        hints = typing.get_type_hints(kind)
-    except Exception:  # unresolvable annotations: nothing to check against
-        return values
-    typed: dict[str, object] = {}
-    for name, value in values.items():
-        hint = hints.get(name)
-        if hint is None:
-            typed[name] = value
-            continue
-        try:
-            typed[name] = msgspec.convert(value, hint)
-        except (msgspec.ValidationError, TypeError) as exc:
-            shown = getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
-            raise BadField(f"--set {name}: {exc} ({kind.__name__}.{name} is {shown})") from None
-        except Exception:  # a class inside the hint has unresolvable annotations (a ToolCall): as given
-            typed[name] = value
-    return typed
+    made = changed_fields(memory, values)
+    if isinstance(made, Failure):
+        problem = made.failure()
+        raise BadField(f"--set {problem.describe()}" if problem.field else f"--set: {problem.detail}")
+    return made.unwrap()

@@ -9,7 +9,7 @@ from returns.result import Result
 
 from agentsm_fn.durable._group import fenced
 from agentsm_fn.durable._rows import answered, refusal, row_from
-from agentsm_fn.durable.errors import AnswerRefused, RunBusy, StoreFailure
+from agentsm_fn.durable.errors import AnswerRefusal, AnswerRefused, RunBusy, StoreFailure
 from agentsm_fn.durable.postgres._connection import PostgresConnection
 from agentsm_fn.durable.postgres._group import OWNED, Db, Op, after_done, insert_op, journal_op
 from agentsm_fn.durable.store import JournalRow, NewRun
@@ -88,7 +88,7 @@ class PostgresJournal(PostgresConnection):
     ) -> Result[None, AnswerRefused | StoreFailure]:
         """Commit the answer to a waiting effect, once: a second answer (even a concurrent one) is refused."""
 
-        def work(db: Db) -> str:
+        def work(db: Db) -> tuple[AnswerRefusal, str] | None:
             updated = db.execute(
                 "UPDATE journal SET outcome = %s, at = %s WHERE run_id = %s AND seq = %s AND waiting AND "
                 "outcome IS NULL AND NOT EXISTS (SELECT 1 FROM runs WHERE id = %s AND status = 'finished')",
@@ -99,7 +99,7 @@ class PostgresJournal(PostgresConnection):
                     "UPDATE runs SET status = 'ready', updated = %s WHERE id = %s AND status = 'waiting'",
                     (at, run_id),
                 )
-                return ""
+                return None
             found = db.execute(
                 "SELECT waiting, outcome IS NOT NULL FROM journal WHERE run_id = %s AND seq = %s",
                 (run_id, seq),

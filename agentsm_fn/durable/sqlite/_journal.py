@@ -11,7 +11,7 @@ from returns.result import Result
 
 from agentsm_fn.durable._group import fenced
 from agentsm_fn.durable._rows import answered, refusal, row_from
-from agentsm_fn.durable.errors import AnswerRefused, RunBusy, StoreFailure
+from agentsm_fn.durable.errors import AnswerRefusal, AnswerRefused, RunBusy, StoreFailure
 from agentsm_fn.durable.sqlite._connection import SqliteConnection
 from agentsm_fn.durable.sqlite._group import Op, after_done, complete_op, insert_op, journal_op
 from agentsm_fn.durable.sqlite._rows import transaction
@@ -101,7 +101,7 @@ class SqliteJournal(SqliteConnection):
     ) -> Result[None, AnswerRefused | StoreFailure]:
         """Commit the answer to a waiting effect, once: a second answer is refused."""
 
-        def work(db: sqlite3.Connection) -> str:
+        def work(db: sqlite3.Connection) -> tuple[AnswerRefusal, str] | None:
             with transaction(db):
                 updated = db.execute(
                     "UPDATE journal SET outcome = ?, at = ? WHERE run_id = ? AND seq = ? AND waiting = 1 "
@@ -114,7 +114,7 @@ class SqliteJournal(SqliteConnection):
                         "UPDATE runs SET status = 'ready', updated = ? WHERE id = ? AND status = 'waiting'",
                         (at, run_id),
                     )
-                    return ""
+                    return None
                 row = db.execute(
                     "SELECT waiting, outcome IS NOT NULL FROM journal WHERE run_id = ? AND seq = ?",
                     (run_id, seq),
