@@ -10,16 +10,19 @@ which one wins). The run is then READY: ``Durable.resume`` (or ``recover``) runs
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import attrs
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.agents.react.outcomes import Approved, Modified, Rejected
 from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.durable.codec import from_bytes, to_bytes
 from agentsm_fn.durable.errors import AnswerRefusal, AnswerRefused, CodecFailure, DurableError
 from agentsm_fn.durable.store import RunStore
 from agentsm_fn.shell.clock import Clock, system_clock
 
-__all__ = ["PendingAnswer", "answer", "pending"]
+__all__ = ["PendingAnswer", "answer", "answer_for", "pending"]
 
 
 @attrs.frozen(kw_only=True)
@@ -62,6 +65,28 @@ def pending(store: RunStore) -> Result[tuple[PendingAnswer, ...], DurableError]:
             PendingAnswer(run_id=run_id, seq=row.seq, summary=row.summary, effect=effect, problem=problem)
         )
     return Success(tuple(answers))
+
+
+def answer_for(
+    effect: Effect[object] | None, approve: bool, reason: str, arguments: Mapping[str, object] | None = None
+) -> object | None:
+    """The outcome that approves (with changed ``arguments``, if given) or rejects ``effect``.
+
+    The first of the answer's kinds the effect accepts: ``Approved()`` (or ``Modified(arguments)``)
+    or ``True`` to approve, ``Rejected(reason)`` or ``False`` to reject; None if it accepts none
+    of them. Without the effect (its class not loaded here), the plain boolean.
+
+    Example:
+        >>> answer_for(None, True, "")
+        True
+    """
+    approval: object = Approved() if arguments is None else Modified(arguments)
+    candidates: tuple[object, ...] = (approval, True) if approve else (Rejected(reason or "rejected"), False)
+    if arguments is not None and approve:
+        candidates = (approval,)
+    if effect is None:
+        return candidates[-1]
+    return next((c for c in candidates if effect.accepts(c)), None)
 
 
 def answer(

@@ -39,7 +39,7 @@ def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agentsm-runs",
         description="Stored durable runs: list, show, export, replay, resume, answer, fork, check, recover, "
-        "worker.",
+        "worker, serve.",
         epilog="Exit codes: 0 done; 1 check found a diverging run; 2 usage; 3 no such run or machine; "
         "4 refused; 5 store or stored data failed (check: a stored run could not be read); "
         "6 the run failed or diverged.",
@@ -105,6 +105,17 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--name",
         help="the name the runs were stored under (default: the Durable's name, or MACHINE for a Machine)",
+    )
+    serving = sub.add_parser(
+        "serve", help="serve the store's runs of these machines over HTTP (needs the server extra)"
+    )
+    serving.add_argument("machines", nargs="*", help="module:attribute of each Durable to serve")
+    serving.add_argument(
+        "--host", default="127.0.0.1", help="the address to listen on (not loopback: needs a token)"
+    )
+    serving.add_argument("--port", type=int, default=8000, help="the port to listen on (default 8000)")
+    serving.add_argument(
+        "--token", help="the bearer token every request must carry (default: $AGENTSM_RUNS_TOKEN)"
     )
     recovering = sub.add_parser(
         "recover", help="resume every run of these machines that no live process runs"

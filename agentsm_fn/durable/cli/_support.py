@@ -11,8 +11,6 @@ from typing import Any
 import attrs
 from returns.result import Failure
 
-from agentsm_fn.agents.react.outcomes import Approved, Rejected
-from agentsm_fn.core.effects import Effect
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.durable._owner import run_orphaned
 from agentsm_fn.durable.codec import from_bytes
@@ -82,21 +80,6 @@ def load_target(name: str) -> Durable[Any, Any, Any] | Machine[Any, Any, Any] | 
     if isinstance(found, Durable | Machine):
         return found
     return f"{name} is not a Durable or a Machine (found {type(found).__name__})"
-
-
-def answer_for(effect: Effect[object] | None, approve: bool, reason: str) -> object | None:
-    """The outcome that approves (or rejects) ``effect``: the first of its kinds it accepts.
-
-    Example:
-        >>> answer_for(None, True, "")
-        True
-    """
-    candidates: tuple[object, ...] = (
-        (Approved(), True) if approve else (Rejected(reason or "rejected"), False)
-    )
-    if effect is None:
-        return candidates[-1]
-    return next((c for c in candidates if effect.accepts(c)), None)
 
 
 def age(seconds: float) -> str:

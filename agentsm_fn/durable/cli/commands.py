@@ -11,6 +11,7 @@
     agentsm-runs [--db DB] check MACHINE [--name NAME]
     agentsm-runs [--db DB] recover MACHINE... [--watch]
     agentsm-runs [--db DB] worker MACHINE... [--concurrency N] [--poll S] [--grace S]
+    agentsm-runs [--db DB] serve [--host H] [--port P] [--token T] MACHINE...   HTTP (server extra)
 
 Machines are named ``module:attribute`` (a ``Durable``, or a ``Machine`` for the commands
 that only replay); a run remembers the name it was started under. ``--db`` is a SQLite file
@@ -33,13 +34,12 @@ from typing import Any
 from returns.result import Failure, Result
 
 from agentsm_fn.core.machine import Machine
-from agentsm_fn.durable.approvals import answer, pending
+from agentsm_fn.durable.approvals import answer, answer_for, pending
 from agentsm_fn.durable.check import check_runs
 from agentsm_fn.durable.cli._parser import parser
 from agentsm_fn.durable.cli._support import (
     BadField,
     Exit,
-    answer_for,
     changed,
     exit_for,
     export_run,
@@ -152,6 +152,8 @@ def _dispatch(store: RunStore, args: argparse.Namespace) -> int:
         durables = _durables(args.machines, args.watch)
         settings = WorkerSettings(concurrency=args.concurrency, poll=args.poll, grace=args.grace)
         return durables if isinstance(durables, int) else run_worker(store, durables, settings, _report)
+    if command == "serve":
+        return _serve(store, args)
     found = _target(store, args.run, getattr(args, "machine", None))
     if isinstance(found, int):
         return found
@@ -271,3 +273,14 @@ def _recover(store: RunStore, names: Sequence[str], watch: bool) -> int:
         worst = max(worst, Exit(code))
     print(f"agentsm-runs recover: {len(recovered.unwrap())} run(s) taken up")
     return int(worst)
+
+
+def _serve(store: SqliteStore, args: argparse.Namespace) -> int:
+    try:
+        from agentsm_fn.server.serve import serve, token_from  # noqa: PLC0415 - the server extra is optional
+    except ImportError:
+        return _fail("serve needs the server extra: pip install 'agentsm-fn[server]'", Exit.USAGE)
+    durables = _durables(args.machines, watch=False)
+    if isinstance(durables, int):
+        return durables
+    return serve(store, durables, host=args.host, port=args.port, token=token_from(args.token))

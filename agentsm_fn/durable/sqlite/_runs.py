@@ -22,6 +22,7 @@ from agentsm_fn.durable._rows import (
     unpack_ticks,
 )
 from agentsm_fn.durable.errors import RunBusy, RunNotFound, StoreFailure
+from agentsm_fn.durable.pages import RunQuery
 from agentsm_fn.durable.sqlite._connection import SqliteConnection
 from agentsm_fn.durable.sqlite._group import complete_op
 from agentsm_fn.durable.sqlite._rows import insert_run, transaction
@@ -93,6 +94,25 @@ class SqliteRuns(SqliteConnection):
                 record_from(r)
                 for r in db.execute(f"SELECT {RUN_COLUMNS} FROM runs {where} ORDER BY created DESC, id")
             ),
+        )
+
+    def page(self, query: RunQuery) -> Result[tuple[RunRecord, ...], StoreFailure]:
+        """One page of runs (:mod:`agentsm_fn.durable.pages`): one query on the ``(created, id)`` index."""
+        where: list[str] = []
+        args: list[object] = []
+        if query.status is not None:
+            where.append("status = ?")
+            args.append(query.status.value)
+        if query.machine is not None:
+            where.append("machine = ?")
+            args.append(query.machine)
+        if query.after is not None:
+            where.append("(created < ? OR (created = ? AND id > ?))")
+            args.extend((query.after[0], query.after[0], query.after[1]))
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        sql = f"SELECT {RUN_COLUMNS} FROM runs {clause} ORDER BY created DESC, id LIMIT ?"
+        return self._do(
+            "list runs", lambda db: tuple(record_from(r) for r in db.execute(sql, (*args, query.limit)))
         )
 
     def initial_memory(self, run_id: str) -> Result[bytes, RunNotFound | StoreFailure]:

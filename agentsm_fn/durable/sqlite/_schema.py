@@ -25,6 +25,7 @@ SCHEMA = (
         tail BLOB
     )""",
     "CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status)",
+    "CREATE INDEX IF NOT EXISTS runs_by_created ON runs (created DESC, id)",
     """CREATE TABLE IF NOT EXISTS journal (
         run_id TEXT NOT NULL,
         seq INTEGER NOT NULL,

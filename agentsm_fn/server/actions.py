@@ -1,0 +1,142 @@
+"""Routes that change runs: start, fork, resume, recover, and answering a waiting effect.
+
+Each is a POST with a JSON body. A run started, forked or resumed here runs in the server's
+process (in a worker thread, so other requests go on) until it finishes, waits for an answer
+or fails; the response is its record then. A run's failure is not a refused request: the
+response is the stored run, status ``failed`` and its ``reason``. A request that does not fit
+(an unknown machine or field, a value of the wrong type, a step the run never reached) is a
+4xx that names the problem and stores nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import APIRouter
+from returns.result import Failure, Result
+
+from agentsm_fn.durable.approvals import answer, answer_for, pending
+from agentsm_fn.durable.errors import DurableError, Stopped
+from agentsm_fn.durable.fields import FieldProblem, changed_fields, memory_from_json
+from agentsm_fn.durable.recover import recover
+from agentsm_fn.durable.runner import StoredRun
+from agentsm_fn.durable.travel import fork, replay_stored
+from agentsm_fn.server.context import ServerContext, memory_type
+from agentsm_fn.server.errors import ApiError, error_for
+from agentsm_fn.server.models import (
+    AnswerRequest,
+    ErrorDetail,
+    ForkRequest,
+    PendingItem,
+    RecoveredRun,
+    RecoverRequest,
+    ResumeRequest,
+    RunSummary,
+    StartRequest,
+)
+from agentsm_fn.server.runs import unwrapped
+from agentsm_fn.server.values import record_json
+from agentsm_fn.shell.credentials import redact_credentials
+
+__all__ = ["action_routes"]
+
+Ran = Result[StoredRun[Any, Any], DurableError]
+
+
+def _invalid(problem: FieldProblem) -> ApiError:
+    where = f"memory.{problem.field}: " if problem.field else "memory: "
+    return ApiError(422, "invalid_memory", where + problem.detail)
+
+
+def action_routes(ctx: ServerContext) -> APIRouter:
+    """The ``POST`` routes that start, fork, resume, recover and answer runs in ``ctx.store``."""
+    routes = APIRouter(tags=["actions"])
+
+    def settled(ran: Ran) -> RunSummary:
+        """The stored run's record after a run went as far as it could (a machine's failure included)."""
+        if isinstance(ran, Failure) and not isinstance(ran.failure(), Stopped):
+            raise error_for(ran.failure())
+        run_id = ran.unwrap().run_id if not isinstance(ran, Failure) else ran.failure().run_id
+        return RunSummary.model_validate(record_json(unwrapped(ctx.store.get(run_id))))
+
+    @routes.post("/runs", status_code=201, response_model=RunSummary)
+    def start(body: StartRequest) -> RunSummary:
+        """Start a run of a served machine from its memory as JSON; it runs until it stops."""
+        durable = ctx.durable(body.machine)
+        kind = memory_type(durable.machine)
+        if kind is None:
+            detail = f"the memory type of {body.machine} cannot be read from its initial handler"
+            raise ApiError(422, "memory_type_unknown", detail)
+        made = memory_from_json(kind, body.memory)
+        if isinstance(made, Failure):
+            raise _invalid(made.failure())
+        if body.run_id is not None and not isinstance(ctx.store.get(body.run_id), Failure):
+            raise ApiError(409, "run_exists", f"a run {body.run_id} is stored already")
+        return settled(durable.start(ctx.store, made.unwrap(), body.run_id))
+
+    @routes.post("/runs/{run_id}/fork", status_code=201, response_model=RunSummary)
+    def fork_run(run_id: str, body: ForkRequest) -> RunSummary:
+        """A new run from ``run_id`` as it was after ``step`` transitions, with ``set`` fields changed."""
+        durable = ctx.durable(unwrapped(ctx.store.get(run_id)).machine)
+        found = unwrapped(replay_stored(ctx.store, durable.machine, run_id, body.step))
+        checked = changed_fields(found.memory, body.set)  # checked before anything is stored
+        if isinstance(checked, Failure):
+            raise _invalid(checked.failure())
+        if body.run_id is not None and not isinstance(ctx.store.get(body.run_id), Failure):
+            raise ApiError(409, "run_exists", f"a run {body.run_id} is stored already")
+        change: Callable[[object], object] = lambda _: checked.unwrap()  # noqa: E731 - the memory checked above
+        return settled(fork(ctx.store, durable.machine, run_id, body.step, durable, change, body.run_id))
+
+    @routes.post("/runs/{run_id}/resume", response_model=RunSummary)
+    def resume(run_id: str, body: ResumeRequest) -> RunSummary:
+        """Run a stored run on in the server's process (``allow_changed``: even if its machine changed)."""
+        durable = ctx.durable(unwrapped(ctx.store.get(run_id)).machine)
+        return settled(durable.resume(ctx.store, run_id, allow_changed=body.allow_changed))
+
+    @routes.post("/recover", response_model=list[RecoveredRun])
+    def recover_runs(body: RecoverRequest) -> list[RecoveredRun]:
+        """Resume every run of these served machines that no live process runs."""
+        durables = [ctx.durable(name) for name in body.machines] or list(ctx.durables.values())
+        done = unwrapped(recover(ctx.store, durables))
+        recovered = []
+        for item in done:
+            error = None
+            if isinstance(item.result, Failure) and not isinstance(item.result.failure(), Stopped):
+                refused = error_for(item.result.failure())
+                error = ErrorDetail(kind=refused.kind, detail=redact_credentials(refused.detail))
+            status = ctx.store.get(item.run_id).map(lambda r: r.status.value).value_or("unknown")
+            recovered.append(
+                RecoveredRun(run_id=item.run_id, machine=item.machine, status=status, error=error)
+            )
+        return recovered
+
+    @routes.get("/pending", response_model=list[PendingItem])
+    def waiting() -> list[PendingItem]:
+        """Every effect a stored run waits on, oldest run first."""
+        return [
+            PendingItem(run_id=p.run_id, seq=p.seq, summary=redact_credentials(p.summary))
+            for p in unwrapped(pending(ctx.store))
+        ]
+
+    @routes.post("/runs/{run_id}/pending/{seq}/answer", response_model=RunSummary)
+    def answer_effect(run_id: str, seq: int, body: AnswerRequest) -> RunSummary:
+        """Answer the effect ``seq`` the run waits on, once: a second answer is a 409 ``answered_already``."""
+        record = unwrapped(ctx.store.get(run_id))
+        waiting = {(p.run_id, p.seq): p for p in unwrapped(pending(ctx.store))}.get((run_id, seq))
+        effect = None if waiting is None else waiting.effect
+        arguments = body.arguments if body.decision == "modify" else None
+        if body.decision == "modify" and arguments is None:
+            raise ApiError(
+                422, "invalid_request", "body.arguments: a modify decision needs the new arguments"
+            )
+        outcome = answer_for(effect, body.decision != "reject", body.reason, arguments)
+        if outcome is None:
+            kind = waiting.summary if waiting else "that effect"
+            raise ApiError(422, "wrong_answer_type", f"{kind} accepts no {body.decision} decision")
+        unwrapped(answer(ctx.store, run_id, seq, outcome))
+        if body.resume:
+            return settled(ctx.durable(record.machine).resume(ctx.store, run_id))
+        return RunSummary.model_validate(record_json(unwrapped(ctx.store.get(run_id))))
+
+    return routes

@@ -1,0 +1,139 @@
+"""Errors as JSON: every refusal is ``{"error": {"kind": ..., "detail": ...}}`` with a 4xx status.
+
+:class:`ApiError` is what a route raises for a typed refusal; :func:`error_for` maps each
+:data:`~agentsm_fn.durable.errors.DurableError` to its status by its type (and an
+``AnswerRefused`` by its ``kind``), never by its text. :func:`install_error_handlers` makes
+FastAPI's own refusals (a malformed body, an unknown route, a wrong method) the same shape, and
+an unexpected exception a 500 whose body says nothing of it (it is logged, redacted). Every
+``detail`` passes through :func:`~agentsm_fn.shell.credentials.redact_credentials`.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from agentsm_fn.durable.errors import (
+    AnswerRefusal,
+    AnswerRefused,
+    CodecFailure,
+    Diverged,
+    DurableError,
+    MachineChanged,
+    NotResumable,
+    RunBusy,
+    RunNotFound,
+    Stopped,
+    StoreFailure,
+)
+from agentsm_fn.shell.credentials import redact_credentials
+
+__all__ = ["ApiError", "error_body", "error_for", "install_error_handlers"]
+
+_log = logging.getLogger(__name__)
+
+_REFUSALS = {
+    AnswerRefusal.ANSWERED_ALREADY: (409, "answered_already"),
+    AnswerRefusal.WRONG_TYPE: (422, "wrong_answer_type"),
+    AnswerRefusal.NOTHING_WAITS: (409, "nothing_waits"),
+}
+
+
+class ApiError(Exception):
+    """A request refused with ``status``; ``kind`` is a stable word a client can act on.
+
+    Example:
+        >>> ApiError(404, "run_not_found", "no stored run r9").status
+        404
+    """
+
+    def __init__(self, status: int, kind: str, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.kind = kind
+        self.detail = detail
+
+
+def error_body(kind: str, detail: str) -> dict[str, dict[str, str]]:
+    """The JSON body of an error, its detail redacted.
+
+    Example:
+        >>> error_body("bad_request", "token sk-abcdefghijklmnopqrstuv leaked")["error"]["detail"]
+        'token [redacted] leaked'
+    """
+    return {"error": {"kind": kind, "detail": redact_credentials(detail)}}
+
+
+def error_for(error: DurableError) -> ApiError:
+    """The HTTP refusal that reports ``error``, chosen by its type.
+
+    Example:
+        >>> error_for(RunNotFound(run_id="r1")).status
+        404
+    """
+    detail = error.describe()
+    if isinstance(error, RunNotFound):
+        return ApiError(404, "run_not_found", detail)
+    if isinstance(error, AnswerRefused):
+        status, kind = _REFUSALS[error.kind]
+        return ApiError(status, kind, detail)
+    if isinstance(error, NotResumable):
+        return ApiError(409, "not_resumable", detail)
+    if isinstance(error, MachineChanged):
+        return ApiError(409, "machine_changed", detail)
+    if isinstance(error, RunBusy):
+        return ApiError(409, "run_busy", detail)
+    if isinstance(error, Diverged):
+        return ApiError(409, "diverged", detail)
+    if isinstance(error, StoreFailure):
+        return ApiError(503, "store_failed", detail)
+    if isinstance(error, CodecFailure):
+        return ApiError(500, "stored_data_unreadable", detail)
+    if isinstance(error, Stopped):
+        return ApiError(409, "run_failed", detail)
+    raise TypeError(f"not a DurableError: {error!r}")  # unreachable while DurableError is this union
+
+
+def _json(status: int, kind: str, detail: str) -> JSONResponse:
+    return JSONResponse(error_body(kind, detail), status_code=status)
+
+
+def _validation_detail(exc: RequestValidationError) -> str:
+    """Each problem as ``where: what`` (the location and pydantic's message, never the input value)."""
+    parts = []
+    for problem in exc.errors():
+        where = ".".join(str(part) for part in problem.get("loc", ()))
+        parts.append(f"{where}: {problem.get('msg', 'invalid')}")
+    return "; ".join(parts) or "the request is malformed"
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Make every refusal and failure of ``app`` an :func:`error_body` JSON response."""
+
+    async def api_error(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, ApiError)
+        return _json(exc.status, exc.kind, exc.detail)
+
+    async def invalid(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        return _json(422, "invalid_request", _validation_detail(exc))
+
+    async def http(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, HTTPException)
+        kind = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return JSONResponse(
+            error_body(kind, str(exc.detail)), status_code=exc.status_code, headers=exc.headers
+        )
+
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        _log.error("%s %s failed: %s", request.method, request.url.path, redact_credentials(repr(exc)))
+        return _json(500, "internal_error", "the server failed to answer this request (see its log)")
+
+    app.add_exception_handler(ApiError, api_error)
+    app.add_exception_handler(RequestValidationError, invalid)
+    app.add_exception_handler(HTTPException, http)
+    app.add_exception_handler(Exception, unexpected)

@@ -1,0 +1,169 @@
+"""``/runs``: stored runs listed a page at a time, one run, its trace, its journal, its state at a step.
+
+Everything here reads: the trace and the state at a step are replays of the run's journal
+(nothing is performed), the journal shows each effect's and outcome's summary (never the raw
+values), and every string is redacted.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Literal, TypeVar
+
+from fastapi import APIRouter, Query
+from returns.result import Failure, Result
+
+from agentsm_fn.core.effects import describe_effect
+from agentsm_fn.durable.codec import from_bytes
+from agentsm_fn.durable.errors import DurableError
+from agentsm_fn.durable.pages import RunQuery, runs_page
+from agentsm_fn.durable.store import RunRecord, RunStatus
+from agentsm_fn.durable.travel import replay_stored
+from agentsm_fn.server.context import ServerContext
+from agentsm_fn.server.errors import ApiError, error_for
+from agentsm_fn.server.models import JournalItem, RunPage, RunState, RunSummary, TraceRow
+from agentsm_fn.server.values import public_json, record_json
+from agentsm_fn.shell.credentials import redact_credentials
+from agentsm_fn.shell.notes import outcome_note
+
+__all__ = ["cursor_of", "run_routes", "unwrapped"]
+
+T = TypeVar("T")
+
+StatusName = Literal["running", "waiting", "ready", "finished", "failed"]
+
+
+def unwrapped(result: Result[T, DurableError]) -> T:
+    """The value of ``result``, or its error raised as the :class:`ApiError` that reports it."""
+    if isinstance(result, Failure):
+        raise error_for(result.failure())
+    return result.unwrap()
+
+
+def cursor_of(record: RunRecord) -> str:
+    """The cursor of the page that follows ``record`` (opaque to clients: base64 of JSON).
+
+    Example:
+        >>> record = RunRecord(run_id="r1", machine="m:M", fingerprint="f",
+        ...                    status=RunStatus.READY, created=2.5, updated=2.5)
+        >>> _after(cursor_of(record))
+        (2.5, 'r1')
+    """
+    text = json.dumps([record.created, record.run_id], separators=(",", ":"))
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def _after(cursor: str) -> tuple[float, str]:
+    try:
+        decoded = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        decoded = None
+    if (
+        isinstance(decoded, list)
+        and len(decoded) == 2
+        and isinstance(decoded[0], int | float)
+        and not isinstance(decoded[0], bool)
+        and isinstance(decoded[1], str)
+    ):
+        return float(decoded[0]), decoded[1]
+    raise ApiError(422, "invalid_cursor", "cursor is not one this server gave (take it from a page's next)")
+
+
+def _summary(record: RunRecord) -> RunSummary:
+    return RunSummary.model_validate(record_json(record))
+
+
+def _outcome(run_id: str, seq: int, outcome: bytes | None) -> str | None:
+    if outcome is None:
+        return None
+    decoded = from_bytes(outcome, object)
+    if isinstance(decoded, Failure):
+        return f"unreadable: {decoded.failure().within(run_id, f'journal[{seq}].outcome').describe()}"
+    return redact_credentials(outcome_note(decoded.unwrap())[0])
+
+
+def run_routes(ctx: ServerContext) -> APIRouter:
+    """The reading ``/runs`` routes over ``ctx.store``."""
+    routes = APIRouter(tags=["runs"])
+
+    def record(run_id: str) -> RunRecord:
+        return unwrapped(ctx.store.get(run_id))
+
+    @routes.get("/runs", response_model=RunPage)
+    def runs(
+        status: StatusName | None = None,
+        machine: str | None = Query(default=None, max_length=500),
+        limit: int = Query(default=50, ge=1, le=500),
+        cursor: str | None = Query(default=None, max_length=1000),
+    ) -> RunPage:
+        """Stored runs, newest first, a page at a time (follow ``next`` as ``cursor``)."""
+        query = RunQuery(
+            status=None if status is None else RunStatus(status),
+            machine=machine,
+            limit=limit + 1,  # one more than asked: there is a next page if it comes back
+            after=None if cursor is None else _after(cursor),
+        )
+        found = unwrapped(runs_page(ctx.store, query))
+        page = found[:limit]
+        following = cursor_of(page[-1]) if len(found) > limit else None
+        return RunPage(runs=[_summary(r) for r in page], next=following)
+
+    @routes.get("/runs/{run_id}", response_model=RunSummary)
+    def run(run_id: str) -> RunSummary:
+        """One stored run, as of its last stop."""
+        return _summary(record(run_id))
+
+    @routes.get("/runs/{run_id}/trace", response_model=list[TraceRow])
+    def trace(run_id: str) -> list[TraceRow]:
+        """The run's trace, by replay of its journal (no effect performed)."""
+        durable = ctx.durable(record(run_id).machine)
+        snapshot = unwrapped(replay_stored(ctx.store, durable.machine, run_id))
+        return [
+            TraceRow(
+                step=e.step,
+                at=e.timestamp,
+                state=e.state,
+                event=redact_credentials(e.event),
+                target=e.target,
+                data=redact_credentials(e.data),
+            )
+            for e in snapshot.trace
+        ]
+
+    @routes.get("/runs/{run_id}/journal", response_model=list[JournalItem])
+    def journal(run_id: str) -> list[JournalItem]:
+        """The run's effects, each with its summary and its outcome's summary (never the raw values)."""
+        record(run_id)
+        rows = unwrapped(ctx.store.journal(run_id))
+        return [
+            JournalItem(
+                seq=row.seq,
+                effect=redact_credentials(row.summary),
+                outcome=_outcome(run_id, row.seq, row.outcome),
+                waiting=row.waiting,
+                at=row.at,
+            )
+            for row in rows
+        ]
+
+    @routes.get("/runs/{run_id}/state", response_model=RunState)
+    def state(run_id: str, step: int | None = Query(default=None, ge=0, le=10**9)) -> RunState:
+        """The run's state and memory after ``step`` transitions (default: as far as its journal goes)."""
+        durable = ctx.durable(record(run_id).machine)
+        snapshot = unwrapped(replay_stored(ctx.store, durable.machine, run_id, step))
+        if step is not None and snapshot.steps < step:
+            detail = f"run {run_id} has no step {step}: its journal reaches step {snapshot.steps}"
+            raise ApiError(404, "no_such_step", detail)
+        pending = snapshot.pending
+        return RunState(
+            run_id=run_id,
+            state=snapshot.state.name,
+            status=snapshot.status.value,
+            steps=snapshot.steps,
+            memory=public_json(snapshot.memory),
+            pending=None if pending is None else redact_credentials(describe_effect(pending)),
+        )
+
+    return routes
