@@ -14,7 +14,7 @@ from agentsm_fn.server.app import create_app
 from agentsm_fn.server.context import AnyDurable
 from agentsm_fn.server.security import TOKEN_ENV, bind_problem
 
-__all__ = ["serve", "token_from"]
+__all__ = ["serve_runs", "token_from"]
 
 
 def token_from(given: str | None) -> str | None:
@@ -27,7 +27,7 @@ def token_from(given: str | None) -> str | None:
     return given or os.environ.get(TOKEN_ENV) or None
 
 
-def serve(
+def serve_runs(
     store: RunStore,
     durables: Sequence[AnyDurable],
     host: str = "127.0.0.1",
@@ -38,7 +38,7 @@ def serve(
 
     Example:
         >>> from agentsm_fn.durable.sqlite import SqliteStore
-        >>> serve(SqliteStore.open(":memory:").unwrap(), [], host="0.0.0.0")
+        >>> serve_runs(SqliteStore.open(":memory:").unwrap(), [], host="0.0.0.0")
         2
     """
     problem = bind_problem(host, token)

@@ -56,8 +56,9 @@ def public_json(value: object) -> Json:
         ... class Memory:
         ...     notes: object
         ...     key: str
-        >>> public_json(Memory(notes=pvector(["a"]), key="sk-abcdefghijklmnopqrstuvwx"))
-        {'notes': ['a'], 'key': '[redacted]'}
+        >>> shown = public_json(Memory(notes=pvector(["a"]), key="sk-abcdefghijklmnopqrstuvwx"))
+        >>> shown["notes"], shown["key"]
+        (['a'], '[redacted]')
     """
     try:
         plain = msgspec.to_builtins(value, enc_hook=_plain, str_keys=True)

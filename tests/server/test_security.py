@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from agentsm_fn.durable import Durable, SqliteStore
 from agentsm_fn.server import create_app
-from agentsm_fn.server.serve import serve
+from agentsm_fn.server.serve import serve_runs
 from agentsm_fn.shell import Shell, StepClock
 from tests.durable.machines import DURABLE_ORDERS, ORDERS, Charge, Lookup, Order
 from tests.server.live import orders_store, serving
@@ -117,8 +117,8 @@ def test_bodies_over_the_limit_are_refused_declared_or_streamed(guarded: str, st
 def test_other_addresses_are_refused_without_a_token(
     store: SqliteStore, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert serve(store, [DURABLE_ORDERS], host="0.0.0.0") == 2
-    assert serve(store, [DURABLE_ORDERS], host="192.168.1.10") == 2
+    assert serve_runs(store, [DURABLE_ORDERS], host="0.0.0.0") == 2
+    assert serve_runs(store, [DURABLE_ORDERS], host="192.168.1.10") == 2
     assert "refusing to serve on 0.0.0.0 without a token" in capsys.readouterr().err
 
 

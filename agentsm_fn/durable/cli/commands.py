@@ -277,10 +277,10 @@ def _recover(store: RunStore, names: Sequence[str], watch: bool) -> int:
 
 def _serve(store: SqliteStore, args: argparse.Namespace) -> int:
     try:
-        from agentsm_fn.server.serve import serve, token_from  # noqa: PLC0415 - the server extra is optional
+        from agentsm_fn.server.serve import serve_runs, token_from  # noqa: PLC0415 - the server extra is optional
     except ImportError:
         return _fail("serve needs the server extra: pip install 'agentsm-fn[server]'", Exit.USAGE)
     durables = _durables(args.machines, watch=False)
     if isinstance(durables, int):
         return durables
-    return serve(store, durables, host=args.host, port=args.port, token=token_from(args.token))
+    return serve_runs(store, durables, host=args.host, port=args.port, token=token_from(args.token))
