@@ -275,7 +275,7 @@ def _recover(store: RunStore, names: Sequence[str], watch: bool) -> int:
     return int(worst)
 
 
-def _serve(store: SqliteStore, args: argparse.Namespace) -> int:
+def _serve(store: RunStore, args: argparse.Namespace) -> int:
     try:
         from agentsm_fn.server.serve import serve_runs, token_from  # noqa: PLC0415 - the server extra is optional
     except ImportError:
