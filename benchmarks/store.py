@@ -91,8 +91,16 @@ class GraphState(TypedDict):
     history: Annotated[list[str], operator.add]
 
 
+def has_sqlite_saver() -> bool:
+    """Whether LangGraph and its SqliteSaver are installed (the dev extra has LangGraph alone)."""
+    return (
+        importlib.util.find_spec("langgraph") is not None
+        and importlib.util.find_spec("langgraph.checkpoint.sqlite") is not None
+    )
+
+
 def langgraph_side(folder: Path) -> Callable[[int], None] | None:
-    if importlib.util.find_spec("langgraph") is None:
+    if not has_sqlite_saver():
         return None
     # Imported by name: the bench extra is not installed in CI, where mypy checks this file.
     saver: Any = importlib.import_module("langgraph.checkpoint.sqlite").SqliteSaver
@@ -137,7 +145,10 @@ def part_one(ks: list[int], rounds: int) -> list[str]:
         durable = durable_side(Path(folder))
         graph = langgraph_side(Path(folder))
         if graph is None:
-            print("LangGraph is not installed (pip install 'agentsm-fn[bench]'): its side is skipped")
+            print(
+                "LangGraph's SqliteSaver is not installed (pip install 'agentsm-fn[bench]'): "
+                "its side is skipped"
+            )
         print(
             f"{'K':>6} {'transitions':>11} {'in memory':>11} {'durable':>11} {'LangGraph':>11} "
             f"{'durable/mem':>12} {'durable/LG':>11}"

@@ -9,7 +9,9 @@ Properties (stable codes): SM001 single initial state, SM002 reachability,
 SM003 absorbing terminals, SM004 no deadlock, SM005 option to complete (dead
 ends and livelocks), SM006 no orphan rows, SM007 no dead rows, SM008 event
 completeness, SM009 termination (every cycle through a budgeted state), SM010
-failure handling, SM011/SM012 declared policies, SM013 readable events.
+failure handling, SM011/SM012 declared policies, SM013 readable events, SM014
+resumable interrupts (LangGraph). Besides agentsm_fn machines it reads LangGraph,
+python-statemachine and transitions graphs (:mod:`verification.foreign`).
 
 Only this package imports networkx; ``import agentsm_fn`` never does.
 """
@@ -26,6 +28,7 @@ from verification.findings import (
     Witness,
     property_for,
 )
+from verification.foreign import FRAMEWORKS, foreign_graph
 from verification.model import MachineGraph, Row, StateInfo, graph_of
 from verification.policies import NeverReachable, PassesThrough, PathPolicy, PolicyError
 from verification.report_json import render_json
@@ -37,6 +40,7 @@ from verification.verify import Ignore, Report, Verdict, step_bound, verify, ver
 __all__ = [
     "Edge",
     "EventReading",
+    "FRAMEWORKS",
     "Ignore",
     "Location",
     "MachineGraph",
@@ -54,6 +58,7 @@ __all__ = [
     "Verdict",
     "Witness",
     "emittable_events",
+    "foreign_graph",
     "graph_of",
     "property_for",
     "read_events",

@@ -15,7 +15,7 @@ Failures on the way, as values::
     CliError
     ├── usage        bad arguments, no machines named anywhere
     ├── ConfigError  pyproject.toml unreadable or [tool.agentsm_fn] wrong
-    ├── LoadError    a target cannot be imported or is not a Machine
+    ├── LoadError    a target cannot be imported or is not a Machine or a foreign graph
     └── PolicyError  a policy names a state the machine lacks
 """
 
@@ -32,12 +32,12 @@ from returns.result import Failure, Success
 from verification.config import DIAGRAM_FORMATS, FORMATS, Config, read_config
 from verification.diagrams import to_dot, to_markdown, to_mermaid
 from verification.findings import property_for
-from verification.loading import load_machine
+from verification.loading import load_model
 from verification.policies import PolicyError
 from verification.report_json import render_json
 from verification.report_sarif import render_sarif
 from verification.report_text import render_text
-from verification.verify import Ignore, Report, verify
+from verification.verify import Ignore, Report, verify_graph
 
 __all__ = ["EXIT_ERROR", "EXIT_INTERNAL", "EXIT_OK", "EXIT_VIOLATED", "main"]
 
@@ -77,7 +77,8 @@ def _parser() -> _Parser:
         nargs="*",
         metavar="MODULE:ATTRIBUTE",
         help="machines to verify: a module importable from the current directory (mypkg.agent:MACHINE) "
-        "or a file (path/to/agent.py:MACHINE)",
+        "or a file (path/to/agent.py:MACHINE); also a LangGraph StateGraph, a python-statemachine "
+        "StateMachine or a transitions Machine",
     )
     p.add_argument("--format", choices=FORMATS, help="report format (default: text, or the config's)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report here instead of stdout")
@@ -153,18 +154,17 @@ def _run(argv: Sequence[str] | None) -> int:
     reports: list[Report] = []
     errors: list[str] = []
     for spec in targets:
-        match load_machine(spec):
+        match load_model(spec):
             case Failure(error):
                 errors.append(str(error))
-            case Success(loaded):
+            case Success(model):
                 try:
                     reports.append(
-                        verify(
-                            loaded.machine,
+                        verify_graph(
+                            model,
                             policies=config.policies_for(spec),
                             ignores=(*config.ignores_for(spec), *extra_ignores),
                             label=spec,
-                            source_files=[loaded.source_file] if loaded.source_file else [],
                         )
                     )
                 except PolicyError as exc:

@@ -1,6 +1,6 @@
 """What the verifier reports: properties with stable codes, violations, witnesses.
 
-Every property has a code (``SM001``..``SM013``) that never changes meaning, a
+Every property has a code (``SM001``..``SM014``) that never changes meaning, a
 short name, the question it answers and a default fix hint. A
 :class:`PropertyViolation` names its code, the states and events involved, the shortest
 witness path (a :class:`Witness`, a lasso when the problem is a loop), the source
@@ -12,6 +12,7 @@ from __future__ import annotations
 import attrs
 
 __all__ = [
+    "MACHINE_CODES",
     "PROPERTIES",
     "Edge",
     "Location",
@@ -54,8 +55,16 @@ PROPERTIES: tuple[Property, ...] = (
     Property("SM011", "passes-through", "declared policies: every path from X to Y passes through Z"),
     Property("SM012", "never-reachable", "declared policies: state S is never reachable"),
     Property("SM013", "readable-events", "every handler's events can be read or are declared"),
+    Property(
+        "SM014",
+        "resumable-interrupts",
+        "every interrupt point of a compiled LangGraph graph can be resumed (the graph has a checkpointer)",
+    ),
 )
 """Every property, in code order."""
+
+MACHINE_CODES = frozenset(p.code for p in PROPERTIES) - {"SM014"}
+"""The codes that apply to an agentsm_fn machine (SM014 is about LangGraph's interrupts)."""
 
 _BY_CODE = {p.code: p for p in PROPERTIES}
 

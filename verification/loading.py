@@ -1,4 +1,4 @@
-"""Import a machine named ``MODULE:ATTRIBUTE``; every failure is a :class:`LoadError` value.
+"""Import a machine or graph named ``MODULE:ATTRIBUTE``; every failure is a :class:`LoadError` value.
 
 The current directory is put first on ``sys.path`` (as pytest does), so a hook
 run at a repository root imports that repository's modules. Importing a user's
@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import enum
 import inspect
+from types import ModuleType
 from typing import cast
 
 import attrs
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.machine import Machine
-from agentsm_fn.shell.targets import import_target
+from agentsm_fn.shell.targets import ImportedTarget, import_target
+from verification.foreign import read_foreign
+from verification.model import MachineGraph, graph_of
 
-__all__ = ["LoadError", "Loaded", "load_machine"]
+__all__ = ["LoadError", "Loaded", "load_machine", "load_model"]
 
 
 @attrs.frozen
@@ -67,7 +70,51 @@ def load_machine(spec: str) -> Result[Loaded, LoadError]:
     imported = import_target(spec)
     if isinstance(imported, Failure):
         return Failure(LoadError(spec, imported.failure()))
-    value, module = imported.unwrap().value, imported.unwrap().module
+    return _machine(spec, imported.unwrap())
+
+
+def load_model(spec: str) -> Result[MachineGraph, LoadError]:
+    """Import a target and read its graph: an agentsm_fn Machine, or a foreign framework's graph.
+
+    Foreign graphs: a LangGraph ``StateGraph`` (built or compiled), a python-statemachine
+    ``StateMachine`` (class or instance) or a transitions ``Machine`` (see
+    :mod:`verification.foreign`).
+
+    Example:
+        >>> load_model("agentsm_fn.agents.react:REACT_MACHINE").unwrap().framework
+        'agentsm_fn'
+        >>> load_model("agentsm_fn.core:emit").failure().message  # doctest: +ELLIPSIS
+        'emit is a function, not an agentsm_fn Machine (nor a LangGraph, python-statemachine or ...'
+    """
+    imported = import_target(spec)
+    if isinstance(imported, Failure):
+        return Failure(LoadError(spec, imported.failure()))
+    target = imported.unwrap()
+    files = [f for f in (_source_file(target.module),) if f]
+    foreign = None if isinstance(target.value, Machine) else read_foreign(target.value, files)
+    if isinstance(foreign, MachineGraph):
+        return Success(foreign)
+    if isinstance(foreign, str):
+        return Failure(LoadError(spec, foreign))
+    loaded = _machine(spec, target)
+    if isinstance(loaded, Failure) and not isinstance(target.value, Machine):
+        error = loaded.failure()
+        return Failure(attrs.evolve(error, message=error.message + _NOR))
+    return loaded.map(lambda found: graph_of(found.machine, files))
+
+
+_NOR = " (nor a LangGraph, python-statemachine or transitions graph)"
+
+
+def _source_file(module: ModuleType) -> str | None:
+    try:
+        return inspect.getsourcefile(module)
+    except TypeError:
+        return None
+
+
+def _machine(spec: str, target: ImportedTarget) -> Result[Loaded, LoadError]:
+    value, module = target.value, target.module
     attribute = spec.rpartition(":")[2]
     if not isinstance(value, Machine):
         why = f"{attribute} is a {type(value).__name__}, not an agentsm_fn Machine"
@@ -77,8 +124,4 @@ def load_machine(spec: str) -> Result[Loaded, LoadError]:
     kinds = (value.states, value.events)
     if not all(isinstance(k, type) and issubclass(k, enum.Enum) for k in kinds):
         return Failure(LoadError(spec, "; ".join(value.problems())))
-    try:
-        source = inspect.getsourcefile(module)
-    except TypeError:
-        source = None
-    return Success(Loaded(spec, cast(Machine[enum.Enum, enum.Enum, object], value), source))
+    return Success(Loaded(spec, cast(Machine[enum.Enum, enum.Enum, object], value), _source_file(module)))

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from verification.findings import Location
 
-__all__ = ["RowLocator", "class_location", "function_location", "relative_path"]
+__all__ = ["RowLocator", "class_location", "first_line", "function_location", "relative_path"]
 
 _MAX_SIBLINGS = 64
 """Rows are looked for in the enums' modules and at most this many sibling modules."""
@@ -109,6 +109,20 @@ def class_location(cls: type) -> Location | None:
     for number, line in enumerate(_read(path), start=1):
         if pattern.match(line):
             return Location(relative_path(path), number)
+    return None
+
+
+def first_line(paths: Iterable[str], pattern: re.Pattern[str]) -> Location | None:
+    """The first line of the first file in ``paths`` that ``pattern`` matches, or None.
+
+    Example:
+        >>> first_line([__file__], re.compile(r"^def first_line")).line > 1
+        True
+    """
+    for path in paths:
+        for number, line in enumerate(_read(path), start=1):
+            if pattern.search(line):
+                return Location(relative_path(path), number)
     return None
 
 

@@ -13,7 +13,7 @@ row or the initial state mentions is labelled ``Class.NAME`` (or its ``repr``).
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, TypeVar
 
 import attrs
@@ -22,7 +22,7 @@ from agentsm_fn.core.handlers import Handler
 from agentsm_fn.core.machine import Machine
 from verification.effect_types import DeclaredEffects, read_effects
 from verification.events import EventReading, read_events
-from verification.findings import Location
+from verification.findings import MACHINE_CODES, Location, PropertyViolation
 from verification.locate import RowLocator, class_location, function_location
 
 if TYPE_CHECKING:
@@ -106,6 +106,16 @@ class MachineGraph:
     """Every node: the declared states in order, then undeclared names that rows or ``initial`` use."""
     origin: Location | None = None
     """Where the state enum is defined: the fallback location of whole-machine findings."""
+    framework: str = "agentsm_fn"
+    """What the graph was read from: ``agentsm_fn``, or a foreign framework (``langgraph``, ...)."""
+    applicable: frozenset[str] = MACHINE_CODES
+    """The property codes that apply to this graph (foreign graphs lack budgets, effects, ...)."""
+    hints: Mapping[str, str] = attrs.field(factory=dict)
+    """Fix hints by code in the framework's own terms, replacing the default hints."""
+    terms: Mapping[str, str] = attrs.field(factory=dict)
+    """Phrases of the default messages and the framework's own words for them (for foreign graphs)."""
+    findings: tuple[PropertyViolation, ...] = ()
+    """Violations only the reader can see (a LangGraph interrupt without a checkpointer: SM014)."""
     _cache: dict[str, nx.MultiDiGraph[str]] = attrs.field(factory=dict, init=False, eq=False, repr=False)
 
     @property

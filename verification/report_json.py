@@ -95,6 +95,7 @@ def report_to_json(report: Report) -> Json:
     """
     return {
         "machine": report.machine,
+        "framework": report.model.framework,
         "states": report.states,
         "rows": report.rows,
         "ok": report.ok,

@@ -13,7 +13,13 @@ from verification.verify import Report
 
 __all__ = ["render_text", "summary_line"]
 
-_MARK = {"proved": "proved", "violated": "VIOLATED", "ignored": "ignored", "not declared": "-"}
+_MARK = {
+    "proved": "proved",
+    "violated": "VIOLATED",
+    "ignored": "ignored",
+    "not declared": "-",
+    "not applicable": "n/a",
+}
 
 
 def summary_line(report: Report) -> str:
@@ -25,11 +31,12 @@ def summary_line(report: Report) -> str:
         >>> summary_line(verify(ONE_STEP))
         'tiny: 2 states, 1 rows: all 11 checked properties proved'
     """
-    checked = [v for v in report.verdicts if v.status != "not declared"]
+    checked = [v for v in report.verdicts if v.status not in ("not declared", "not applicable")]
     proved = sum(v.status == "proved" for v in checked)
     violated = sum(v.status == "violated" for v in checked)
     ignored = sum(v.status == "ignored" for v in checked)
-    head = f"{report.machine}: {report.states} states, {report.rows} rows: "
+    kind = "" if report.model.framework == "agentsm_fn" else f" ({report.model.framework})"
+    head = f"{report.machine}{kind}: {report.states} states, {report.rows} rows: "
     if violated == 0 and ignored == 0:
         return head + f"all {proved} checked properties proved"
     count = len(report.counted)

@@ -14,7 +14,7 @@ soundness* adds termination (SM009). Ignored violations still count here.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Literal, TypeVar
 
 import attrs
@@ -35,8 +35,8 @@ StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
 MemoryT = TypeVar("MemoryT")
 
-Status = Literal["proved", "violated", "ignored", "not declared"]
-"""A property's verdict."""
+Status = Literal["proved", "violated", "ignored", "not declared", "not applicable"]
+"""A property's verdict ("not applicable": the graph's framework lacks the notion, e.g. budgets)."""
 
 _POLICY_CODES = frozenset({"SM011", "SM012"})
 _OPTION_TO_COMPLETE = frozenset({"SM004", "SM005", "SM006", "SM008"})
@@ -109,7 +109,10 @@ class Report:
 
 
 def _verdicts(
-    violations: list[PropertyViolation], policies: tuple[PathPolicy, ...], ignores: dict[str, str]
+    violations: list[PropertyViolation],
+    policies: tuple[PathPolicy, ...],
+    ignores: dict[str, str],
+    applicable: frozenset[str],
 ) -> tuple[Verdict, ...]:
     declared = {
         "SM011": any(isinstance(p, PassesThrough) for p in policies),
@@ -119,7 +122,9 @@ def _verdicts(
     for prop in PROPERTIES:
         mine = [v for v in violations if v.code == prop.code]
         status: Status
-        if mine:
+        if prop.code not in applicable:
+            status = "not applicable"
+        elif mine:
             status = "ignored" if prop.code in ignores else "violated"
         elif prop.code in _POLICY_CODES and not declared[prop.code]:
             status = "not declared"
@@ -130,6 +135,12 @@ def _verdicts(
             Verdict(code=prop.code, name=prop.name, status=status, violations=len(mine), reason=reason)
         )
     return tuple(verdicts)
+
+
+def _in_terms(message: str, terms: Mapping[str, str]) -> str:
+    for phrase, words in terms.items():
+        message = message.replace(phrase, words)
+    return message
 
 
 def verify_graph(
@@ -156,8 +167,20 @@ def verify_graph(
         *check_events(analysis),
         *termination,
         *check_policies(analysis, policy_tuple),
+        *model.findings,
     ]
-    found = [attrs.evolve(v, ignored=ignore_map.get(v.code)) for v in found]
+    terminates = not any(v.code == "SM009" for v in found)
+    applies = model.applicable
+    found = [
+        attrs.evolve(
+            v,
+            message=_in_terms(v.message, model.terms),
+            ignored=ignore_map.get(v.code),
+            hint=model.hints.get(v.code, v.hint),
+        )
+        for v in found
+        if v.code in applies
+    ]
     found.sort(key=PropertyViolation.sort_key)
     codes = {v.code for v in found}
     failures = tuple(
@@ -174,10 +197,10 @@ def verify_graph(
         machine=label or model.name or "<unnamed>",
         states=len(model.states),
         rows=len(model.rows),
-        verdicts=_verdicts(found, policy_tuple, ignore_map),
+        verdicts=_verdicts(found, policy_tuple, ignore_map, applies),
         violations=tuple(found),
         sound=sound,
-        strongly_sound=sound and "SM009" not in codes,
+        strongly_sound=sound and terminates,
         soundness_failures=failures,
         bound=bound,
         model=model,

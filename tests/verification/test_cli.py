@@ -196,7 +196,7 @@ def test_internal_error_exits_3(monkeypatch: pytest.MonkeyPatch, capsys: pytest.
     def broken(*args: object, **kwargs: object) -> object:
         raise ZeroDivisionError("bug")
 
-    monkeypatch.setattr(cli, "verify", broken)
+    monkeypatch.setattr(cli, "verify_graph", broken)
     assert cli.main([WORKER]) == 3
     assert "internal error" in capsys.readouterr().err
 

@@ -1,0 +1,296 @@
+"""Read a LangGraph ``StateGraph`` (built or compiled) into the verifier's graph model.
+
+The builder keeps everything (a compiled graph keeps its builder): ``nodes`` (name to
+spec: the node's function and the ``Command`` destinations read from its annotation or
+``destinations=``), ``edges`` (plain edges), ``waiting_edges`` (joins) and ``branches``
+(conditional edges: the routing function and the ``path_map``, or the routes LangGraph
+read from the function's ``Literal`` return annotation). START is the initial node and
+END the terminal one. Route labels: ``edge``, ``join``, ``goto``, the ``path_map`` key
+(or the ``Literal`` value) of a conditional edge, and ``?`` for a route whose targets
+cannot be known: like LangGraph's own drawing, it may lead to any node (SM013 says so).
+
+A compiled graph adds its interrupt points (``interrupt_before``/``interrupt_after`` and
+the nodes whose function calls ``langgraph.types.interrupt``): without a checkpointer a
+run stops at one for good (SM014). Imported only when a target is a LangGraph graph.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+import textwrap
+import typing
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Literal
+
+from langgraph.constants import END, START
+from langgraph.graph.state import CompiledStateGraph, StateGraph
+from langgraph.types import Command, interrupt
+
+from verification.events import Origin
+from verification.findings import Location, PropertyViolation
+from verification.foreign_graph import Node, assemble_graph
+from verification.locate import class_location, first_line, function_location
+from verification.model import MachineGraph, Row
+
+__all__ = ["langgraph_graph"]
+
+FRAMEWORK = "langgraph"
+APPLICABLE = frozenset({f"SM{n:03}" for n in (1, 2, 3, 4, 5, 6, 7, 8, 11, 12, 13, 14)})
+"""No budgets (SM009: a loop with an exit is bounded by the recursion limit) and no effects (SM010)."""
+HINTS = {
+    "SM002": "add an edge that leads to the node (add_edge, or a conditional edge's path_map), or remove it",
+    "SM004": "add an edge from the node: add_edge(node, END) to finish there, or an edge to go on",
+    "SM005": "give the nodes a way to END: a conditional edge out of the loop, or an edge to END",
+    "SM006": "add the node with add_node, or fix the name in the edge",
+    "SM007": "remove the path_map entry, or let the routing function return it (and name it in its Literal)",
+    "SM008": "add the value to the conditional edge's path_map, or stop the routing function returning it",
+    "SM013": "annotate the routing function's return type with Literal[...] node names or pass a path_map; "
+    "annotate a node returning Command as Command[Literal[...]] or pass destinations=",
+    "SM014": "compile(checkpointer=...) so a paused run can be resumed (a subgraph compiled without one "
+    "inherits its parent's: ignore SM014 for it, with that reason)",
+}
+
+TERMS = {
+    "but the table has no row for it: the run would fail with InvalidTransition": "but its path_map "
+    "does not route it: the run would fail with KeyError",
+    "but the table has no row for them: the run would fail with InvalidTransition": "but its path_map "
+    "does not route them: the run would fail with KeyError",
+}
+"""SM008 in LangGraph's words."""
+
+AnyGraph = StateGraph[Any, Any, Any, Any]  # the verifier reads names and functions, never the state types
+
+
+def _function(runnable: object) -> Callable[..., object] | None:
+    for attribute in ("func", "afunc"):
+        fn = getattr(runnable, attribute, None)
+        if inspect.isfunction(fn) or inspect.ismethod(fn):
+            return typing.cast(Callable[..., object], fn)
+    return None
+
+
+def _leaves(tp: object, values: set[str], opaque: list[str]) -> None:
+    """Collect the ``Literal`` values inside ``tp``; any other leaf type (str, Send, ...) is opaque."""
+    if typing.get_origin(tp) is Literal:
+        values.update(str(v) for v in typing.get_args(tp))
+    elif typing.get_args(tp):
+        for arg in typing.get_args(tp):
+            _leaves(arg, values, opaque)
+    elif tp is not type(None):
+        opaque.append(getattr(tp, "__name__", repr(tp)))
+
+
+def _returned(fn: Callable[..., object]) -> object | str:
+    """``fn``'s return annotation, or why there is none."""
+    name = getattr(fn, "__qualname__", repr(fn))
+    try:
+        hints = typing.get_type_hints(fn)
+    except Exception as exc:  # any error inside user annotations becomes a finding
+        return f"the annotations of {name} cannot be evaluated ({type(exc).__name__}: {exc})"
+    returned: object = hints.get("return", f"{name} has no return annotation")
+    return returned
+
+
+def _routes(fn: Callable[..., object] | None) -> frozenset[str] | str:
+    """The values a routing function's ``Literal`` return annotation names, or why they cannot be read."""
+    if fn is None:
+        return "the routing function is not a plain function"
+    returned = _returned(fn)
+    if isinstance(returned, str):
+        return returned
+    values: set[str] = set()
+    opaque: list[str] = []
+    _leaves(returned, values, opaque)
+    if opaque or not values:
+        return f"{fn.__qualname__} returns {', '.join(opaque) or 'no Literal'}, not Literal node names"
+    return frozenset(values)
+
+
+def _unannotated_command(fn: Callable[..., object] | None) -> bool:
+    """Whether ``fn`` is annotated to return a ``Command`` without naming its destinations."""
+    returned = None if fn is None else _returned(fn)
+    found: list[bool] = []
+
+    def walk(tp: object) -> None:
+        if tp is Command or typing.get_origin(tp) is Command:
+            found.append(not any(typing.get_origin(a) is Literal for a in typing.get_args(tp)))
+        for arg in typing.get_args(tp):
+            walk(arg)
+
+    walk(returned)
+    return any(found)
+
+
+def _node_location(builder: AnyGraph, name: str) -> Location | None:
+    fn = _function(builder.nodes[name].runnable) if name in builder.nodes else None
+    return function_location(fn) if fn else None
+
+
+def _edge_line(files: Sequence[str], source: str, target: str) -> Location | None:
+    def name(node: str) -> str:
+        constant = {START: "START", END: "END"}.get(node)
+        quoted = rf"""['"]{re.escape(node)}['"]"""
+        return rf"(?:(?:\w+\.)?{constant}|{quoted})" if constant else quoted
+
+    return first_line(files, re.compile(rf"add_edge\(\s*{name(source)}\s*,\s*{name(target)}\s*\)"))
+
+
+def _interrupt_lines(fn: Callable[..., object]) -> list[Location]:
+    """Where ``fn`` calls ``langgraph.types.interrupt`` (by name or as ``module.interrupt``)."""
+    try:
+        lines, start = inspect.getsourcelines(fn)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError):
+        return []
+    scope = getattr(fn, "__globals__", {})
+    where = function_location(fn)
+    found: list[Location] = []
+    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
+        callee = call.func
+        if isinstance(callee, ast.Name):
+            target = scope.get(callee.id)
+        elif isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name):
+            target = getattr(scope.get(callee.value.id), callee.attr, None)
+        else:
+            continue
+        if target is interrupt and where is not None:
+            found.append(Location(where.path, start + call.lineno - 1))
+    return found
+
+
+def _interrupts(
+    compiled: CompiledStateGraph[Any, Any, Any, Any], nodes: Iterable[str]
+) -> PropertyViolation | None:
+    """SM014 when ``compiled`` pauses somewhere yet has no checkpointer to resume from."""
+    if compiled.checkpointer not in (None, False):
+        return None
+    names = list(nodes)
+    points: list[tuple[str, str, Location | None]] = []
+    for how, listed in (
+        ("before", compiled.interrupt_before_nodes),
+        ("after", compiled.interrupt_after_nodes),
+    ):
+        for node in names if listed == "*" else listed:
+            points.append((node, f"interrupt_{how}={node}", _node_location(compiled.builder, node)))
+    for node in names:
+        fn = _function(compiled.builder.nodes[node].runnable)
+        for line in _interrupt_lines(fn) if fn else []:
+            points.append((node, f"{node} calls interrupt() at line {line.line}", line))
+    if not points:
+        return None
+    return PropertyViolation(
+        code="SM014",
+        message=f"the graph pauses at {len(points)} interrupt point(s) ({'; '.join(p[1] for p in points)}) "
+        "but was compiled without a checkpointer: a run that reaches one stops and can never be resumed",
+        states=tuple(dict.fromkeys(p[0] for p in points)),
+        location=next((p[2] for p in points if p[2] is not None), None),
+        hint=HINTS["SM014"],
+    )
+
+
+def langgraph_graph(
+    value: AnyGraph | CompiledStateGraph[Any, Any, Any, Any], files: Sequence[str] = ()
+) -> MachineGraph:
+    """Read a built or compiled ``StateGraph``; ``files`` are searched for the lines of ``add_edge`` calls.
+
+    Example:
+        >>> from typing import TypedDict
+        >>> from langgraph.graph import END, START, StateGraph
+        >>> class State(TypedDict):
+        ...     n: int
+        >>> def bump(state: State) -> State:
+        ...     return {"n": state["n"] + 1}
+        >>> builder = StateGraph(State).add_node("bump", bump).add_edge(START, "bump").add_edge("bump", END)
+        >>> [(r.source, r.event, r.target) for r in langgraph_graph(builder).rows]
+        [('__start__', 'edge', 'bump'), ('bump', 'edge', '__end__')]
+    """
+    compiled = value if isinstance(value, CompiledStateGraph) else None
+    builder: AnyGraph = value.builder if isinstance(value, CompiledStateGraph) else value
+    declared = [*builder.nodes, END]
+    known = {START, *declared}
+    rows: list[Row] = []
+    emits: dict[str, set[str] | None] = {START: set(), **{n: set() for n in builder.nodes}}
+    origins: dict[str, Origin] = {}
+    problems: dict[str, list[tuple[str, Location | None]]] = {}
+    deciders: dict[str, Location | None] = {}  # a node's routing function, where its routes are decided
+
+    def route(source: str, label: str, target: str, location: Location | None, emitted: bool = True) -> None:
+        rows.append(
+            Row(
+                source=source,
+                event=label,
+                target=target,
+                source_declared=source in known,
+                target_declared=target in known and target != START,
+                location=location,
+            )
+        )
+        labels = emits.get(source)
+        if labels is not None and emitted:
+            labels.add(label)
+
+    def unknown(source: str, why: str, location: Location | None) -> None:
+        problems.setdefault(source, []).append((why, location))
+        for target in declared:
+            route(source, "?", target, location)
+        emits[source] = None
+
+    for source, target in builder.edges:
+        route(source, "edge", target, _edge_line(files, source, target))
+    for sources, target in builder.waiting_edges:
+        for source in sources:
+            route(source, "join", target, None)
+    for name, spec in builder.nodes.items():
+        where = _node_location(builder, name)
+        for target in spec.ends or ():
+            route(name, "goto", target, where)
+        if not spec.ends and _unannotated_command(_function(spec.runnable)):
+            unknown(name, f"node {name} returns a Command whose destinations are not annotated", where)
+    for source, branches in builder.branches.items():
+        for branch_name, branch in branches.items():
+            fn = _function(branch.path)
+            where = function_location(fn) if fn else None
+            deciders.setdefault(source, where)
+            read = _routes(fn)
+            if branch.ends is None:
+                unknown(source, f"conditional edge {branch_name}: {read}, and it has no path_map", where)
+                continue
+            for key, target in branch.ends.items():
+                route(source, str(key), target, where, emitted=False)
+            labels = emits.get(source)
+            if labels is not None:  # what the function can return: its Literal, else the path_map's keys
+                labels.update(read if isinstance(read, frozenset) else (str(k) for k in branch.ends))
+                origins[source] = (
+                    "annotation" if isinstance(read, frozenset) else origins.get(source, "declared")
+                )
+    nodes = [
+        Node(
+            name=name,
+            emits=None if (labels := emits.get(name)) is None else frozenset(labels),
+            origin=origins.get(name, "declared"),
+            problem="; ".join(why for why, _ in problems.get(name, [])),
+            location=next(
+                (at for _, at in problems.get(name, []) if at),
+                deciders.get(name) or _node_location(builder, name),
+            ),
+        )
+        for name in (START, *builder.nodes)
+    ]
+    if any(r.target == END for r in rows):  # else no route ends: SM005 says so, SM002 need not list END
+        nodes.append(Node(name=END, terminal=True))
+    found = _interrupts(compiled, builder.nodes) if compiled is not None else None
+    schema = builder.state_schema
+    return assemble_graph(
+        framework=FRAMEWORK,
+        name=compiled.name if compiled is not None else getattr(schema, "__name__", "StateGraph"),
+        nodes=nodes,
+        initial=START,
+        rows=rows,
+        applicable=APPLICABLE,
+        hints=HINTS,
+        terms=TERMS,
+        origin=class_location(schema) if isinstance(schema, type) else None,
+        findings=(found,) if found else (),
+    )
