@@ -3,19 +3,25 @@
 :meth:`~agentsm_fn.durable.runner.Durable.enqueue` stores a run as READY; a worker
 (:mod:`agentsm_fn.durable.worker`, ``agentsm-runs worker``) claims READY runs and orphaned ones
 (RUNNING, no live owner) with :meth:`RunQueue.claim_next`, which hands each run to exactly one
-claimant, renews the leases of the runs it holds, and waits for work between claims.
+claimant, renews the leases of the runs it holds, and waits for work between claims
+(:meth:`RunQueue.listen`).
 """
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Protocol, TypeAlias, runtime_checkable
 
 from returns.result import Result
 
 from agentsm_fn.durable.errors import RunBusy, StoreFailure
 from agentsm_fn.durable.store import NewRun, RunRecord, RunStore
 
-__all__ = ["RunQueue"]
+__all__ = ["RunQueue", "Wakeups"]
+
+Wakeups: TypeAlias = Callable[[float], Awaitable[None]]
+"""Wait until a run may have become claimable, or for at most the given number of seconds."""
 
 
 @runtime_checkable
@@ -45,6 +51,10 @@ class RunQueue(RunStore, Protocol):
         """Extend ``owner``'s lease on the run to ``until``; ``RunBusy`` if it no longer owns the run."""
         ...
 
-    async def wait_for_work(self, timeout: float) -> None:
-        """Return once a run may have become claimable (enqueued, answered, let go), or after ``timeout``."""
+    def listen(self) -> AbstractAsyncContextManager[Wakeups]:
+        """Listen for runs that become claimable (enqueued, answered, let go) while the context is open.
+
+        It gives the function a worker awaits between claims: it returns once such a run may
+        have come (announced since the previous call too), or after ``timeout`` seconds.
+        """
         ...

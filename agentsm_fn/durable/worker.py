@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import enum
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import attrs
@@ -27,7 +27,7 @@ from returns.result import Result
 from agentsm_fn.durable._loading import release
 from agentsm_fn.durable._owner import this_owner
 from agentsm_fn.durable.errors import DurableError
-from agentsm_fn.durable.queue import RunQueue
+from agentsm_fn.durable.queue import RunQueue, Wakeups
 from agentsm_fn.durable.runner import Durable, StoredRun
 
 __all__ = ["WorkerSettings", "serve"]
@@ -73,74 +73,89 @@ async def serve(
         >>> asyncio.run(serve(SqliteStore.open(":memory:").unwrap(), [], stop))
         0
     """
-    by_name = {durable.name: durable for durable in durables}
-    machines, owner = tuple(by_name), this_owner()
-    lease = min((durable.lease for durable in durables), default=300.0)
-    held: dict[asyncio.Task[Outcome], tuple[str, float]] = {}
-    renewing = asyncio.create_task(_renew(store, owner, held, lease, settings.clock))
-    taken = 0
+    worker = _Worker(store, {durable.name: durable for durable in durables}, settings, report)
+    renewing = asyncio.create_task(worker.renew())
     try:
-        while not stop.is_set():
-            while len(held) < settings.concurrency:
-                now = settings.clock()
-                claimed = store.claim_next(machines, owner, now, now + lease)
-                record = claimed.value_or(None)
-                if record is None:  # none, or the store failed: look again after the wait
-                    break
-                durable = by_name[record.machine]
-                task = asyncio.create_task(durable.aresume(store, record.run_id))
-                held[task] = (record.run_id, durable.lease)
-                taken += 1
-            await _next(store, stop, held, settings.poll)
-            _finished(held, report)
-        if held:
-            await asyncio.wait(held, timeout=settings.grace)
-        _finished(held, report)
-        for task, (run_id, _) in list(held.items()):  # past the grace: back to the queue
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-            release(store, run_id, owner, settings.clock())
-            del held[task]
+        async with store.listen() as wakeups:  # listening before the first claim: no announcement is missed
+            while not stop.is_set():
+                worker.claim()
+                await worker.next(wakeups, stop)
+        await worker.let_go()
     finally:
         renewing.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await renewing
-    return taken
+    return worker.taken
 
 
-async def _next(
-    store: RunQueue, stop: asyncio.Event, held: dict[asyncio.Task[Outcome], tuple[str, float]], poll: float
-) -> None:
-    """Wait until there may be work: a notification or ``poll`` seconds, a held run ending, or ``stop``."""
-    waiters = [asyncio.create_task(store.wait_for_work(poll)), asyncio.create_task(stop.wait())]
-    try:
-        await asyncio.wait([*waiters, *held], return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for waiter in waiters:
-            waiter.cancel()
-        await asyncio.gather(*waiters, return_exceptions=True)
+class _Worker:
+    """The runs one worker holds, and how it claims, renews and lets them go."""
+
+    def __init__(
+        self,
+        store: RunQueue,
+        by_name: dict[str, Durable[Any, Any, Any]],
+        settings: WorkerSettings,
+        report: Callable[[str, Outcome], None],
+    ) -> None:
+        self.store, self.by_name, self.settings, self.report = store, by_name, settings, report
+        self.owner = this_owner()
+        self.lease = min((durable.lease for durable in by_name.values()), default=300.0)
+        self.held: dict[asyncio.Task[Outcome], tuple[str, float]] = {}
+        self.taken = 0
+
+    def claim(self) -> None:
+        """Claim and start runs while fewer than ``concurrency`` are held and there are runs to claim."""
+        while len(self.held) < self.settings.concurrency:
+            now = self.settings.clock()
+            claimed = self.store.claim_next(tuple(self.by_name), self.owner, now, now + self.lease)
+            record = claimed.value_or(None)
+            if record is None:  # none, or the store failed: look again after the wait
+                return
+            durable = self.by_name[record.machine]
+            task = asyncio.create_task(durable.aresume(self.store, record.run_id))
+            self.held[task] = (record.run_id, durable.lease)
+            self.taken += 1
+
+    async def next(self, wakeups: Wakeups, stop: asyncio.Event) -> None:
+        """Wait until there may be work (announced, or ``poll`` seconds on), a held run ends, or ``stop``."""
+        waiting = _awaited(wakeups(self.settings.poll))
+        waiters = [asyncio.create_task(waiting), asyncio.create_task(stop.wait())]
+        try:
+            await asyncio.wait([*waiters, *self.held], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in waiters:
+                waiter.cancel()
+            await asyncio.gather(*waiters, return_exceptions=True)
+        self.finished()
+
+    def finished(self) -> None:
+        """Report and forget the held runs that ended."""
+        for task in [task for task in self.held if task.done()]:
+            run_id, _ = self.held.pop(task)
+            if not task.cancelled():
+                self.report(run_id, task.result())
+
+    async def let_go(self) -> None:
+        """Give the held runs ``grace`` seconds to end; cancel the rest and put them back in the queue."""
+        if self.held:
+            await asyncio.wait(self.held, timeout=self.settings.grace)
+        self.finished()
+        for task, (run_id, _) in list(self.held.items()):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            release(self.store, run_id, self.owner, self.settings.clock())
+            del self.held[task]
+
+    async def renew(self) -> None:
+        """Every third of the lease, renew the lease of every run held (one that was lost stays lost)."""
+        while True:
+            await asyncio.sleep(self.lease / 3)
+            for run_id, own_lease in list(self.held.values()):
+                # A lease that was lost stays lost: the run's next write is refused and it stops there.
+                self.store.renew(run_id, self.owner, self.settings.clock() + own_lease)
 
 
-def _finished(
-    held: dict[asyncio.Task[Outcome], tuple[str, float]], report: Callable[[str, Outcome], None]
-) -> None:
-    for task in [task for task in held if task.done()]:
-        run_id, _ = held.pop(task)
-        if not task.cancelled():
-            report(run_id, task.result())
-
-
-async def _renew(
-    store: RunQueue,
-    owner: str,
-    held: dict[asyncio.Task[Outcome], tuple[str, float]],
-    lease: float,
-    clock: Callable[[], float],
-) -> None:
-    """Every third of the lease, renew the lease of every run held (one that was lost stays lost)."""
-    while True:
-        await asyncio.sleep(lease / 3)
-        for run_id, own_lease in list(held.values()):
-            # A lease that was lost stays lost: the run's next write is refused and it stops there.
-            store.renew(run_id, owner, clock() + own_lease)
+async def _awaited(waiting: Awaitable[None]) -> None:
+    await waiting

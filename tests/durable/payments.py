@@ -7,7 +7,8 @@ route: the payment is noted as unknown in memory and the run goes on with the ne
 
 The ledger is the file named by ``PAYMENTS_LEDGER``; ``PAYMENTS_DIE_IN`` set to ``before N`` or
 ``after N`` kills the process (SIGKILL) just before or after payment N writes its ledger line;
-with ``PAYMENTS_GATE`` set, a payment waits (up to a minute) until that file exists.
+with ``PAYMENTS_GATE`` set, a payment waits (up to a minute) until that file exists; with
+``PAYMENTS_DELAY`` set, a payment takes that many seconds, half before and half after its ledger line.
 """
 
 from __future__ import annotations
@@ -99,8 +100,11 @@ def _pay(effect: Pay) -> str:
     deadline = time.monotonic() + 60
     while gate and not Path(gate).exists() and time.monotonic() < deadline:
         time.sleep(0.01)  # the test opens the gate when it has seen this payment start
+    delay = float(os.environ.get("PAYMENTS_DELAY", "0")) / 2
+    time.sleep(delay)  # the external system at work: a kill may land before or after the payment
     with Path(os.environ["PAYMENTS_LEDGER"]).open("a", encoding="utf-8") as ledger:
         ledger.write(f"{key} {effect.payment}\n")
+    time.sleep(delay)
     if die == f"after {effect.payment}":
         os.kill(os.getpid(), signal.SIGKILL)
     return f"receipt-{key}"

@@ -2,20 +2,23 @@
 
 SQLite serialises writers (``BEGIN IMMEDIATE``), so a claim reads and takes its run in one
 transaction that no other claimant can interleave with. There is no notification between
-processes: :meth:`SqliteQueue.wait_for_work` sleeps, and a worker polls.
+processes: :meth:`SqliteQueue.listen` gives a sleep, and a worker polls.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import sqlite3
+from collections.abc import AsyncIterator
 
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable._owner import run_orphaned
 from agentsm_fn.durable._rows import RUN_COLUMNS, record_from
 from agentsm_fn.durable.errors import RunBusy, StoreFailure
+from agentsm_fn.durable.queue import Wakeups
 from agentsm_fn.durable.sqlite._connection import SqliteConnection
 from agentsm_fn.durable.sqlite._rows import insert_run, transaction
 from agentsm_fn.durable.store import NewRun, RunRecord, RunStatus
@@ -87,6 +90,7 @@ class SqliteQueue(SqliteConnection):
             return Failure(RunBusy(run_id=run_id, owner="another process (this one no longer owns the run)"))
         return Success(None)
 
-    async def wait_for_work(self, timeout: float) -> None:
-        """Sleep ``timeout`` seconds: SQLite cannot notify another process, so a worker polls."""
-        await asyncio.sleep(timeout)
+    @contextlib.asynccontextmanager
+    async def listen(self) -> AsyncIterator[Wakeups]:
+        """Wake-ups that sleep ``timeout`` seconds: SQLite cannot notify another process, so workers poll."""
+        yield asyncio.sleep
