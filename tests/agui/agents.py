@@ -8,10 +8,11 @@ from collections.abc import Mapping
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.agents.react import AgentMemory, Event, State
-from agentsm_fn.agui import AguiAgent, AguiRequest, BadRequest, react_agui
 from agentsm_fn.durable import Durable
+from agentsm_fn.durable.fields import FieldProblem
 from agentsm_fn.llm import LlmReply, ToolCall
 from agentsm_fn.llm.json import JsonValue
+from agentsm_fn.server.agui import AguiAgent, AguiRequest, react_agui
 from agentsm_fn.shell import Shell, StepClock
 from agentsm_fn.shell.react_agent import AgentBuilder
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
@@ -89,15 +90,15 @@ def _order_shell() -> Shell:
     return Shell(base.on(Lookup, lookup), StepClock(start=1000.0))
 
 
-def _order(request: AguiRequest) -> Result[Order, BadRequest]:
+def _order(request: AguiRequest) -> Result[Order, FieldProblem]:
     state = request.state
     items = state.get("items") if isinstance(state, Mapping) else None
     if not isinstance(state, Mapping) or not isinstance(items, int):
-        return Failure(BadRequest(field="state.items", detail="the number of items to order is required"))
+        return Failure(FieldProblem(field="state.items", detail="the number of items to order is required"))
     over = state.get("approval_over", 1_000_000)
     start = state.get("first_item", 0)
     if not isinstance(over, int) or not isinstance(start, int):
-        return Failure(BadRequest(field="state", detail="approval_over and first_item are integers"))
+        return Failure(FieldProblem(field="state", detail="approval_over and first_item are integers"))
     return Success(Order(items=items, approval_over=over, next_item=start))
 
 

@@ -21,8 +21,8 @@ import pytest
 import uvicorn
 from fastapi import FastAPI
 
-from agentsm_fn.agui import AguiAgent, agui_routes
 from agentsm_fn.durable import SqliteStore
+from agentsm_fn.server.agui import AguiAgent, agui_routes
 
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER = Path(__file__).with_name("driver.cjs")

@@ -13,8 +13,8 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentsm_fn.agui import agui_routes
 from agentsm_fn.durable import SqliteStore
+from agentsm_fn.server.agui import agui_routes
 from tests.agui.agents import SENT, email_agent
 
 AGENT = email_agent()

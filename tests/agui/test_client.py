@@ -6,8 +6,8 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agentsm_fn.agui import AguiAgent
 from agentsm_fn.durable import SqliteStore
+from agentsm_fn.server.agui import AguiAgent
 from tests.agui.agents import ANSWER, SENT, email_agent, weather_agent
 from tests.agui.conftest import Lines, Served
 

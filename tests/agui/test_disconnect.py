@@ -8,8 +8,8 @@ from typing import Any
 
 import httpx
 
-from agentsm_fn.agui import AguiAgent
 from agentsm_fn.durable import RunStatus, SqliteStore
+from agentsm_fn.server.agui import AguiAgent
 from tests.agui.agents import blocking_agent
 from tests.agui.conftest import Served
 

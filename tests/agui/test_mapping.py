@@ -10,11 +10,6 @@ from hypothesis import strategies as st
 from agentsm_fn.agents.react import AgentMemory, HumanApprovalRequest
 from agentsm_fn.agents.react.effects import AskHuman
 from agentsm_fn.agents.react.outcomes import Approved, Modified, Rejected
-from agentsm_fn.agui.feed import EffectEnded, EffectStarted, Happening, Moved, Streamed
-from agentsm_fn.agui.interrupts import answer_from, interrupt_for, interrupt_id, waiting_entry
-from agentsm_fn.agui.request import read_request
-from agentsm_fn.agui.state import public_state, state_patch
-from agentsm_fn.agui.translate import Translator
 from agentsm_fn.llm import (
     AssistantMessage,
     LlmCall,
@@ -28,6 +23,11 @@ from agentsm_fn.llm import (
 )
 from agentsm_fn.llm.json import JsonObject, thaw
 from agentsm_fn.providers.events import TextDelta, ToolCallArguments, ToolCallStarted
+from agentsm_fn.server.agui.feed import EffectEnded, EffectStarted, Happening, Moved, Streamed
+from agentsm_fn.server.agui.interrupts import answer_from, interrupt_for, interrupt_id, waiting_entry
+from agentsm_fn.server.agui.request import read_request
+from agentsm_fn.server.agui.state import public_state, state_patch
+from agentsm_fn.server.agui.translate import Translator
 from verification.kit import json_objects
 
 run_ids = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,40}", fullmatch=True)

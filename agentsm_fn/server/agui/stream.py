@@ -2,7 +2,7 @@
 
 The stream opens with ``RUN_STARTED`` (its metadata names the stored run:
 ``{"agentsm_fn": {"run": RUN}}``), then the run's steps, messages, tool calls and state
-(:mod:`agentsm_fn.agui.translate`), and ends where the stored run stopped::
+(:mod:`agentsm_fn.server.agui.translate`), and ends where the stored run stopped::
 
     finished           RUN_FINISHED, outcome success, result: the agent's result
     waits for answer   RUN_FINISHED, outcome interrupt: one interrupt ``RUN#SEQ``
@@ -31,16 +31,16 @@ from ag_ui.core import (
 from ag_ui.encoder import EventEncoder
 from returns.result import Failure, Result
 
-from agentsm_fn.agui.agent import AguiAgent
-from agentsm_fn.agui.feed import Feed, observed
-from agentsm_fn.agui.interrupts import interrupt_for
-from agentsm_fn.agui.request import AguiRequest
-from agentsm_fn.agui.translate import Translator
 from agentsm_fn.durable.approvals import pending
 from agentsm_fn.durable.errors import DurableError, Stopped
 from agentsm_fn.durable.runner import Durable, StoredRun
 from agentsm_fn.durable.store import RunStore
 from agentsm_fn.llm.json import JsonObject
+from agentsm_fn.server.agui.agent import AguiAgent
+from agentsm_fn.server.agui.feed import Feed, observed
+from agentsm_fn.server.agui.interrupts import interrupt_for
+from agentsm_fn.server.agui.request import AguiRequest
+from agentsm_fn.server.agui.translate import Translator
 from agentsm_fn.shell.credentials import redact_credentials
 
 __all__ = ["StartingPoint", "run_events"]

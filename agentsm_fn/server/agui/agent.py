@@ -18,9 +18,10 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.states import Event, State
-from agentsm_fn.agui.request import AguiRequest, BadRequest
+from agentsm_fn.durable.fields import FieldProblem
 from agentsm_fn.durable.runner import Durable
 from agentsm_fn.llm.json import JsonValue
+from agentsm_fn.server.agui.request import AguiRequest
 from agentsm_fn.shell.react_agent import Agent
 
 __all__ = ["AguiAgent", "react_agui"]
@@ -38,7 +39,7 @@ def _no_result(memory: Any) -> JsonValue:
 class AguiAgent(Generic[StateT, EventT, MemoryT]):
     """A durable program, the first memory of a run a request starts, and the JSON result of a finished one.
 
-    ``memory`` refuses a request it cannot act on with a :class:`BadRequest` (a 422 that
+    ``memory`` refuses a request it cannot act on with a :class:`FieldProblem` (a 422 that
     names the field; nothing is stored). The endpoint is ``POST /agui/{durable.name}``.
 
     Example:
@@ -52,7 +53,7 @@ class AguiAgent(Generic[StateT, EventT, MemoryT]):
     """
 
     durable: Durable[StateT, EventT, MemoryT]
-    memory: Callable[[AguiRequest], Result[MemoryT, BadRequest]]
+    memory: Callable[[AguiRequest], Result[MemoryT, FieldProblem]]
     result: Callable[[MemoryT], JsonValue] = _no_result
 
     @property
@@ -77,10 +78,10 @@ def react_agui(agent: Agent, name: str) -> AguiAgent[State, Event, AgentMemory]:
         'What is 2+2?'
     """
 
-    def memory(request: AguiRequest) -> Result[AgentMemory, BadRequest]:
+    def memory(request: AguiRequest) -> Result[AgentMemory, FieldProblem]:
         task = request.last_user_text.strip()
         if not task:
-            return Failure(BadRequest(field="messages", detail="no user message to act on"))
+            return Failure(FieldProblem(field="messages", detail="no user message to act on"))
         return Success(agent.memory.evolve(task=task))
 
     def answer(memory: AgentMemory) -> JsonValue:

@@ -25,8 +25,8 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.agents.react.effects import AskHuman
 from agentsm_fn.agents.react.outcomes import Approved, Modified, Rejected
-from agentsm_fn.agui.request import BadRequest
 from agentsm_fn.core.effects import Effect
+from agentsm_fn.durable.fields import FieldProblem
 from agentsm_fn.llm.json import thaw
 from agentsm_fn.shell.credentials import redact_credentials
 
@@ -110,7 +110,9 @@ def interrupt_for(run_id: str, seq: int, effect: Effect[object] | None, summary:
     )
 
 
-def answer_from(entry: ResumeEntry, effect: Effect[object] | None, field: str) -> Result[object, BadRequest]:
+def answer_from(
+    entry: ResumeEntry, effect: Effect[object] | None, field: str
+) -> Result[object, FieldProblem]:
     """The outcome ``entry`` gives the waiting ``effect`` (``field`` names the entry in problems).
 
     Example:
@@ -127,7 +129,7 @@ def answer_from(entry: ResumeEntry, effect: Effect[object] | None, field: str) -
         problem = next(iter(jsonschema.Draft202012Validator(schema).iter_errors(entry.payload)), None)
         if problem is not None:
             where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in problem.absolute_path)
-            return Failure(BadRequest(field=f"{field}.payload{where}", detail=problem.message))
+            return Failure(FieldProblem(field=f"{field}.payload{where}", detail=problem.message))
         payload = entry.payload
         assert isinstance(payload, dict)  # the schema says so
         if not payload["approved"]:
@@ -141,5 +143,7 @@ def answer_from(entry: ResumeEntry, effect: Effect[object] | None, field: str) -
     chosen = next((c for c in candidates if effect.accepts(c)), None)
     if chosen is None:
         kinds = ", ".join(type(c).__name__ for c in candidates)
-        return Failure(BadRequest(field=f"{field}.payload", detail=f"{effect.summary()} accepts no {kinds}"))
+        return Failure(
+            FieldProblem(field=f"{field}.payload", detail=f"{effect.summary()} accepts no {kinds}")
+        )
     return Success(chosen)

@@ -19,7 +19,7 @@ stored run a 404, an interrupt answered already (or never asked) a 409.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ag_ui.core import RunAgentInput
@@ -29,25 +29,32 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from returns.result import Failure
 
 from agentsm_fn.agents.react.effects import AskHuman
-from agentsm_fn.agui.agent import AguiAgent
-from agentsm_fn.agui.interrupts import answer_from, waiting_entry
-from agentsm_fn.agui.request import AguiRequest, BadRequest, read_request
-from agentsm_fn.agui.state import public_state
-from agentsm_fn.agui.stream import StartingPoint, run_events
 from agentsm_fn.durable.approvals import answer, pending
-from agentsm_fn.durable.errors import AnswerRefused, RunNotFound
+from agentsm_fn.durable.errors import DurableError
+from agentsm_fn.durable.fields import FieldProblem
 from agentsm_fn.durable.store import RunStore
 from agentsm_fn.durable.travel import replay_stored
-from agentsm_fn.shell.credentials import redact_credentials
+from agentsm_fn.server.agui.agent import AguiAgent
+from agentsm_fn.server.agui.interrupts import answer_from, waiting_entry
+from agentsm_fn.server.agui.request import AguiRequest, read_request
+from agentsm_fn.server.agui.state import public_state
+from agentsm_fn.server.agui.stream import StartingPoint, run_events
+from agentsm_fn.server.context import ServerContext
+from agentsm_fn.server.errors import error_body, error_for
 
-__all__ = ["agui_routes"]
+__all__ = ["agui_router", "agui_routes"]
 
 
 def _refused(status: int, kind: str, detail: str) -> JSONResponse:
-    return JSONResponse({"error": {"kind": kind, "detail": redact_credentials(detail)}}, status_code=status)
+    return JSONResponse(error_body(kind, detail), status_code=status)
 
 
-def _bad(problem: BadRequest) -> JSONResponse:
+def _failed(error: DurableError) -> JSONResponse:
+    refusal = error_for(error)
+    return _refused(refusal.status, refusal.kind, refusal.detail)
+
+
+def _bad(problem: FieldProblem) -> JSONResponse:
     return _refused(422, "bad_request", problem.describe())
 
 
@@ -73,21 +80,21 @@ def _resume(
     named = [waiting_entry(entry.interrupt_id) for entry in entries]
     for index, found in enumerate(named):
         if found is None:
-            return _bad(BadRequest(field=f"resume[{index}].interruptId", detail="names no interrupt of ours"))
+            return _bad(
+                FieldProblem(field=f"resume[{index}].interruptId", detail="names no interrupt of ours")
+            )
     runs = {found[0] for found in named if found is not None}
     if len(runs) > 1 or len(entries) > 1:
         return _bad(
-            BadRequest(field="resume", detail="a run waits for one answer at a time: answer one interrupt")
+            FieldProblem(field="resume", detail="a run waits for one answer at a time: answer one interrupt")
         )
     (run_id, seq), entry = named[0] or ("", 0), entries[0]
     record = store.get(run_id)
     if isinstance(record, Failure):
-        error = record.failure()
-        status = 404 if isinstance(error, RunNotFound) else 503
-        return _refused(status, type(error).__name__, error.describe())
+        return _failed(record.failure())
     if record.unwrap().machine != agent.name:
         return _bad(
-            BadRequest(field="resume[0].interruptId", detail=f"run {run_id} is not a run of {agent.name}")
+            FieldProblem(field="resume[0].interruptId", detail=f"run {run_id} is not a run of {agent.name}")
         )
     waiting = next((p for p in pending(store).value_or(()) if p.run_id == run_id and p.seq == seq), None)
     if waiting is None:
@@ -101,12 +108,10 @@ def _resume(
         return _bad(outcome.failure())
     before = replay_stored(store, agent.durable.machine, run_id)
     if isinstance(before, Failure):
-        return _refused(409, type(before.failure()).__name__, before.failure().describe())
+        return _failed(before.failure())
     answered = answer(store, run_id, seq, outcome.unwrap())
     if isinstance(answered, Failure):
-        error = answered.failure()
-        status = 409 if isinstance(error, AnswerRefused) else 503
-        return _refused(status, type(error).__name__, error.describe())
+        return _failed(answered.failure())
     snapshot = before.unwrap()
     asked = frozenset({waiting.effect.request.tool_call.id} if isinstance(waiting.effect, AskHuman) else ())
     return StartingPoint(
@@ -146,3 +151,16 @@ def agui_routes(store: RunStore, agents: Sequence[AguiAgent[Any, Any, Any]]) -> 
         return StreamingResponse(run_events(agent, store, given, opening), media_type=media_type)
 
     return router
+
+
+def agui_router(agents: Sequence[AguiAgent[Any, Any, Any]]) -> Callable[[ServerContext], APIRouter]:
+    """``agents``' AG-UI routes as a router factory of ``create_app`` (``routers=(*ROUTERS, it)``).
+
+    Example:
+        >>> from agentsm_fn.durable.sqlite import SqliteStore
+        >>> from agentsm_fn.server import ROUTERS, create_app
+        >>> app = create_app(SqliteStore.open(":memory:").unwrap(), [], routers=(*ROUTERS, agui_router([])))
+        >>> "/agui/{name}" in app.openapi()["paths"]
+        True
+    """
+    return lambda ctx: agui_routes(ctx.store, agents)

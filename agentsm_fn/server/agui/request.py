@@ -12,7 +12,8 @@ to our messages (:data:`agentsm_fn.llm.Message`)::
     state               any JSON, kept as given (frozen)
     resume              answers to the interrupts of an earlier run (see ``interrupts``)
 
-A problem names the field (``messages[2].content[1]``) and what is wrong with it.
+A problem is a :class:`~agentsm_fn.durable.fields.FieldProblem` (the server's one type for a
+request value that does not fit): the field (``messages[2].content[1]``) and what is wrong.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from ag_ui.core import (
 )
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.durable.fields import FieldProblem
 from agentsm_fn.llm.json import JsonValue, freeze
 from agentsm_fn.llm.messages import (
     AssistantMessage,
@@ -49,26 +51,9 @@ from agentsm_fn.llm.messages import (
     UserMessage,
 )
 
-__all__ = ["AguiRequest", "BadRequest", "read_request"]
+__all__ = ["AguiRequest", "read_request"]
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
-
-
-@attrs.frozen(kw_only=True)
-class BadRequest:
-    """Why a request is refused: the field it concerns and what is wrong.
-
-    Example:
-        >>> BadRequest(field="runId", detail="must be 1-128 letters, digits, '.', '_', ':' or '-'").describe()
-        "runId: must be 1-128 letters, digits, '.', '_', ':' or '-'"
-    """
-
-    field: str
-    detail: str
-
-    def describe(self) -> str:
-        """One line: the field, then the problem."""
-        return f"{self.field}: {self.detail}"
 
 
 @attrs.frozen(kw_only=True)
@@ -93,29 +78,29 @@ class AguiRequest:
         return next((m.content for m in reversed(self.messages) if isinstance(m, UserMessage)), "")
 
 
-def _text(content: object, field: str) -> Result[str, BadRequest]:
+def _text(content: object, field: str) -> Result[str, FieldProblem]:
     if isinstance(content, str):
         return Success(content)
     parts: list[str] = []
     for index, part in enumerate(content if isinstance(content, list) else ()):
         if not isinstance(part, TextPart):
             kind = getattr(part, "type", type(part).__name__)
-            return Failure(BadRequest(field=f"{field}[{index}]", detail=f"{kind} parts are not supported"))
+            return Failure(FieldProblem(field=f"{field}[{index}]", detail=f"{kind} parts are not supported"))
         parts.append(part.text)
     return Success("".join(parts))
 
 
-def _call(call_id: str, name: str, arguments: str, field: str) -> Result[ToolCall, BadRequest]:
+def _call(call_id: str, name: str, arguments: str, field: str) -> Result[ToolCall, FieldProblem]:
     try:
         parsed = json.loads(arguments or "{}")
     except json.JSONDecodeError as error:
-        return Failure(BadRequest(field=field, detail=f"not JSON ({error.msg})"))
+        return Failure(FieldProblem(field=field, detail=f"not JSON ({error.msg})"))
     if not isinstance(parsed, dict):
-        return Failure(BadRequest(field=field, detail="must be a JSON object"))
+        return Failure(FieldProblem(field=field, detail="must be a JSON object"))
     return Success(ToolCall(call_id, name, parsed))
 
 
-def _message(message: object, field: str, names: dict[str, str]) -> Result[Message | None, BadRequest]:
+def _message(message: object, field: str, names: dict[str, str]) -> Result[Message | None, FieldProblem]:
     match message:
         case AguiUser(content=content):
             return _text(content, f"{field}.content").map(UserMessage)
@@ -138,7 +123,7 @@ def _message(message: object, field: str, names: dict[str, str]) -> Result[Messa
     return Success(None)  # activity and reasoning messages: not conversation
 
 
-def read_request(given: RunAgentInput) -> Result[AguiRequest, BadRequest]:
+def read_request(given: RunAgentInput) -> Result[AguiRequest, FieldProblem]:
     """The request as our values, or the first problem found in it.
 
     Example:
@@ -152,7 +137,7 @@ def read_request(given: RunAgentInput) -> Result[AguiRequest, BadRequest]:
     for field, value in (("threadId", given.thread_id), ("runId", given.run_id)):
         if not _ID.fullmatch(value):
             return Failure(
-                BadRequest(field=field, detail="must be 1-128 letters, digits, '.', '_', ':' or '-'")
+                FieldProblem(field=field, detail="must be 1-128 letters, digits, '.', '_', ':' or '-'")
             )
     messages: list[Message] = []
     names: dict[str, str] = {}
@@ -165,7 +150,7 @@ def read_request(given: RunAgentInput) -> Result[AguiRequest, BadRequest]:
     try:
         state = freeze(given.state)
     except TypeError as error:  # pragma: no cover - pydantic gives JSON values only
-        return Failure(BadRequest(field="state", detail=str(error)))
+        return Failure(FieldProblem(field="state", detail=str(error)))
     return Success(
         AguiRequest(
             thread_id=given.thread_id,

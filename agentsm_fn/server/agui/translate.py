@@ -1,7 +1,7 @@
 """What a run does, as AG-UI events: steps, text messages, tool calls and their results, state.
 
 One :class:`Translator` per AG-UI run. It is fed the run's happenings in order
-(:mod:`agentsm_fn.agui.feed`) and returns the protocol's events for each::
+(:mod:`agentsm_fn.server.agui.feed`) and returns the protocol's events for each::
 
     the run starts in S        STATE_SNAPSHOT (the memory's public fields), STEP_STARTED S
     S -> T                     STEP_FINISHED S, STEP_STARTED T
@@ -40,13 +40,13 @@ from ag_ui.core import (
 
 from agentsm_fn.agents.react.effects import RunTool, RunToolBatch
 from agentsm_fn.agents.react.outcomes import ReactToolResult, ToolBatchResult
-from agentsm_fn.agui.feed import EffectEnded, EffectStarted, Happening, Moved, RunStopped, Streamed
-from agentsm_fn.agui.state import public_state, state_patch
 from agentsm_fn.llm.call import LlmCall
 from agentsm_fn.llm.json import JsonObject, thaw
 from agentsm_fn.llm.messages import ToolCall
 from agentsm_fn.llm.replies import LlmReply
 from agentsm_fn.providers.events import TextDelta, ToolCallArguments, ToolCallStarted
+from agentsm_fn.server.agui.feed import EffectEnded, EffectStarted, Happening, Moved, RunStopped, Streamed
+from agentsm_fn.server.agui.state import public_state, state_patch
 from agentsm_fn.shell.credentials import redact_credentials
 
 __all__ = ["Translator"]
