@@ -156,3 +156,39 @@ def test_the_history_benchmark_prints_both_targets(
     history.main(["--quick", "--budget", "0"])
     out = capsys.readouterr().out
     assert out.count("target <= 1.2") == 1 and out.count("linear in K") == 2
+
+
+@pytest.fixture(scope="module")
+def server() -> ModuleType:
+    return load_benchmark("server")
+
+
+@pytest.mark.parametrize("llm", ["scripted", "streaming"])
+async def test_the_stream_benchmark_runs_the_same_run_every_way(server: ModuleType, llm: str) -> None:
+    scripted, streaming = server.agents().values()
+    agent = scripted if llm == "scripted" else streaming
+    steps = {
+        await server.through_arun(agent),
+        await server.through_astream(agent),
+        await server._without_hook(agent),
+    }
+    assert len(steps) == 1 and steps.pop() > 2 * server.TOOL_CALLS
+    answers = [event async for event in agent.astream() if type(event).__name__ == "LlmTextDelta"]
+    assert ("".join(delta.text for delta in answers) == server.ANSWER) is (llm == "streaming")
+
+
+def test_the_stream_benchmark_takes_the_hook_away_and_puts_it_back(server: ModuleType) -> None:
+    hook = getattr(server.provider_module, server.HOOK)
+    with server.without_stream_hook():
+        assert getattr(server.provider_module, server.HOOK) is not hook
+    assert getattr(server.provider_module, server.HOOK) is hook
+
+
+def test_the_server_benchmarks_quick_run_prints_the_stream_targets(
+    server: ModuleType, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(server, "MIN_ROUNDS", 1)
+    server.main(["--quick", "--budget", "0"])
+    out = capsys.readouterr().out
+    assert "a run consumed through astream: worst ratio" in out and "(target <= 1.3)" in out
+    assert "a run with no consumer (stream hook vs none): worst ratio" in out and "(target <= 1.03)" in out

@@ -6,13 +6,21 @@ lives in lifecycle hooks, never inside the pure handlers)::
 
     RunObserver.run_started(RunStart)  -> RunWatch, or None to leave this run alone
       RunWatch.transition(step, state, event, target, at)       each transition
+      RunWatch.effect_requested(step, state, effect, summary, at)  (optional) each request row
       RunWatch.effect_started(effect, within) -> EffectWatch    before a performer runs
         EffectWatch.effect_ended(outcome, seconds)              its outcome (or SUSPEND)
         EffectWatch.effect_raised(error, seconds)               the performer raised
+        EffectWatch.streamed(delta)          (optional method)   a streaming provider's delta
       RunWatch.run_ended(RunEnd)                                the run stopped
 
 ``within`` is the effect a part belongs to (a tool call of a parallel batch); None
-for the effects the machine asked for. Without an observer a run pays nothing. The
+for the effects the machine asked for. ``effect_requested`` (optional: looked up on a watch
+that has it) reports each effect request the trace records, in trace order, with the
+effect's class name and summary as the trace keeps them, before it is performed (or
+found to have no performer). ``streamed`` is looked up on an effect watch that
+has it: a streaming provider reports each delta it decodes (a provider ``StreamEvent``:
+text, a tool call's start or argument fragment) with ``agentsm_fn.shell.report_delta``
+to the effect it is performing. Without an observer a run pays nothing. The
 protocols live in the core: they are types over the core's values (snapshots, effects,
 failure reasons) and do no IO; the shell does the calling
 (:mod:`agentsm_fn.shell.observing`), and an observer that raises never breaks a run.

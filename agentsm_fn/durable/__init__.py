@@ -30,6 +30,7 @@ from agentsm_fn.durable.store import (
     TraceContexts,
 )
 from agentsm_fn.durable.stores import is_postgres, open_store
+from agentsm_fn.durable.streaming import stored_events
 
 __all__ = [
     "AnswerRefusal",
@@ -62,5 +63,6 @@ __all__ = [
     "machine_fingerprint",
     "machine_fingerprint_text",
     "open_store",
+    "stored_events",
     "to_bytes",
 ]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import enum
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import Generic, TypeVar
 
 import attrs
@@ -36,6 +36,8 @@ from agentsm_fn.durable.queue import RunQueue
 from agentsm_fn.durable.session import Pause, Session
 from agentsm_fn.durable.store import Checkpoint, NewRun, RunRecord, RunStatus, RunStore
 from agentsm_fn.shell.run import RunResult, Shell, arun, run
+from agentsm_fn.shell.streaming import BUFFER_SIZE
+from agentsm_fn.stream.events import RunEvent
 
 __all__ = ["Durable", "StoredRun"]
 
@@ -186,6 +188,28 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             return made
         session, shell = made.unwrap()
         return await self._aloop(session, shell, memory)
+
+    def astream(
+        self,
+        store: RunStore,
+        memory: MemoryT | None = None,
+        *,
+        run_id: str | None = None,
+        after: int = -1,
+        buffer: int = BUFFER_SIZE,
+    ) -> AsyncGenerator[RunEvent, None]:
+        """A run as a stream of its events (:func:`~agentsm_fn.shell.astream`): new, or stored.
+
+        With ``memory``, :meth:`astart` (under ``run_id``, or a new id). Without, the
+        stored run ``run_id``: its history after position ``after`` (its journal
+        replayed, :func:`~agentsm_fn.durable.streaming.stored_events`), then, unless it
+        finished or waits for an answer, :meth:`aresume` as it goes on. The last event's
+        ``result`` is what :meth:`astart`/:meth:`aresume` return. Leaving the loop early
+        cancels the run; it stays stored and resumable.
+        """
+        from agentsm_fn.durable.streaming import astream_durable  # noqa: PLC0415  # it imports this module
+
+        return astream_durable(self, store, memory, run_id, after, buffer)
 
     def _resumable(
         self, store: RunStore, run_id: str, allow_changed: bool

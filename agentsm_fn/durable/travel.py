@@ -18,6 +18,7 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.effects import describe_effect
 from agentsm_fn.core.engine import resume, step
+from agentsm_fn.core.failures import RunFailed
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.durable._loading import initial_snapshot
@@ -52,6 +53,17 @@ def replay_stored(
     journal that does not fit the machine is :class:`~agentsm_fn.durable.errors.Diverged`,
     naming the first step that differs.
     """
+    return replayed(store, machine, run_id, until_step, seen).map(lambda found: found[0])
+
+
+def replayed(
+    store: RunStore,
+    machine: Machine[StateT, EventT, MemoryT],
+    run_id: str,
+    until_step: int | None = None,
+    seen: Callable[[Snapshot[StateT, MemoryT]], None] | None = None,
+) -> Result[tuple[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT] | None], DurableError]:
+    """:func:`replay_stored`, with the failure the replay ended in (None if its last step did not fail)."""
     initial = initial_snapshot(store, machine, run_id)
     if isinstance(initial, Failure):
         return initial
@@ -62,6 +74,7 @@ def replay_stored(
     if isinstance(tail, Failure):
         return tail
     snap = initial.unwrap()[0]
+    failed: RunFailed[StateT, MemoryT] | None = None
     limit = until_step
     if seen is not None:
         seen(snap)
@@ -77,12 +90,12 @@ def replay_stored(
         seq = len(rows.unwrap()) if row is None else row.seq
         for at in ticks:
             if reached():
-                return Success(snap)
+                return Success((snap, failed))
             if snap.status is not Status.READY:
                 found = "finished" if snap.finished else f"awaiting {_pending(snap)}"
                 return diverged(seq, f"the journal runs a handler where the machine is {found}")
             stepped = step(machine, snap, at)
-            snap = stepped.unwrap() if isinstance(stepped, Success) else stepped.failure().snapshot
+            snap, failed = _taken(stepped)
             if seen is not None:
                 seen(snap)
         if row is None or row.outcome is None:
@@ -97,10 +110,19 @@ def replay_stored(
         if isinstance(outcome, Failure):
             return Failure(outcome.failure().within(run_id, f"journal[{row.seq}].outcome"))
         resumed = resume(machine, snap, outcome.unwrap(), row.at or 0.0)
-        snap = resumed.unwrap() if isinstance(resumed, Success) else resumed.failure().snapshot
+        snap, failed = _taken(resumed)
         if seen is not None:
             seen(snap)
-    return Success(snap)
+    return Success((snap, failed))
+
+
+def _taken(
+    result: Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT]],
+) -> tuple[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT] | None]:
+    """Where a replayed step left the run, and its failure (the run goes on from its snapshot)."""
+    if isinstance(result, Success):
+        return result.unwrap(), None
+    return result.failure().snapshot, result.failure()
 
 
 def _pending(snap: Snapshot[StateT, MemoryT]) -> str:

@@ -3,7 +3,9 @@
 :class:`HttpProvider` implements both :class:`~agentsm_fn.llm.LlmProvider` and
 :class:`~agentsm_fn.llm.AsyncLlmProvider`: ``complete``/``acomplete`` never raise.
 With ``stream=True`` they read the reply as a stream and pass every
-:data:`StreamEvent` to ``on_event`` as it arrives (the seed's ``output_tx``);
+:data:`StreamEvent` to ``on_event`` as it arrives (the seed's ``output_tx``) and to the
+run observing the call (``agentsm_fn.shell.report_delta``, which a run stream turns into
+its text and tool-call argument deltas);
 ``stream``/``astream`` give the events as an iterator. ``performers()`` registers
 the provider with the shell for :class:`~agentsm_fn.llm.LlmCall` effects.
 """
@@ -19,6 +21,7 @@ from agentsm_fn.llm.call import LlmCall, LlmRequest
 from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind, LlmOutcome
 from agentsm_fn.providers.events import StreamCompleted, StreamEvent
 from agentsm_fn.providers.transport import Transport
+from agentsm_fn.shell.observing import report_delta
 from agentsm_fn.shell.performers import Performers
 
 __all__ = ["POOL_LIMITS", "EventSink", "HttpProvider"]
@@ -130,8 +133,10 @@ class HttpProvider:
         for event in self.stream(request):
             if isinstance(event, StreamCompleted):
                 outcome = event.outcome
-            elif self.on_event is not None:
-                self.on_event(event)
+            else:
+                report_delta(event)
+                if self.on_event is not None:
+                    self.on_event(event)
         assert outcome is not None  # every stream ends with StreamCompleted
         return outcome
 
@@ -145,8 +150,10 @@ class HttpProvider:
         async for event in self.astream(request):
             if isinstance(event, StreamCompleted):
                 outcome = event.outcome
-            elif self.on_event is not None:
-                self.on_event(event)
+            else:
+                report_delta(event)
+                if self.on_event is not None:
+                    self.on_event(event)
         assert outcome is not None  # every stream ends with StreamCompleted
         return outcome
 

@@ -1,4 +1,4 @@
-"""Short words for what an effect's outcome says and how long it took (the live view, the inspector).
+"""Short words for what an effect's outcome says and how long it took (live view, inspector, run streams).
 
 Plain functions with no IO and no display library, so every place that shows a run
 (the terminal live view, the web inspector) says the same thing in the same words.
@@ -11,10 +11,11 @@ from agentsm_fn.agents.plan_execute.effects import ToolBatch
 from agentsm_fn.agents.react.outcomes import ReactToolResult as ToolResult
 from agentsm_fn.agents.react.outcomes import ToolBatchResult
 from agentsm_fn.core.driver import SUSPEND
-from agentsm_fn.core.effect_failures import EffectFailure
+from agentsm_fn.core.effect_failures import EffectFailure, FailureKind
 from agentsm_fn.llm.replies import LlmFailure, LlmReply
+from agentsm_fn.stream.events import OutcomeKind
 
-__all__ = ["duration", "outcome_note"]
+__all__ = ["duration", "outcome_kind", "outcome_note"]
 
 
 def duration(seconds: float) -> str:
@@ -56,3 +57,17 @@ def outcome_note(outcome: object) -> tuple[str, bool]:
         failed = sum(1 for r in outcome.results if not getattr(r, "ok", not getattr(r, "is_error", False)))
         return f"{len(outcome.results)} results" + (f", {failed} failed" if failed else ""), bool(failed)
     return type(outcome).__name__, False
+
+
+def outcome_kind(outcome: object, failed: bool) -> OutcomeKind:
+    """The kind of an effect's outcome (``failed``: its :func:`outcome_note` says it failed).
+
+    Example:
+        >>> outcome_kind(EffectFailure.unknown("Charge"), True).value, outcome_kind("fine", False).value
+        ('unknown', 'ok')
+    """
+    if outcome is SUSPEND:
+        return OutcomeKind.SUSPENDED
+    if type(outcome) is EffectFailure and outcome.kind is FailureKind.UNKNOWN:
+        return OutcomeKind.UNKNOWN
+    return OutcomeKind.FAILED if failed else OutcomeKind.OK

@@ -35,6 +35,12 @@ class _BothEffects:
             if watch is not None:
                 watch.effect_raised(error, seconds)
 
+    def streamed(self, delta: object) -> None:
+        for watch in (self.first, self.second):
+            streamed = getattr(watch, "streamed", None)
+            if streamed is not None:
+                streamed(delta)
+
 
 class _BothRuns:
     __slots__ = ("first", "second")
@@ -46,6 +52,12 @@ class _BothRuns:
         for watch in (self.first, self.second):
             if watch is not None:
                 watch.transition(step, state, event, target, at)
+
+    def effect_requested(self, step: int, state: enum.Enum, effect: str, summary: str, at: float) -> None:
+        for watch in (self.first, self.second):
+            requested = getattr(watch, "effect_requested", None)
+            if requested is not None:
+                requested(step, state, effect, summary, at)
 
     def effect_started(self, effect: Effect[object], within: EffectWatch | None) -> EffectWatch:
         first_within, second_within = (

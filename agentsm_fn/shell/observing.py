@@ -32,13 +32,14 @@ from returns.result import Failure, Result
 from agentsm_fn.core.driver import SUSPEND
 from agentsm_fn.core.effects import Effect
 from agentsm_fn.core.failures import RunFailed
+from agentsm_fn.core.journal import digest_summary
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.observe import EffectWatch, RunEnd, RunObserver, RunStart, RunWatch
 from agentsm_fn.core.snapshot import Snapshot
 from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
 from agentsm_fn.shell.timeouts import TimedPerformer, Watched
 
-__all__ = ["Watching", "aperform_part", "perform_part", "start_watching"]
+__all__ = ["Watching", "aperform_part", "perform_part", "report_delta", "start_watching"]
 
 T = TypeVar("T")
 StateT = TypeVar("StateT", bound=enum.Enum)
@@ -200,6 +201,29 @@ def perform_part(part: Effect[object], fn: Callable[[], T]) -> T:
     return outcome
 
 
+def report_delta(delta: object) -> None:
+    """Tell the effect being performed here that a streaming provider produced ``delta``.
+
+    A provider calls it for each decoded stream event (text, a tool call's start or
+    argument fragment); an observer whose effect watch has a ``streamed`` method gets it,
+    attributed to its own run (the effect being performed is a context variable, so
+    concurrent runs on one loop never mix). Outside an observed effect it does nothing.
+
+    Example:
+        >>> report_delta("Hel")  # no observed effect here: nothing happens
+    """
+    current = _CURRENT.get()
+    if current is None:
+        return
+    streamed = getattr(current[1], "streamed", None)
+    if streamed is None:
+        return
+    try:
+        streamed(delta)
+    except Exception:
+        _complain("streamed")
+
+
 async def aperform_part(part: Effect[object], fn: Callable[[], Awaitable[T]]) -> T:
     """Await ``fn()``, reported as ``part`` of the effect being performed (see :func:`perform_part`).
 
@@ -223,15 +247,24 @@ class Watching:
     Made by :func:`start_watching`; ``run``/``arun``/``resume_run`` use it.
     """
 
-    __slots__ = ("watch",)
+    __slots__ = ("requested", "watch")
 
     def __init__(self, watch: RunWatch) -> None:
         self.watch = watch
+        self.requested: Callable[[int, enum.Enum, str, str, float], None] | None = getattr(
+            watch, "effect_requested", None
+        )
 
     def on_row(self, row: tuple[int, object, object, object, object, float]) -> None:
-        """The fold recorded ``row``: report it if it is a transition (effects report themselves)."""
+        """The fold recorded ``row``: report it (an effect request only to a watch that asks for them)."""
         step, state, event, target, _data, at = row
-        if target is None:  # an effect request: the wrapped performer reports the effect
+        if target is None:  # an effect request: the wrapped performer reports performing it
+            if self.requested is not None:
+                kind, summary = digest_summary(event)
+                try:
+                    self.requested(step, cast(enum.Enum, state), kind, summary, at)
+                except Exception:
+                    _complain("effect_requested")
             return
         try:
             self.watch.transition(

@@ -11,7 +11,7 @@ functions, ``agentsm_fn.tools.Tool`` values or a ``ToolRegistry``
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncGenerator, Iterable, Mapping
 from types import MappingProxyType
 
 import attrs
@@ -43,8 +43,10 @@ from agentsm_fn.shell.clock import Clock, system_clock
 from agentsm_fn.shell.performers import Performers
 from agentsm_fn.shell.react_performers import llm_performers
 from agentsm_fn.shell.run import Shell, arun, run
+from agentsm_fn.shell.streaming import BUFFER_SIZE, astream
 from agentsm_fn.shell.tool_batches import run_tool_calls, run_tool_calls_async
 from agentsm_fn.shell.tool_functions import retry_safe_tools, tool_registry, tool_timeouts
+from agentsm_fn.stream.events import RunEvent
 from agentsm_fn.tools.registry import Tool, ToolFn, ToolRegistry
 
 __all__ = ["AgentFSM", "plan_execute_performers"]
@@ -180,4 +182,18 @@ class AgentFSM:
         """Run the FSM on ``initial_input`` to FINALIZE or HALT (asyncio)."""
         return interpret_plan_execute(
             await arun(PLAN_EXECUTE_MACHINE, self.start(initial_input), self.shell())
+        )
+
+    def astream(self, initial_input: str, buffer: int = BUFFER_SIZE) -> AsyncGenerator[RunEvent, None]:
+        """:meth:`arun` as a stream of its events (:func:`~agentsm_fn.shell.astream`).
+
+        The last event (``Finished`` or ``Failed``) carries what :meth:`arun` returns as
+        its ``result``.
+        """
+        return astream(
+            PLAN_EXECUTE_MACHINE,
+            self.start(initial_input),
+            self.shell(),
+            buffer=buffer,
+            result=interpret_plan_execute,
         )

@@ -12,7 +12,7 @@ run resumes with a human's decision (it may come from JSON, written by another p
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import AsyncGenerator, Mapping
 from typing import TypedDict, Unpack
 
 import attrs
@@ -32,6 +32,8 @@ from agentsm_fn.shell.clock import Clock
 from agentsm_fn.shell.human import Approver, AsyncApprover
 from agentsm_fn.shell.react_performers import async_provider, react_shell, sync_provider
 from agentsm_fn.shell.run import Shell, aresume_run, arun, resume_run, run
+from agentsm_fn.shell.streaming import BUFFER_SIZE, astream
+from agentsm_fn.stream.events import RunEvent
 from agentsm_fn.tools.registry import Tool, ToolFn, ToolRegistry
 
 __all__ = ["Agent", "AgentBuilder"]
@@ -75,6 +77,14 @@ class Agent:
     async def arun(self) -> RunResult:
         """Run on asyncio: async provider, async tools and batches run concurrently."""
         return interpret_react(await arun(self.machine, self.memory, self.shell()))
+
+    def astream(self, buffer: int = BUFFER_SIZE) -> AsyncGenerator[RunEvent, None]:
+        """:meth:`arun` as a stream of its events (:func:`~agentsm_fn.shell.astream`).
+
+        The last event (``Finished``, ``Failed`` or ``AwaitingOutcome``) carries what
+        :meth:`arun` returns as its ``result``.
+        """
+        return astream(self.machine, self.memory, self.shell(), buffer=buffer, result=interpret_react)
 
     def resume(self, suspended: Suspended, decision: ApprovalDecision) -> RunResult:
         """Continue a suspended run with the human's decision."""
