@@ -4,7 +4,11 @@ Usage::
 
     agentsm-verify [MODULE:ATTRIBUTE ...] [--format text|json|sarif] [--output FILE]
                    [--diagrams DIR] [--diagram-format mermaid|dot|markdown ...]
-                   [--config PYPROJECT] [--ignore CODE=REASON ...]
+                   [--config PYPROJECT] [--ignore CODE=REASON ...] [--explore]
+
+``--explore`` runs the explorations of ``[[tool.agentsm_fn.explore]]`` instead (of the named
+machines only, when targets are given): every run of the real handlers, breadth first
+(:mod:`verification.explore`, needs the ``kit`` extra).
 
 With no target it reads ``[tool.agentsm_fn]`` from ./pyproject.toml. Exit codes:
 0 every property proved (or its violations ignored), 1 a property violated,
@@ -94,6 +98,11 @@ def _parser() -> _Parser:
         metavar="CODE=REASON",
         help="ignore a property, with a reason",
     )
+    p.add_argument(
+        "--explore",
+        action="store_true",
+        help="explore every run of the machines [[tool.agentsm_fn.explore]] declares (needs the kit extra)",
+    )
     return p
 
 
@@ -143,6 +152,8 @@ def _run(argv: Sequence[str] | None) -> int:
     if isinstance(config, str):
         print(f"agentsm-verify: error: {config}", file=sys.stderr)
         return EXIT_ERROR
+    if args.explore:
+        return _explore(config, args.targets, args.output)
     targets: list[str] = list(args.targets) or list(config.machines)
     if not targets:
         print(
@@ -187,6 +198,21 @@ def _run(argv: Sequence[str] | None) -> int:
             for kind in args.diagram_format or config.diagram_formats:
                 _write_if_changed(out / (_slug(report.machine) + _SUFFIX[kind]), _RENDER[kind](report))
     return EXIT_OK if all(r.ok for r in reports) else EXIT_VIOLATED
+
+
+def _explore(config: Config, targets: Sequence[str], output: str | None) -> int:
+    from verification.explore.command import run_explorations  # noqa: PLC0415  # needs Hypothesis: on use
+
+    found = run_explorations(config.explorations, targets)
+    for error in found.errors:
+        print(f"agentsm-verify: error: {error}", file=sys.stderr)
+    if output:
+        Path(output).write_text(found.text, encoding="utf-8")
+    else:
+        sys.stdout.write(found.text)
+    if found.errors:
+        return EXIT_ERROR
+    return EXIT_OK if found.ok else EXIT_VIOLATED
 
 
 def main(argv: Sequence[str] | None = None) -> int:

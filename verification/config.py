@@ -19,6 +19,10 @@ Example table::
     to = "Acting"
     through = "WaitingForHuman"             # or: never = "DeleteEverything"
 
+    [[tool.agentsm_fn.explore]]             # agentsm-verify --explore (verification.explore_settings)
+    machine = "mypkg.agent:MACHINE"
+    starts = "mypkg.explore:STARTS"
+
 Every problem is collected into one :class:`ConfigError` value.
 """
 
@@ -31,6 +35,7 @@ from typing import Literal
 import attrs
 from returns.result import Failure, Result, Success
 
+from verification.explore_settings import ExploreSettings, parse_explore
 from verification.findings import property_for
 from verification.policies import NeverReachable, PassesThrough, PathPolicy
 from verification.verify import Ignore
@@ -62,6 +67,7 @@ class Config:
     ignores: tuple[tuple[str | None, Ignore], ...] = ()
     """``(machine spec or None for all, ignore)`` pairs."""
     policies: tuple[tuple[str, PathPolicy], ...] = ()
+    explorations: tuple[ExploreSettings, ...] = ()
 
     def ignores_for(self, spec: str) -> tuple[Ignore, ...]:
         """The ignores that apply to the machine ``spec``."""
@@ -156,7 +162,7 @@ def parse_config(table: dict[str, object], path: str = "pyproject.toml") -> Resu
         'pyproject.toml: unknown key colour; format must be one of text, json, sarif'
     """
     problems: list[str] = []
-    known = {"machines", "format", "diagrams", "diagram_formats", "ignore", "policy"}
+    known = {"machines", "format", "diagrams", "diagram_formats", "ignore", "policy", "explore"}
     problems.extend(f"unknown key {k}" for k in table if k not in known)
     machines = _strings(table.get("machines", []), "machines", problems)
     fmt = table.get("format", "text")
@@ -173,6 +179,7 @@ def parse_config(table: dict[str, object], path: str = "pyproject.toml") -> Resu
     )
     ignores = _ignores(table.get("ignore", []), problems)
     policies = _policies(table.get("policy", []), problems)
+    explorations = parse_explore(table.get("explore", []), problems)
     if problems:
         return Failure(ConfigError(path, tuple(problems)))
     return Success(
@@ -183,6 +190,7 @@ def parse_config(table: dict[str, object], path: str = "pyproject.toml") -> Resu
             diagram_formats=tuple(d for d in DIAGRAM_FORMATS if d in kinds),
             ignores=ignores,
             policies=policies,
+            explorations=explorations,
         )
     )
 

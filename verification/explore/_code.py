@@ -39,8 +39,10 @@ class Source:
         return qualname
 
     def spec(self, spec: str) -> str:
-        """Import ``module:attribute`` and return the attribute's name."""
-        module, _, attribute = spec.partition(":")
+        """Import ``module:attribute`` (or ``path/to/file.py:attribute``) and return the attribute's name."""
+        module, _, attribute = spec.rpartition(":")
+        if module.endswith(".py"):  # a file is imported by its name, from its folder (on sys.path)
+            module = module.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".py")
         self.imports.add((module, attribute.split(".")[0]))
         return attribute
 
