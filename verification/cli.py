@@ -35,6 +35,7 @@ from returns.result import Failure, Success
 
 from verification.config import DIAGRAM_FORMATS, FORMATS, Config, read_config
 from verification.diagrams import to_dot, to_markdown, to_mermaid
+from verification.explore_settings import explore_command
 from verification.findings import property_for
 from verification.loading import load_model
 from verification.policies import PolicyError
@@ -201,9 +202,11 @@ def _run(argv: Sequence[str] | None) -> int:
 
 
 def _explore(config: Config, targets: Sequence[str], output: str | None) -> int:
-    from verification.explore.command import run_explorations  # noqa: PLC0415  # needs Hypothesis: on use
-
-    found = run_explorations(config.explorations, targets)
+    command = explore_command()  # verification.explore, found through its entry point
+    if isinstance(command, str):
+        print(f"agentsm-verify: error: {command}", file=sys.stderr)
+        return EXIT_ERROR
+    found = command(config.explorations, targets)
     for error in found.errors:
         print(f"agentsm-verify: error: {error}", file=sys.stderr)
     if output:

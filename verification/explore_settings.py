@@ -15,13 +15,25 @@ One table per exploration; every value but the numbers names a ``MODULE:ATTRIBUT
     max_states = 1_000_000                                # optional: stop after this many states
 
 Read without importing anything (the explorer needs the ``kit`` extra; the verifier does not).
+
+The explorer builds on the kit, which builds on the verifier, so the verifier's command line
+cannot import it: ``verification.explore`` registers its command in the ``agentsm_fn.verify``
+entry-point group (pyproject.toml), and :func:`explore_command` finds it there. The command's
+shape, :data:`ExploreCommand`, is declared here, below both.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
+from typing import Protocol, cast
+
 import attrs
 
-__all__ = ["ExploreSettings", "parse_explore"]
+__all__ = ["ExploreCommand", "ExploreReport", "ExploreSettings", "explore_command", "parse_explore"]
+
+ENTRY_POINTS = "agentsm_fn.verify"
+"""The entry-point group where ``verification.explore`` registers its command as ``explore``."""
 
 _SPECS = ("machine", "starts", "outcomes", "invariants", "properties", "key", "budget")
 _NUMBERS = ("depth", "max_states")
@@ -82,3 +94,34 @@ def parse_explore(value: object, problems: list[str]) -> tuple[ExploreSettings, 
         if len(problems) == before:
             found.append(ExploreSettings(**{k: v for k, v in item.items()}))
     return tuple(found)
+
+
+class ExploreReport(Protocol):
+    """What the explore command returns: the report, whether every rule held, the errors."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def errors(self) -> tuple[str, ...]: ...
+
+
+ExploreCommand = Callable[[Sequence[ExploreSettings], Sequence[str]], ExploreReport]
+"""Run explorations (only those of the named machines, when any are named)."""
+
+
+def explore_command() -> ExploreCommand | str:
+    """The explore command registered by ``verification.explore``, or why it cannot be had.
+
+    Example:
+        >>> callable(explore_command())  # installed with the kit extra, as in this project
+        True
+    """
+    found = [ep for ep in entry_points(group=ENTRY_POINTS) if ep.name == "explore"]
+    if not found:
+        return f"no explore command in the {ENTRY_POINTS} entry points: reinstall agentsm-fn"
+    try:
+        return cast(ExploreCommand, found[0].load())
+    except ImportError as exc:
+        return f"--explore needs the kit extra (pip install agentsm-fn[kit]): {exc}"
