@@ -1,4 +1,4 @@
-"""``agentsm-runs``: every command on a real store, in a subprocess where another process matters."""
+"""``agentsm-runs``: every command on each real store, in a subprocess where another process matters."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agentsm_fn.durable import SqliteStore
+from agentsm_fn.durable import open_store
 from agentsm_fn.durable.cli._support import Exit
 from agentsm_fn.durable.cli.commands import main
 from agentsm_fn.durable.travel import replay_stored
@@ -33,10 +33,10 @@ def cli(*args: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> str:
-    path = str(tmp_path / "runs.db")
-    SqliteStore.open(path).unwrap().close()
-    return path
+def db(store_db: str) -> str:
+    """A new, empty store of each kind (a SQLite file, a PostgreSQL database): what --db is given."""
+    open_store(store_db).unwrap().close()
+    return store_db
 
 
 def test_a_store_that_does_not_exist_is_an_error_and_is_not_created(tmp_path: Path) -> None:
@@ -48,7 +48,7 @@ def test_a_store_that_does_not_exist_is_an_error_and_is_not_created(tmp_path: Pa
 
 
 def waiting(db: str) -> str:
-    store = SqliteStore.open(db).unwrap()
+    store = open_store(db).unwrap()
     run_id = DURABLE_ORDERS.start(store, Order(items=2, approval_over=0), run_id="order-1").unwrap().run_id
     store.close()
     return run_id
@@ -151,8 +151,9 @@ def test_a_machine_is_found_by_its_file_as_agentsm_verify_finds_it(
 
 
 def test_fork_with_a_changed_field(db: str) -> None:
-    store = SqliteStore.open(db).unwrap()
+    store = open_store(db).unwrap()
     run_id = DURABLE_ORDERS.start(store, Order(items=2)).unwrap().run_id
+    store.close()
     code, out, _ = cli("--db", db, "fork", run_id, "1", "--set", "items=4")
     assert code == 0 and "finished after 9 steps" in out
 
@@ -183,12 +184,13 @@ def test_fork_sets_a_persistent_vector_from_a_json_list(db: str) -> None:
     ],
 )
 def test_fork_with_a_bad_change_is_a_usage_error_and_starts_nothing(db: str, change: str, says: str) -> None:
-    store = SqliteStore.open(db).unwrap()
+    store = open_store(db).unwrap()
     run_id = DURABLE_ORDERS.start(store, Order(items=2)).unwrap().run_id
     before = store.runs(unfinished_only=False).unwrap()
     code, out, err = cli("--db", db, "fork", run_id, "1", "--set", change)
     assert (code, out) == (2, "") and says in err and "Traceback" not in err
     assert store.runs(unfinished_only=False).unwrap() == before
+    store.close()
 
 
 def test_a_reader_that_stops_reading_is_no_error(db: str) -> None:

@@ -12,20 +12,32 @@ from pathlib import Path
 import pytest
 
 from agentsm_fn.agents.react.memory import AgentMemory
-from agentsm_fn.durable import RunStatus, SqliteStore, StoreFailure
+from agentsm_fn.durable import RunRecord, RunStatus, SqliteStore, StoreFailure, open_store
 from agentsm_fn.durable.cli._support import BadField, Exit, changed
 from tests.durable.machines import DURABLE_ORDERS, Order
+from tests.durable.stores import execute
 from tests.durable.test_cli import cli
+
+CORRUPT = bytes.fromhex("deadbeef00")
+"""Not msgpack: an outcome that does not decode."""
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> str:
-    path = str(tmp_path / "runs.db")
-    store = SqliteStore.open(path).unwrap()
+def db(store_db: str) -> str:
+    """A store of each kind with a finished run (done-1) and one waiting for an approval (wait-1)."""
+    store = open_store(store_db).unwrap()
     DURABLE_ORDERS.start(store, Order(items=2), run_id="done-1").unwrap()
     DURABLE_ORDERS.start(store, Order(items=2, approval_over=0), run_id="wait-1").unwrap()
     store.close()
-    return path
+    return store_db
+
+
+def _record(db: str, run_id: str) -> RunRecord:
+    store = open_store(db).unwrap()
+    try:
+        return store.get(run_id).unwrap()
+    finally:
+        store.close()
 
 
 def _tables(path: Path) -> list[str]:
@@ -75,13 +87,8 @@ def test_an_empty_file_is_not_a_store_for_the_command_line(tmp_path: Path) -> No
     assert empty.stat().st_size == 0
 
 
-def _corrupt(db: str, sql: str) -> None:
-    with sqlite3.connect(db) as connection:
-        connection.execute(sql)
-
-
 def test_export_of_a_run_with_a_corrupt_outcome_exits_5_and_still_exports_the_journal(db: str) -> None:
-    _corrupt(db, "UPDATE journal SET outcome = x'deadbeef00' WHERE run_id = 'done-1' AND seq = 1")
+    execute(db, "UPDATE journal SET outcome = ? WHERE run_id = 'done-1' AND seq = 1", (CORRUPT,))
     code, out, err = cli("--db", db, "export", "done-1")
     assert code == int(Exit.STORE)
     assert "run done-1, journal[1].outcome: corrupt" in err
@@ -91,14 +98,14 @@ def test_export_of_a_run_with_a_corrupt_outcome_exits_5_and_still_exports_the_jo
 
 
 def test_corrupt_clock_readings_are_stored_data_that_failed_and_the_run_is_kept(db: str) -> None:
-    _corrupt(db, "UPDATE journal SET ticks = x'02' WHERE run_id = 'wait-1' AND seq = 1")
-    before = SqliteStore.open(db).unwrap().get("wait-1").unwrap()
+    execute(db, "UPDATE journal SET ticks = ? WHERE run_id = 'wait-1' AND seq = 1", (b"\x02",))
+    before = _record(db, "wait-1")
     for command in (["show", "wait-1"], ["replay", "wait-1"], ["replay", "wait-1", "--step", "3"]):
         code, _, err = cli("--db", db, *command)
         assert code == int(Exit.STORE), (command, err)
         assert "journal[1].ticks" in err and "corrupt" in err
     assert cli("--db", db, "resume", "wait-1")[0] == int(Exit.OK)  # from its checkpoint: it still waits
-    after = SqliteStore.open(db).unwrap().get("wait-1").unwrap()
+    after = _record(db, "wait-1")
     assert after.status is RunStatus.WAITING and after.steps == before.steps
     assert "wait-1" in cli("--db", db, "list")[1]
 
@@ -123,7 +130,7 @@ def test_a_negative_step_is_a_usage_error(db: str, command: list[str]) -> None:
 
 
 def test_check_reports_an_unreadable_run_as_stored_data_that_failed_not_as_a_divergence(db: str) -> None:
-    _corrupt(db, "UPDATE journal SET outcome = x'deadbeef00' WHERE run_id = 'wait-1' AND seq = 1")
+    execute(db, "UPDATE journal SET outcome = ? WHERE run_id = 'wait-1' AND seq = 1", (CORRUPT,))
     code, out, err = cli("--db", db, "check", "tests.durable.machines:DURABLE_ORDERS")
     assert code == int(Exit.STORE), (out, err)
     assert "wait-1 (waiting): UNREADABLE: " in out and "journal[1].outcome" in out
@@ -133,7 +140,7 @@ def test_check_reports_an_unreadable_run_as_stored_data_that_failed_not_as_a_div
 
 
 def test_a_corrupt_waiting_entry_names_its_run_when_pending_is_listed(db: str) -> None:
-    _corrupt(db, "UPDATE journal SET ticks = x'02' WHERE run_id = 'wait-1' AND waiting = 1")
+    execute(db, "UPDATE journal SET ticks = ? WHERE run_id = 'wait-1' AND seq = 4", (b"\x02",))  # it waits
     code, out, err = cli("--db", db, "pending")
     assert (code, out) == (int(Exit.STORE), "")
     assert "run wait-1, journal[" in err and "].ticks: corrupt" in err
@@ -143,10 +150,10 @@ def test_list_marks_a_running_run_whose_process_is_gone(db: str) -> None:
     host = socket.gethostname()
     future = time.time() + 3600
     alive, gone = f"{host}:{os.getpid()}", f"{host}:{2**22 + 12345}"  # above any Linux pid_max
-    _corrupt(db, f"UPDATE runs SET status = 'running', owner = '{alive}', lease_until = {future}")
+    execute(db, "UPDATE runs SET status = 'running', owner = ?, lease_until = ?", (alive, future))
     code, out, _ = cli("--db", db, "list")
     assert code == 0 and "running*" not in out and "stopped mid-way" not in out  # this process holds them
-    _corrupt(db, f"UPDATE runs SET owner = '{gone}' WHERE id = 'wait-1'")
+    execute(db, "UPDATE runs SET owner = ? WHERE id = 'wait-1'", (gone,))
     code, out, _ = cli("--db", db, "list")
     marked = [line.split()[0] for line in out.splitlines() if "running*" in line]
     assert code == 0 and marked == ["wait-1"]
@@ -164,7 +171,7 @@ def test_fork_set_on_a_field_whose_nested_annotations_cannot_be_resolved_is_no_c
 
 def test_replay_past_the_last_step_says_where_the_run_ends(db: str) -> None:
     code, out, _ = cli("--db", db, "replay", "done-1", "--step", "99")
-    steps = SqliteStore.open(db).unwrap().get("done-1").unwrap().steps
+    steps = _record(db, "done-1").steps
     assert code == int(Exit.OK)
     assert f"after {steps} steps (there is no step 99: the stored run reaches step {steps})" in out
     code, out, _ = cli("--db", db, "replay", "done-1", "--step", str(steps))

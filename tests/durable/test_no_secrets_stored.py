@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentsm_fn.core import SUSPEND, EffectFailure
-from agentsm_fn.durable import Durable, RunStatus, SqliteStore
+from agentsm_fn.durable import Durable, RunStatus, RunStore, SqliteStore
 from agentsm_fn.shell import Performers, Shell, StepClock, redact_credentials, run
 from tests.durable.machines import ORDERS, ORDERS_V2, AskApproval, Charge, Lookup, Order
 
@@ -49,11 +49,10 @@ def test_a_raising_performer_stores_no_secret_from_the_environment_or_its_messag
 
 
 def test_a_run_stopped_by_a_raising_performer_keeps_no_secret_in_its_reason(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store: RunStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PAYMENTS_TOKEN", KEY)
     no_route = Durable(name=LEAKY.name, machine=ORDERS_V2, shell=_shell)  # no failure route
-    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
     no_route.start(store, Order(items=1), run_id="o-1")
     record = store.get("o-1").unwrap()
     assert record.status is RunStatus.FAILED
@@ -70,13 +69,11 @@ def test_redacting_removes_every_occurrence_of_a_known_token(text: str) -> None:
 
 
 def test_a_durable_and_an_in_memory_run_deliver_the_identical_failure(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store: RunStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PAYMENTS_API_KEY", KEY)
     in_memory = run(ORDERS, Order(items=1), _shell()).unwrap()
-    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
     durable = LEAKY.start(store, Order(items=1), run_id="o-1").unwrap().snapshot
-    store.close()
     failure = in_memory.journal.outcomes[-1]
     assert isinstance(failure, EffectFailure) and KEY not in failure.detail and TOKEN not in failure.detail
     assert durable.journal.outcomes[-1] == failure

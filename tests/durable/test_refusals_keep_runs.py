@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-from pathlib import Path
 from typing import Literal
 
 import attrs
@@ -18,7 +17,7 @@ from agentsm_fn.durable import (
     MachineChanged,
     NotResumable,
     RunStatus,
-    SqliteStore,
+    RunStore,
 )
 from agentsm_fn.durable.approvals import answer, pending
 from agentsm_fn.durable.check import check_runs
@@ -66,8 +65,7 @@ TIDY = Durable(
 )
 
 
-def test_resuming_a_finished_run_is_refused_and_keeps_its_last_pure_steps(tmp_path: Path) -> None:
-    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
+def test_resuming_a_finished_run_is_refused_and_keeps_its_last_pure_steps(store: RunStore) -> None:
     done = TIDY.start(store, 1, run_id="t-1").unwrap()
     assert done.finished and done.snapshot.memory == 12
     before = replay_stored(store, TIDY_MACHINE, "t-1").unwrap()
@@ -80,8 +78,7 @@ def test_resuming_a_finished_run_is_refused_and_keeps_its_last_pure_steps(tmp_pa
     assert store.get("t-1").unwrap().status is RunStatus.FINISHED
 
 
-def test_a_refused_changed_machine_leaves_a_ready_run_ready(tmp_path: Path) -> None:
-    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
+def test_a_refused_changed_machine_leaves_a_ready_run_ready(store: RunStore) -> None:
     waiting = DURABLE_ORDERS.start(store, Order(items=1, approval_over=0), run_id="o-1").unwrap()
     assert not waiting.finished
     answer(store, "o-1", 2, True).unwrap()
@@ -104,10 +101,7 @@ ORDERS_ASKING_ANOTHER: Machine[S, E, Order] = attrs.evolve(
 DIVERGING = Durable(name=DURABLE_ORDERS.name, machine=ORDERS_ASKING_ANOTHER, shell=DURABLE_ORDERS.shell)
 
 
-def test_a_diverging_changed_machine_leaves_the_record_checkable_against_the_old_one(
-    tmp_path: Path,
-) -> None:
-    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
+def test_a_diverging_changed_machine_leaves_the_record_checkable_against_the_old_one(store: RunStore) -> None:
     waiting = DURABLE_ORDERS.start(store, Order(items=1, approval_over=0), run_id="o-2").unwrap()
     assert not waiting.finished
     record = store.get("o-2").unwrap()
@@ -127,8 +121,7 @@ def test_a_diverging_changed_machine_leaves_the_record_checkable_against_the_old
     assert DURABLE_ORDERS.resume(store, "o-2").unwrap().finished
 
 
-def test_a_finished_run_waits_for_nothing(tmp_path: Path) -> None:
-    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
+def test_a_finished_run_waits_for_nothing(store: RunStore) -> None:
     DURABLE_ORDERS.start(store, Order(items=1, approval_over=0), run_id="o-2").unwrap()
     finished = DURABLE_ORDERS_V2.resume(store, "o-2", allow_changed=True).unwrap()  # v2 never asks
     assert finished.finished
