@@ -19,10 +19,13 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import RunBusy, StoreFailure
 
-__all__ = ["GroupCommit", "Groups", "fenced"]
+__all__ = ["GroupCommit", "Groups", "after", "fenced"]
 
 Op = TypeVar("Op")
 """One journal write, as the store that writes it knows it."""
+
+Db = TypeVar("Db")
+"""A store's connection."""
 
 Written = Result[int, StoreFailure]
 """How many rows one write changed (0: the writer does not own the run), or why it failed."""
@@ -82,6 +85,16 @@ class Groups(Generic[Op]):
                 del self.by_loop[key]
             group = self.by_loop[id(loop)] = (loop, GroupCommit(self.write_group))
         return group[1]
+
+
+def after(first: Callable[[Db], int], then: Callable[[Db], int]) -> Callable[[Db], int]:
+    """One write of ``first`` then ``then``; if ``first`` writes no row (the fence held), ``then`` is not run.
+
+    Example:
+        >>> after(lambda db: 0, lambda db: 1)(None), after(lambda db: 1, lambda db: 1)(None)
+        (0, 1)
+    """
+    return lambda db: then(db) if first(db) else 0
 
 
 def fenced(

@@ -20,9 +20,10 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable._owner import owner_holds
 from agentsm_fn.durable.errors import AnswerRefusal, AnswerRefused, RunBusy, RunNotFound, StoreFailure
-from agentsm_fn.durable.store import Checkpoint, JournalRow, RunRecord, RunStatus
+from agentsm_fn.durable.store import Checkpoint, JournalRow, NewRun, RunRecord, RunStatus
 
 __all__ = [
+    "NEW_RUN_COLUMNS",
     "RUN_COLUMNS",
     "CorruptColumn",
     "answered",
@@ -33,6 +34,7 @@ __all__ = [
     "claimed",
     "found_run",
     "holder",
+    "new_run_values",
     "pack_ticks",
     "record_from",
     "refusal",
@@ -248,3 +250,29 @@ def holder(row: tuple[object, ...] | None, owner: str, now: float) -> str:
         return "missing"
     held, lease = str(row[0] or ""), float(row[1] or 0.0)  # type: ignore[arg-type]  # a REAL column
     return held if held != owner and owner_holds(held, lease, now) else ""
+
+
+NEW_RUN_COLUMNS = (
+    "id, machine, fingerprint, status, created, updated, owner, lease_until, parent, parent_step, memory, "
+    "start_state, start_steps"
+)
+"""The columns a new run is inserted with, in the order of :func:`new_run_values`."""
+
+
+def new_run_values(run: NewRun) -> tuple[object, ...]:
+    """A new run's row (RUNNING, owned by ``run.owner``) in the order of :data:`NEW_RUN_COLUMNS`."""
+    return (
+        run.run_id,
+        run.machine,
+        run.fingerprint,
+        RunStatus.RUNNING.value,
+        run.created,
+        run.created,
+        run.owner,
+        run.lease_until,
+        run.parent,
+        run.parent_step,
+        run.memory,
+        run.start_state,
+        max(run.parent_step, 0),
+    )

@@ -18,6 +18,7 @@ from psycopg_pool import ConnectionPool
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable._group import Groups
+from agentsm_fn.durable._reads import Rows, StoreReads
 from agentsm_fn.durable._rows import CorruptColumn
 from agentsm_fn.durable.errors import StoreFailure
 from agentsm_fn.durable.postgres._group import Op, run_group
@@ -73,7 +74,7 @@ def where(conninfo: str) -> Where:
     )
 
 
-class PostgresConnection:
+class PostgresConnection(StoreReads):
     """A pool of connections; the store's queries build on :meth:`_do`, one transaction each."""
 
     def __init__(self, pool: ConnectionPool[psycopg.Connection[tuple[object, ...]]], at: Where) -> None:
@@ -96,3 +97,16 @@ class PostgresConnection:
                 return Success(work(db))
         except (psycopg.Error, CorruptColumn) as exc:
             return Failure(self._where.failure(operation, exc, run_id))
+
+    def _query(
+        self,
+        operation: str,
+        sql: str,
+        params: tuple[object, ...],
+        build: Callable[[Rows], T],
+        run_id: str = "",
+    ) -> Result[T, StoreFailure]:
+        """Run the shared reads' SQL (``?`` marks a parameter; psycopg's mark is ``%s``)."""
+        return self._do(
+            operation, lambda db: build(db.execute(sql.replace("?", "%s"), params).fetchall()), run_id
+        )

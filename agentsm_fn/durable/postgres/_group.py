@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 import psycopg
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.durable._rows import pack_ticks
+from agentsm_fn.durable._group import after
+from agentsm_fn.durable._rows import NEW_RUN_COLUMNS, new_run_values, pack_ticks
 from agentsm_fn.durable.errors import StoreFailure
 from agentsm_fn.durable.store import JournalRow, NewRun
 
@@ -35,27 +36,12 @@ OWNED = "WITH owned AS (SELECT id FROM runs WHERE id = %s AND owner = %s FOR SHA
 """The ownership fence every journal write starts with (parameters: run id, owner)."""
 
 
+_MARKS = ", ".join(["%s"] * len(NEW_RUN_COLUMNS.split(",")))
+
+
 def insert_run(db: Db, run: NewRun) -> None:
     """Store ``run`` (RUNNING, owned by ``run.owner``) in the caller's transaction."""
-    db.execute(
-        "INSERT INTO runs(id, machine, fingerprint, status, created, updated, owner, lease_until, parent, "
-        "parent_step, memory, start_state, start_steps) "
-        "VALUES (%s, %s, %s, 'running', %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-        (
-            run.run_id,
-            run.machine,
-            run.fingerprint,
-            run.created,
-            run.created,
-            run.owner,
-            run.lease_until,
-            run.parent,
-            run.parent_step,
-            run.memory,
-            run.start_state,
-            max(run.parent_step, 0),
-        ),
-    )
+    db.execute(f"INSERT INTO runs({NEW_RUN_COLUMNS}) VALUES ({_MARKS})", new_run_values(run))
 
 
 def complete_op(run_id: str, owner: str, row: JournalRow) -> Op:
@@ -105,14 +91,7 @@ def journal_op(run_id: str, owner: str, row: JournalRow, started: bool, create: 
 
 def after_done(run_id: str, owner: str, done: JournalRow | None, op: Op) -> Op:
     """``op`` preceded by completing ``done`` (the effect before): nothing more is written if that fails."""
-    if done is None:
-        return op
-    complete = complete_op(run_id, owner, done)
-
-    def both(db: Db) -> int:
-        return op(db) if complete(db) else 0
-
-    return both
+    return op if done is None else after(complete_op(run_id, owner, done), op)
 
 
 def run_group(pool: ConnectionPool[Db], where: Where, ops: list[Op]) -> list[Result[int, StoreFailure]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from returns.result import Result
 
 from agentsm_fn.durable._group import fenced
-from agentsm_fn.durable._rows import answered, refusal, row_from
+from agentsm_fn.durable._rows import answered, refusal
 from agentsm_fn.durable.errors import AnswerRefusal, AnswerRefused, RunBusy, StoreFailure
 from agentsm_fn.durable.postgres._connection import PostgresConnection
 from agentsm_fn.durable.postgres._group import OWNED, Db, Op, after_done, insert_op, journal_op
@@ -120,18 +120,3 @@ class PostgresJournal(PostgresConnection):
             db.execute(statement, (run_id, seq))
 
         return self._do("forget outcome", work, run_id)
-
-    def waiting(self) -> Result[tuple[tuple[str, JournalRow], ...], StoreFailure]:
-        """Every effect that waits for an answer: (run id, its journal row), oldest run first."""
-        return self._do(
-            "list waiting",
-            lambda db: tuple(
-                (str(r[0]), row_from(r[1:], str(r[0])))
-                for r in db.execute(
-                    "SELECT j.run_id, j.seq, j.digest, j.ticks, j.outcome, j.at, j.waiting, j.summary, "
-                    "j.effect FROM journal j JOIN runs r ON r.id = j.run_id "
-                    "WHERE j.waiting AND j.outcome IS NULL AND r.status != 'finished' "
-                    "ORDER BY r.created, j.run_id"
-                )
-            ),
-        )

@@ -7,20 +7,12 @@ from collections.abc import Mapping
 from returns.result import Failure, Result
 
 from agentsm_fn.durable._rows import (
-    RUN_COLUMNS,
-    built,
-    carrier_from,
     carrier_text,
-    checkpoint_from,
     claimed,
-    found_run,
     holder,
     pack_ticks,
-    record_from,
-    row_from,
-    unpack_ticks,
 )
-from agentsm_fn.durable.errors import RunBusy, RunNotFound, StoreFailure
+from agentsm_fn.durable.errors import RunBusy, StoreFailure
 from agentsm_fn.durable.postgres._connection import PostgresConnection
 from agentsm_fn.durable.postgres._group import Db, complete_op, insert_run
 from agentsm_fn.durable.store import Checkpoint, JournalRow, NewRun, RunRecord, RunStatus
@@ -43,17 +35,6 @@ class PostgresRuns(PostgresConnection):
 
         return self._do("save trace context", work, run_id)
 
-    def trace_context(self, run_id: str) -> Result[Mapping[str, str], StoreFailure]:
-        """The run's trace context, ``{}`` if none; stored data that is not a mapping of strings fails."""
-        found = self._do(
-            "read trace context",
-            lambda db: db.execute(
-                "SELECT carrier FROM trace_contexts WHERE run_id = %s", (run_id,)
-            ).fetchone(),
-            run_id,
-        )
-        return carrier_from(found, run_id)
-
     def create(self, run: NewRun) -> Result[None, StoreFailure]:
         """Store a new run (status RUNNING, owned by ``run.owner``).
 
@@ -61,89 +42,6 @@ class PostgresRuns(PostgresConnection):
         (or when it stops), in the same transaction, saving one commit per run.
         """
         return self._do("create run", lambda db: insert_run(db, run), run.run_id)
-
-    def get(self, run_id: str) -> Result[RunRecord, RunNotFound | StoreFailure]:
-        """The run's record."""
-        found = self._do(
-            "read run",
-            lambda db: built(
-                db.execute(f"SELECT {RUN_COLUMNS} FROM runs WHERE id = %s", (run_id,)).fetchone(), record_from
-            ),
-            run_id,
-        )
-        return found_run(found, run_id)
-
-    def runs(self, unfinished_only: bool = False) -> Result[tuple[RunRecord, ...], StoreFailure]:
-        """Every run (or every unfinished one), newest first."""
-        where = "WHERE status != 'finished'" if unfinished_only else ""
-        return self._do(
-            "list runs",
-            lambda db: tuple(
-                record_from(r)
-                for r in db.execute(f"SELECT {RUN_COLUMNS} FROM runs {where} ORDER BY created DESC, id")
-            ),
-        )
-
-    def initial_memory(self, run_id: str) -> Result[bytes, RunNotFound | StoreFailure]:
-        """The encoded memory the run started from."""
-        found = self._do(
-            "read memory",
-            lambda db: built(
-                db.execute("SELECT memory FROM runs WHERE id = %s", (run_id,)).fetchone(),
-                lambda row: bytes(row[0]),  # type: ignore[call-overload]  # a BLOB column
-            ),
-            run_id,
-        )
-        return found_run(found, run_id)
-
-    def start(self, run_id: str) -> Result[tuple[str, int], StoreFailure]:
-        """The state and transition count a fork starts at (``("", 0)``: the machine's initial state)."""
-        found = self._do(
-            "read start",
-            lambda db: db.execute(
-                "SELECT start_state, start_steps FROM runs WHERE id = %s", (run_id,)
-            ).fetchone(),
-            run_id,
-        )
-        return found.map(
-            lambda row: ("", 0) if row is None or not row[0] else (str(row[0]), int(row[1] or 0))  # type: ignore[call-overload]  # integer
-        )
-
-    def journal(self, run_id: str, start: int = 0) -> Result[tuple[JournalRow, ...], StoreFailure]:
-        """The run's journal rows from ``seq == start`` on, in order."""
-        return self._do(
-            "read journal",
-            lambda db: tuple(
-                row_from(r)
-                for r in db.execute(
-                    "SELECT seq, digest, ticks, outcome, at, waiting, summary, effect FROM journal "
-                    "WHERE run_id = %s AND seq >= %s ORDER BY seq",
-                    (run_id, start),
-                )
-            ),
-            run_id,
-        )
-
-    def tail(self, run_id: str) -> Result[tuple[float, ...], StoreFailure]:
-        """Clock readings taken after the last effect, written when the run stopped."""
-
-        def work(db: Db) -> tuple[float, ...]:
-            row = db.execute("SELECT tail FROM runs WHERE id = %s", (run_id,)).fetchone()
-            return () if row is None else unpack_ticks(row[0], "tail")  # type: ignore[arg-type]  # bytea
-
-        return self._do("read tail", work, run_id)
-
-    def checkpoint(self, run_id: str) -> Result[Checkpoint | None, StoreFailure]:
-        """The latest checkpoint, if any."""
-        return self._do(
-            "read checkpoint",
-            lambda db: checkpoint_from(
-                db.execute(
-                    "SELECT seq, state, steps, memory, pending FROM checkpoints WHERE run_id = %s", (run_id,)
-                ).fetchone()
-            ),
-            run_id,
-        )
 
     def claim(
         self, run_id: str, owner: str, now: float, until: float

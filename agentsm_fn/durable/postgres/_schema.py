@@ -28,6 +28,7 @@ SCHEMA = (
         tail bytea
     )""",
     "CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status)",
+    "CREATE INDEX IF NOT EXISTS runs_by_created ON runs (created DESC, id)",
     """CREATE TABLE IF NOT EXISTS journal (
         run_id text NOT NULL,
         seq integer NOT NULL,

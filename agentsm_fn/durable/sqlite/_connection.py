@@ -10,6 +10,7 @@ from typing import TypeVar
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable._group import Groups
+from agentsm_fn.durable._reads import Rows, StoreReads
 from agentsm_fn.durable._rows import CorruptColumn
 from agentsm_fn.durable.errors import StoreFailure
 from agentsm_fn.durable.sqlite._group import Op, run_group
@@ -19,8 +20,8 @@ __all__ = ["SqliteConnection"]
 T = TypeVar("T")
 
 
-class SqliteConnection:
-    """One SQLite connection behind a lock; the store's queries build on :meth:`_do`."""
+class SqliteConnection(StoreReads):
+    """One SQLite connection behind a lock; queries build on :meth:`_do`, shared reads on :meth:`_query`."""
 
     def __init__(self, connection: sqlite3.Connection, path: str) -> None:
         self._db = connection
@@ -41,3 +42,13 @@ class SqliteConnection:
                 return Success(work(self._db))
             except (sqlite3.Error, CorruptColumn) as exc:
                 return Failure(StoreFailure(operation=operation, detail=str(exc), run_id=run_id))
+
+    def _query(
+        self,
+        operation: str,
+        sql: str,
+        params: tuple[object, ...],
+        build: Callable[[Rows], T],
+        run_id: str = "",
+    ) -> Result[T, StoreFailure]:
+        return self._do(operation, lambda db: build(db.execute(sql, params).fetchall()), run_id)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.durable._group import after
 from agentsm_fn.durable._rows import pack_ticks
 from agentsm_fn.durable.errors import StoreFailure
 from agentsm_fn.durable.sqlite._rows import insert_run
@@ -68,14 +69,7 @@ def journal_op(run_id: str, owner: str, row: JournalRow, started: bool, create: 
 
 def after_done(run_id: str, owner: str, done: JournalRow | None, op: Op) -> Op:
     """``op`` preceded by completing ``done`` (the effect before): nothing more is written if that fails."""
-    if done is None:
-        return op
-    complete = complete_op(run_id, owner, done)
-
-    def both(db: sqlite3.Connection) -> int:
-        return op(db) if complete(db) else 0
-
-    return both
+    return op if done is None else after(complete_op(run_id, owner, done), op)
 
 
 def run_group(db: sqlite3.Connection, lock: threading.Lock, ops: list[Op]) -> list[Result[int, StoreFailure]]:

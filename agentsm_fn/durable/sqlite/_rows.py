@@ -6,29 +6,14 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from agentsm_fn.durable._rows import NEW_RUN_COLUMNS, new_run_values
 from agentsm_fn.durable.store import NewRun
+
+_MARKS = ", ".join(["?"] * len(NEW_RUN_COLUMNS.split(",")))
 
 
 def insert_run(db: sqlite3.Connection, run: NewRun) -> None:
-    db.execute(
-        "INSERT INTO runs(id, machine, fingerprint, status, created, updated, owner, lease_until, parent, "
-        "parent_step, memory, start_state, start_steps) "
-        "VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            run.run_id,
-            run.machine,
-            run.fingerprint,
-            run.created,
-            run.created,
-            run.owner,
-            run.lease_until,
-            run.parent,
-            run.parent_step,
-            run.memory,
-            run.start_state,
-            max(run.parent_step, 0),
-        ),
-    )
+    db.execute(f"INSERT INTO runs({NEW_RUN_COLUMNS}) VALUES ({_MARKS})", new_run_values(run))
 
 
 @contextmanager
