@@ -159,12 +159,13 @@ def test_fork_with_a_changed_field(db: str) -> None:
 
 
 def test_fork_sets_a_persistent_vector_from_a_json_list(db: str) -> None:
-    store = SqliteStore.open(db).unwrap()
+    store = open_store(db).unwrap()
     run_id = DURABLE_ORDERS.start(store, Order(items=1)).unwrap().run_id
     code, out, err = cli("--db", db, "fork", run_id, "1", "--set", 'receipts=["old"]')
     assert code == 0, err
     fork_id = out.split(":")[0]
     memory = replay_stored(store, DURABLE_ORDERS.machine, fork_id).unwrap().memory
+    store.close()
     assert memory.receipts[0] == "old" and type(memory.receipts).__name__ == "PVector"
 
 
