@@ -6,8 +6,10 @@ every transition of every trigger is a row labelled by its trigger (a wildcard s
 changes no state and is left out, and so are the automatic ``to_<state>`` triggers,
 which let any state go anywhere and would hide every finding). The terminal states
 are those declared ``final=True``; a machine that declares none ends in the states
-with no way out. transitions records no line numbers, so states and rows are located
-at the first line of the target's module that quotes their name.
+with no way out. A final state does not stop a transitions machine, but the verifier
+reads it as the end of a run, so transitions out of it are a finding (SM003).
+transitions records no line numbers, so states and rows are located at the first line
+of the target's module that quotes their name.
 """
 
 from __future__ import annotations
@@ -26,9 +28,16 @@ from verification.model import MachineGraph, Row
 __all__ = ["transitions_graph"]
 
 FRAMEWORK = "transitions"
-APPLICABLE = frozenset({f"SM{n:03}" for n in (1, 2, 4, 5, 6, 11, 12)})
-"""A final state may be left (SM003 says nothing); triggers are the events (SM007/SM008/SM013 neither)."""
+APPLICABLE = frozenset({f"SM{n:03}" for n in (1, 2, 3, 4, 5, 6, 11, 12)})
+"""Triggers are the events (SM007/SM008/SM013 say nothing); no budgets (SM009) or effects (SM010)."""
+TERMS = {
+    "which can never fire (a run stops on arrival)": "so the machine can leave a state it calls final "
+    "(the verifier reads final states as the ends of a run, and what only they lead to as unreachable)",
+}
+"""SM003 in transitions' words: a final state does not stop a transitions machine."""
 HINTS = {
+    "SM003": "make the state non-final, or keep transitions out of it (a wildcard source '*' includes it: "
+    "list the sources instead)",
     "SM002": "add a transition whose dest is the state, or remove the state",
     "SM004": "add a transition from the state, or declare it final: {'name': ..., 'final': True}",
     "SM005": "add a transition from the listed states towards a final state",
@@ -100,5 +109,6 @@ def transitions_graph(value: object, files: Sequence[str] = ()) -> MachineGraph 
         rows=rows,
         applicable=APPLICABLE,
         hints=HINTS,
+        terms=TERMS,
         origin=class_location(type(value)) if own else first_line(files, re.compile(r"Machine\(")),
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.verification import foreign_machines as machines
 from verification import Location, MachineGraph, Report, verify_graph
@@ -141,3 +143,63 @@ def test_nested_states_are_refused_with_a_message() -> None:
     assert read_foreign(Shop) == "the StateMachine Shop has compound or parallel states, which are not read"
     nested = HierarchicalMachine(states=["a", {"name": "b", "children": ["x", "y"]}], initial="a")
     assert read_foreign(nested) == "the HierarchicalMachine has nested states, which are not read"
+
+
+@st.composite
+def random_machines(draw: st.DrawFn) -> tuple[list[str], list[list[str]], set[str]]:
+    """States s0..sN, random transitions between them, a random set of final states."""
+    names = [f"s{n}" for n in range(draw(st.integers(2, 6)))]
+    pairs = draw(st.lists(st.tuples(st.sampled_from(names), st.sampled_from(names)), max_size=12))
+    finals = draw(st.sets(st.sampled_from(names), max_size=2))
+    return names, [[f"t{n}", a, b] for n, (a, b) in enumerate(pairs)], finals
+
+
+def _reach(start: str, edges: list[tuple[str, str]]) -> set[str]:
+    seen, todo = {start}, [start]
+    while todo:
+        node = todo.pop()
+        for a, b in edges:
+            if a == node and b not in seen:
+                seen.add(b)
+                todo.append(b)
+    return seen
+
+
+@given(random_machines())
+@settings(max_examples=60, deadline=None)
+def test_random_transitions_machines_agree_with_a_brute_force_reading(
+    drawn: tuple[list[str], list[list[str]], set[str]],
+) -> None:
+    from transitions import Machine
+
+    names, transitions, finals = drawn
+    states = [{"name": n, "final": n in finals} for n in names]
+    report = report_of(Machine(states=states, initial="s0", transitions=transitions, auto_transitions=False))
+    edges = [(a, b) for _, a, b in transitions]
+    ends = finals or {n for n in names if not any(a == n for a, _ in edges)}
+    flow = [(a, b) for a, b in edges if a not in ends]  # a run ends on reaching a final state
+    reachable = _reach("s0", flow)
+    found = {v.code: v for v in report.violations}
+    unreachable = tuple(n for n in names if n not in reachable)
+    assert (found["SM002"].states if "SM002" in found else ()) == unreachable
+    assert [v.states[0] for v in report.violations if v.code == "SM003"] == [
+        n for n in names if n in finals and any(a == n for a, _ in edges)
+    ]
+    stuck = [n for n in names if n in reachable and n not in ends and not any(a == n for a, _ in edges)]
+    assert [v.states[0] for v in report.violations if v.code == "SM004"] == stuck
+    can_finish = all(_reach(n, flow) & ends for n in reachable)
+    assert ("SM005" in found or "SM004" in found) == (not can_finish)
+
+
+def test_a_transitions_final_state_that_can_be_left_is_named_in_transitions_words() -> None:
+    from transitions import Machine
+
+    machine = Machine(
+        states=["draft", {"name": "sent", "final": True}],
+        initial="draft",
+        transitions=[["send", "draft", "sent"], ["reset", "*", "draft"]],
+    )
+    (found,) = report_of(machine).counted
+    assert (found.code, found.states, found.events) == ("SM003", ("sent",), ("reset",))
+    assert "so the machine can leave a state it calls final" in found.message
+    assert "a wildcard source '*' includes it" in found.hint
