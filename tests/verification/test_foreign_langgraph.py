@@ -12,7 +12,16 @@ from langgraph.types import Send
 
 from tests.verification import langgraph_graphs as graphs
 from tests.verification.langgraph_graphs import line_of
-from verification import Location, MachineGraph, Report, render_json, render_sarif, verify_graph
+from verification import (
+    Location,
+    MachineGraph,
+    NeverReachable,
+    PassesThrough,
+    Report,
+    render_json,
+    render_sarif,
+    verify_graph,
+)
 from verification.cli import main
 from verification.foreign import read_foreign
 from verification.report_json import SCHEMA_PATH
@@ -184,3 +193,12 @@ def test_the_command_line_verifies_a_graph_named_module_colon_attribute(
     assert f"at {FILE}:{typo}" in out
     assert main(["tests.verification.langgraph_graphs:Send"]) == 2
     assert "a LangGraph Send is not a StateGraph" in capsys.readouterr().err
+
+
+def test_policies_name_nodes() -> None:
+    model = model_of(graphs.REACT)
+    assert verify_graph(model, policies=[PassesThrough("agent", "tools", "review")]).ok
+    (found,) = verify_graph(model, policies=[NeverReachable("tools")]).counted
+    assert found.code == "SM012"
+    assert found.witness is not None
+    assert found.witness.render() == "__start__ --edge--> agent --tools--> review --edge--> tools"
