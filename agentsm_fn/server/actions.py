@@ -10,10 +10,11 @@ response is the stored run, status ``failed`` and its ``reason``. A request that
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 from returns.result import Failure, Result
 
 from agentsm_fn.durable.approvals import answer, answer_for, pending
@@ -42,6 +43,11 @@ from agentsm_fn.shell.credentials import redact_credentials
 __all__ = ["action_routes"]
 
 Ran = Result[StoredRun[Any, Any], DurableError]
+
+
+def _in_background(go: Callable[[], object]) -> None:
+    """Run ``go`` (a resume) on a thread of its own; the run is stored as it goes, streamed by ``/events``."""
+    threading.Thread(target=go, name="agentsm-resume", daemon=True).start()
 
 
 def _invalid(problem: FieldProblem) -> ApiError:
@@ -88,11 +94,21 @@ def action_routes(ctx: ServerContext) -> APIRouter:
         change: Callable[[object], object] = lambda _: checked.unwrap()  # noqa: E731 - the memory checked above
         return settled(fork(ctx.store, durable.machine, run_id, body.step, durable, change, body.run_id))
 
-    @routes.post("/runs/{run_id}/resume", response_model=RunSummary)
-    def resume(run_id: str, body: ResumeRequest) -> RunSummary:
-        """Run a stored run on in the server's process (``allow_changed``: even if its machine changed)."""
+    def go_on(run_id: str, allow_changed: bool, wait: bool, response: Response) -> RunSummary:
         durable = ctx.durable(unwrapped(ctx.store.get(run_id)).machine)
-        return settled(durable.resume(ctx.store, run_id, allow_changed=body.allow_changed))
+        if wait:
+            return settled(durable.resume(ctx.store, run_id, allow_changed=allow_changed))
+        _in_background(lambda: durable.resume(ctx.store, run_id, allow_changed=allow_changed))
+        response.status_code = 202
+        return RunSummary.model_validate(record_json(unwrapped(ctx.store.get(run_id))))
+
+    @routes.post("/runs/{run_id}/resume", response_model=RunSummary, responses={202: {"model": RunSummary}})
+    def resume(run_id: str, body: ResumeRequest, response: Response) -> RunSummary:
+        """Run a stored run on in the server's process (``allow_changed``: even if its machine changed).
+
+        With ``wait`` false the answer is a 202 at once and the run goes on in the background.
+        """
+        return go_on(run_id, body.allow_changed, body.wait, response)
 
     @routes.post("/recover", response_model=list[RecoveredRun])
     def recover_runs(body: RecoverRequest) -> list[RecoveredRun]:
@@ -119,8 +135,12 @@ def action_routes(ctx: ServerContext) -> APIRouter:
             for p in unwrapped(pending(ctx.store))
         ]
 
-    @routes.post("/runs/{run_id}/pending/{seq}/answer", response_model=RunSummary)
-    def answer_effect(run_id: str, seq: int, body: AnswerRequest) -> RunSummary:
+    @routes.post(
+        "/runs/{run_id}/pending/{seq}/answer",
+        response_model=RunSummary,
+        responses={202: {"model": RunSummary}},
+    )
+    def answer_effect(run_id: str, seq: int, body: AnswerRequest, response: Response) -> RunSummary:
         """Answer the effect ``seq`` the run waits on, once: a second answer is a 409 ``answered_already``."""
         record = unwrapped(ctx.store.get(run_id))
         waiting = {(p.run_id, p.seq): p for p in unwrapped(pending(ctx.store))}.get((run_id, seq))
@@ -136,7 +156,7 @@ def action_routes(ctx: ServerContext) -> APIRouter:
             raise ApiError(422, "wrong_answer_type", f"{kind} accepts no {body.decision} decision")
         unwrapped(answer(ctx.store, run_id, seq, outcome))
         if body.resume:
-            return settled(ctx.durable(record.machine).resume(ctx.store, run_id))
+            return go_on(record.run_id, False, body.wait, response)
         return RunSummary.model_validate(record_json(unwrapped(ctx.store.get(run_id))))
 
     return routes

@@ -14,8 +14,9 @@ from fastapi import APIRouter, FastAPI
 
 from agentsm_fn.durable.store import RunStore
 from agentsm_fn.server.actions import action_routes
-from agentsm_fn.server.context import MAX_BODY, AnyDurable, ServerContext
+from agentsm_fn.server.context import MAX_BODY, POLL_INTERVAL, AnyDurable, ServerContext
 from agentsm_fn.server.errors import install_error_handlers
+from agentsm_fn.server.events import event_routes
 from agentsm_fn.server.machines import machine_routes
 from agentsm_fn.server.models import ErrorBody
 from agentsm_fn.server.runs import run_routes
@@ -26,7 +27,7 @@ __all__ = ["ROUTERS", "RouterFactory", "create_app"]
 RouterFactory = Callable[[ServerContext], APIRouter]
 """A module's routes over the server's context."""
 
-ROUTERS: tuple[RouterFactory, ...] = (machine_routes, run_routes, action_routes)
+ROUTERS: tuple[RouterFactory, ...] = (machine_routes, run_routes, action_routes, event_routes)
 """The JSON API's route modules, in the order they are matched."""
 
 _ERRORS = {
@@ -49,12 +50,14 @@ def create_app(
     *,
     token: str | None = None,
     max_body: int = MAX_BODY,
+    poll_interval: float = POLL_INTERVAL,
     routers: Sequence[RouterFactory] = ROUTERS,
 ) -> FastAPI:
     """The ASGI app serving ``store``'s runs of ``durables``; mount it in your own app or serve it.
 
     With ``token``, every request needs ``Authorization: Bearer <token>``; without one, only
-    requests to a localhost name are answered. Bodies over ``max_body`` bytes are refused.
+    requests to a localhost name are answered. Bodies over ``max_body`` bytes are refused. A
+    streamed run that is not over is looked up in the store every ``poll_interval`` seconds.
 
     Example:
         >>> from agentsm_fn.durable.sqlite import SqliteStore
@@ -62,7 +65,7 @@ def create_app(
         >>> "/runs/{run_id}/trace" in app.openapi()["paths"]
         True
     """
-    ctx = ServerContext.of(store, durables, token=token, max_body=max_body)
+    ctx = ServerContext.of(store, durables, token=token, max_body=max_body, poll_interval=poll_interval)
     app = FastAPI(
         title="agentsm-fn runs",
         summary="Stored durable runs: list, inspect, replay, fork, resume, answer, stream.",

@@ -29,6 +29,9 @@ AnyDurable = Durable[Any, Any, Any]
 MAX_BODY = 1 << 20
 """The default limit of a request body: 1 MiB."""
 
+POLL_INTERVAL = 0.02
+"""Seconds between two looks at the store for a streamed run (20 ms: events arrive within about that)."""
+
 
 def memory_type(machine: Machine[Any, Any, Any]) -> type | None:
     """The memory class a machine's handlers take, read from its initial handler's annotation.
@@ -75,6 +78,8 @@ class ServerContext:
     """The bearer token every request must carry (None: no token, loopback only)."""
     max_body: int = MAX_BODY
     """Bytes a request body may have; larger ones are refused (413) before they are read."""
+    poll_interval: float = POLL_INTERVAL
+    """Seconds between two looks at the store for a streamed run that is not over."""
 
     @classmethod
     def of(
@@ -83,6 +88,7 @@ class ServerContext:
         durables: Sequence[AnyDurable],
         token: str | None = None,
         max_body: int = MAX_BODY,
+        poll_interval: float = POLL_INTERVAL,
     ) -> ServerContext:
         """The context for ``durables`` (their names must differ: a ValueError names the repeated ones)."""
         names = [durable.name for durable in durables]
@@ -90,7 +96,9 @@ class ServerContext:
         if repeated:
             raise ValueError(f"two durable machines are named {', '.join(repeated)}")
         by_name = MappingProxyType({durable.name: durable for durable in durables})
-        return cls(store=store, durables=by_name, token=token or None, max_body=max_body)
+        return cls(
+            store=store, durables=by_name, token=token or None, max_body=max_body, poll_interval=poll_interval
+        )
 
     def durable(self, name: str) -> AnyDurable:
         """The durable machine registered as ``name``, or a 404 that lists the registered ones."""

@@ -166,6 +166,10 @@ class ResumeRequest(_Request):
     """Run a stored run on in the server's process."""
 
     allow_changed: bool = False
+    wait: bool = Field(
+        default=True,
+        description="answer when the run stops (true), or at once with 202 while it runs on (false)",
+    )
 
 
 class RecoverRequest(_Request):
@@ -198,3 +202,7 @@ class AnswerRequest(_Request):
     reason: str = Field(default="", max_length=10_000)
     arguments: dict[str, JsonValue] | None = None
     resume: bool = Field(default=False, description="then run the run on in the server's process")
+    wait: bool = Field(
+        default=True,
+        description="with resume: answer when the run stops (true), or at once with 202 while it runs on",
+    )

@@ -1,0 +1,82 @@
+"""``GET /runs/{run_id}/events``: a run's events as Server-Sent Events, resumable by ``Last-Event-ID``.
+
+Each history event is sent with ``id:`` its position in the run (``RunStarted`` is 0, then one
+per transition, effect request and effect outcome, as ``agentsm_fn.stream`` numbers them), and
+``data:`` its JSON form (``event_to_json``); the events that say where the run stands
+(``AwaitingOutcome``, ``Finished``, ``Failed``) carry no id. A client that reconnects with
+``Last-Event-ID: n`` gets every event after position ``n`` and none before it. A finished or
+failed run streams its whole history and where it ended, then the response ends; a running or
+waiting one stays open and streams each event as the store shows it (see ``follow``), wherever
+the run executes. If the run cannot be read, an ``event: error`` with the JSON error ends it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+from fastapi import APIRouter, Header, Query
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from agentsm_fn.server.context import ServerContext
+from agentsm_fn.server.errors import ApiError, error_body, error_for
+from agentsm_fn.server.follow import Followers
+from agentsm_fn.server.runs import unwrapped
+from agentsm_fn.stream.events import RunEvent, history_position
+from agentsm_fn.stream.wire import event_to_json
+
+__all__ = ["event_routes", "last_seen"]
+
+PING_SECONDS = 15
+"""A comment line this often keeps idle connections (proxies, load balancers) open."""
+
+
+def last_seen(header: str | None, query: int | None) -> int:
+    """The position the client saw last: ``Last-Event-ID`` (or ``?after=``), -1 for none.
+
+    Example:
+        >>> last_seen("7", None), last_seen(None, 3), last_seen(None, None)
+        (7, 3, -1)
+    """
+    if header is None or not header.strip():
+        return -1 if query is None else query
+    text = header.strip()
+    if not text.isdigit() or len(text) > 12:
+        raise ApiError(422, "invalid_last_event_id", "Last-Event-ID is not an event id this server sent")
+    return int(text)
+
+
+def event_routes(ctx: ServerContext) -> APIRouter:
+    """The run event stream over ``ctx.store`` (one follower per streamed run)."""
+    routes = APIRouter(tags=["events"])
+    followers = Followers(ctx.store, ctx.poll_interval)
+
+    @routes.get(
+        "/runs/{run_id}/events",
+        response_class=EventSourceResponse,
+        responses={200: {"content": {"text/event-stream": {}}, "description": "the run's events"}},
+    )
+    async def events(
+        run_id: str,
+        last_event_id: str | None = Header(default=None, max_length=20),
+        after: int | None = Query(default=None, ge=-1, le=10**12),
+    ) -> EventSourceResponse:
+        """The run's events as Server-Sent Events (``id:`` its position; resume with ``Last-Event-ID``)."""
+        seen = last_seen(last_event_id, after)
+        record = unwrapped(ctx.store.get(run_id))
+        durable = ctx.durable(record.machine)
+
+        async def sent() -> AsyncIterator[ServerSentEvent]:
+            async for item in followers.stream(durable, run_id, seen):
+                if isinstance(item, RunEvent):
+                    position = history_position(item)
+                    shown = None if position is None else str(position)
+                    yield ServerSentEvent(data=event_to_json(item), id=shown)
+                else:
+                    refused = error_for(item)
+                    body = json.dumps(error_body(refused.kind, refused.detail))
+                    yield ServerSentEvent(data=body, event="error")
+
+        return EventSourceResponse(sent(), ping=PING_SECONDS)
+
+    return routes

@@ -1,0 +1,182 @@
+"""Following a stored run as it goes: one follower per run, shared by every client that streams it.
+
+A run's events are derived from the store (``stored_events``: a replay of its journal), so a
+run executing anywhere, in this process, a worker or the command line, is followed the same
+way. A :class:`Follower` polls the store cheaply (the run's record and its journal rows from
+the first unfinished one) every ``interval`` seconds, and only when they changed replays the
+journal for the events; new history (each event at its position in the run) is appended,
+and the run's standing events (waiting, finished, failed) replace the last ones. Clients
+read the shared history by position, so each gets every event once, in order, however many
+follow the run. A follower stops when its last client leaves; the :class:`Followers` hub
+makes one per run on demand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+from returns.result import Failure
+
+from agentsm_fn.durable.errors import DurableError, StoreFailure
+from agentsm_fn.durable.runner import Durable
+from agentsm_fn.durable.store import RunStatus, RunStore
+from agentsm_fn.durable.streaming import stored_events
+from agentsm_fn.shell.credentials import redact_credentials
+from agentsm_fn.stream.events import RunEvent, history_position
+
+__all__ = ["Follower", "Followers"]
+
+_log = logging.getLogger(__name__)
+
+_Marker = tuple[str, float, tuple[tuple[int, bool], ...]]
+"""What changes when a run moves: its status, its update time, its journal rows from the first open one."""
+
+
+class Follower:
+    """One run, followed in the store; its history so far and where it stands now."""
+
+    def __init__(
+        self, store: RunStore, durable: Durable[Any, Any, Any], run_id: str, interval: float
+    ) -> None:
+        self.store, self.durable, self.run_id, self.interval = store, durable, run_id, interval
+        self.history: list[RunEvent] = []
+        self.standing: tuple[RunEvent, ...] = ()
+        self.over = False
+        self.error: DurableError | None = None
+        self.clients = 0
+        self._changed = asyncio.Condition()
+        self._open_from = 0
+        self._marker: _Marker | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    def _look(self) -> tuple[_Marker, int] | DurableError:
+        """The run's marker, and the first journal row still open (in a worker thread: the store blocks)."""
+        record = self.store.get(self.run_id)
+        if isinstance(record, Failure):
+            failed: DurableError = record.failure()
+            return failed
+        rows = self.store.journal(self.run_id, self._open_from)
+        if isinstance(rows, Failure):
+            unread: DurableError = rows.failure()
+            return unread
+        found = rows.unwrap()
+        still_open = [row.seq for row in found if row.outcome is None]
+        next_open = still_open[0] if still_open else found[-1].seq + 1 if found else self._open_from
+        shown = tuple((row.seq, row.outcome is not None) for row in found)
+        return (record.unwrap().status.value, record.unwrap().updated, shown), next_open
+
+    def _events(self) -> tuple[RunEvent, ...] | DurableError:
+        found = stored_events(self.store, self.durable, self.run_id)
+        return found.failure() if isinstance(found, Failure) else found.unwrap()
+
+    async def refresh(self) -> None:
+        """Look at the store once; if the run moved, take its new events and wake the clients."""
+        looked = await anyio.to_thread.run_sync(self._look)
+        if not isinstance(looked, tuple):
+            await self._publish(error=looked)
+            return
+        marker, next_open = looked
+        if marker == self._marker:
+            return
+        events = await anyio.to_thread.run_sync(self._events)
+        if not isinstance(events, tuple):
+            await self._publish(error=events)
+            return
+        self._marker, self._open_from = marker, next_open
+        history = [event for event in events if history_position(event) is not None]
+        standing = tuple(event for event in events if history_position(event) is None)
+        over = marker[0] in (RunStatus.FINISHED.value, RunStatus.FAILED.value)
+        await self._publish(history=history, standing=standing, over=over)
+
+    async def _publish(
+        self,
+        history: list[RunEvent] | None = None,
+        standing: tuple[RunEvent, ...] = (),
+        over: bool = False,
+        error: DurableError | None = None,
+    ) -> None:
+        async with self._changed:
+            if error is not None:
+                self.error, self.over = error, True
+            else:
+                assert history is not None
+                self.history.extend(history[len(self.history) :])  # positions are stable: a prefix is kept
+                self.standing, self.over = standing, over
+            self._changed.notify_all()
+
+    async def _run(self) -> None:
+        try:
+            while not self.over:
+                await self.refresh()
+                if not self.over:
+                    await asyncio.sleep(self.interval)
+        except Exception as exc:  # a bug here must end the clients' streams, not leave them waiting
+            _log.error("following run %s failed: %s", self.run_id, redact_credentials(repr(exc)))
+            failure = StoreFailure(
+                operation="follow run", detail="the server failed to follow it", run_id=self.run_id
+            )
+            await self._publish(error=failure)
+
+    def start(self) -> None:
+        """Follow the run on the running loop until it is over or no client is left."""
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def stop(self) -> None:
+        """Stop following (the last client left)."""
+        if self._task is not None:
+            self._task.cancel()
+
+    async def events(self, after: int) -> AsyncIterator[RunEvent]:
+        """The run's history after position ``after``, then its standing events, as they come, until over."""
+        sent_standing: tuple[RunEvent, ...] = ()
+        while True:
+            async with self._changed:
+                while len(self.history) <= after + 1 and self.standing == sent_standing and not self.over:
+                    await self._changed.wait()
+                fresh = self.history[after + 1 :]
+                standing, over = self.standing, self.over
+            for event in fresh:
+                yield event
+            after += len(fresh)
+            if standing != sent_standing:
+                for event in standing:
+                    yield event
+                sent_standing = standing
+            if over:
+                return
+
+
+class Followers:
+    """A follower per streamed run: made when its first client comes, dropped after its last."""
+
+    def __init__(self, store: RunStore, interval: float) -> None:
+        self.store, self.interval = store, interval
+        self._runs: dict[str, Follower] = {}
+
+    async def stream(
+        self, durable: Durable[Any, Any, Any], run_id: str, after: int
+    ) -> AsyncIterator[RunEvent | DurableError]:
+        """Every event of ``run_id`` after position ``after``, shared with the run's other clients.
+
+        If the run cannot be read (any more), the last item is the error that says why.
+        """
+        follower = self._runs.get(run_id)
+        if follower is None:
+            follower = self._runs[run_id] = Follower(self.store, durable, run_id, self.interval)
+        follower.clients += 1
+        follower.start()
+        try:
+            async for event in follower.events(after):
+                yield event
+            if follower.error is not None:
+                yield follower.error
+        finally:
+            follower.clients -= 1
+            if follower.clients == 0:
+                follower.stop()
+                self._runs.pop(run_id, None)
