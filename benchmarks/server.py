@@ -15,6 +15,10 @@ streaming its replies over httpx (a MockTransport: no socket) in chunks of 3 cha
 run consumed through ``astream`` costs at most 1.3x the same run through ``arun``; a run
 with no consumer costs what it does today (ratio <= 1.03).
 
+Then the server's sections (benchmarks/_serving.py): listing 10,000 runs a page at a time,
+how fast events of a run executing in another process reach an SSE client, and 100 SSE
+clients on 20 live runs each receiving every event in order, none twice.
+
     python benchmarks/server.py [--quick] [--budget SECONDS]
 """
 
@@ -31,6 +35,7 @@ from contextlib import contextmanager
 from functools import partial
 
 import httpx
+from _serving import measure_serving
 
 import agentsm_fn.providers.provider as provider_module
 from agentsm_fn.agents.react import ReactCompleted
@@ -222,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     budget = args.budget if args.budget is not None else 0.3 if args.quick else 3.0
     print(f"python {sys.version.split()[0]}; ~{budget:.1f} s per measurement")
     measure_stream(budget, batch=2 if args.quick else 10)
+    measure_serving(args.quick)
     return 0
 
 
