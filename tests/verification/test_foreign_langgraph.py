@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import TypedDict
+from pathlib import Path
+from typing import Literal, TypedDict
 
 import jsonschema
 import pytest
@@ -27,6 +28,10 @@ from verification.foreign import read_foreign
 from verification.report_json import SCHEMA_PATH
 
 FILE = "tests/verification/langgraph_graphs.py"
+
+
+class Count(TypedDict):
+    n: int
 
 
 def model_of(graph: object) -> MachineGraph:
@@ -154,9 +159,6 @@ def test_an_interrupt_without_a_checkpointer_is_found_where_it_is_called() -> No
 
 
 def test_interrupt_before_and_after_without_a_checkpointer_are_found() -> None:
-    class Count(TypedDict):
-        n: int
-
     def step(state: Count) -> Count:
         return {"n": state["n"] + 1}
 
@@ -202,3 +204,39 @@ def test_policies_name_nodes() -> None:
     assert found.code == "SM012"
     assert found.witness is not None
     assert found.witness.render() == "__start__ --edge--> agent --tools--> review --edge--> tools"
+
+
+def test_a_graph_without_an_entry_point_cannot_start() -> None:
+    def step(state: Count) -> Count:
+        return state
+
+    graph = StateGraph(Count).add_node("step", step).add_edge("step", END)
+    report = report_of(graph)
+    assert [(v.code, v.states) for v in report.counted] == [
+        ("SM002", ("step", "__end__")),
+        ("SM004", ("__start__",)),
+    ]
+
+
+def test_async_nodes_and_routing_functions_are_read_and_located() -> None:
+    async def step(state: Count) -> Count:
+        return state
+
+    async def again(state: Count) -> Literal["step", "__end__"]:
+        return "__end__"
+
+    graph = StateGraph(Count).add_node("step", step).add_edge(START, "step")
+    graph.add_conditional_edges("step", again)
+    model = model_of(graph)
+    assert model.by_name["step"].emits == frozenset({"step", "__end__"})
+    assert model.by_name["step"].location == Location(
+        "tests/verification/test_foreign_langgraph.py", again.__code__.co_firstlineno
+    )
+    assert report_of(graph).ok
+
+
+def test_the_command_line_writes_diagrams_of_a_foreign_graph(tmp_path: Path) -> None:
+    spec = "tests.verification.langgraph_graphs:LIVELOCK"
+    assert main([spec, "--diagrams", str(tmp_path), "--diagram-format", "mermaid"]) == 1
+    (diagram,) = tmp_path.glob("*.mmd")
+    assert "agent --> tools: edge !SM005" in diagram.read_text(encoding="utf-8")

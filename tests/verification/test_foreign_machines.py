@@ -203,3 +203,9 @@ def test_a_transitions_final_state_that_can_be_left_is_named_in_transitions_word
     assert (found.code, found.states, found.events) == ("SM003", ("sent",), ("reset",))
     assert "so the machine can leave a state it calls final" in found.message
     assert "a wildcard source '*' includes it" in found.hint
+
+
+def test_a_statemachine_class_without_states_is_refused_with_a_message() -> None:
+    from statemachine import StateMachine
+
+    assert read_foreign(StateMachine) == "the StateMachine StateMachine has no states"
