@@ -101,7 +101,8 @@ def test_core_packages_define_all() -> None:
 def test_importing_the_library_does_not_import_heavy_or_io_dependencies() -> None:
     heavy = "('httpx', 'networkx', 'hypothesis', 'opentelemetry', 'rich', 'mcp', 'mcp_types', 'anyio', "
     heavy += (
-        "'temporalio', 'fastapi', 'starlette', 'uvicorn', 'sse_starlette', 'pydantic', 'agentsm_fn.server')"
+        "'temporalio', 'fastapi', 'starlette', 'uvicorn', 'sse_starlette', 'pydantic', 'agentsm_fn.server', "
+        "'psycopg', 'psycopg_pool')"
     )
     code = f"import sys, agentsm_fn; print(sorted(m for m in {heavy} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout

@@ -1,4 +1,8 @@
-"""docs/durable-runs.md stays true: its Python blocks run and print what their comments say."""
+"""docs/durable-runs.md stays true: its Python blocks run and print what their comments say.
+
+The PostgreSQL section reads its connection string from ``AGENTSM_RUNS_DB``: a new database on the
+server the tests start (``postgres_url``, tests/conftest.py).
+"""
 
 from __future__ import annotations
 
@@ -14,9 +18,10 @@ DOC = ROOT / "docs" / "durable-runs.md"
 
 
 def test_every_python_block_runs_and_prints_what_it_says(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, postgres_url: str
 ) -> None:
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AGENTSM_RUNS_DB", postgres_url)  # the PostgreSQL section's database
     monkeypatch.syspath_prepend(str(ROOT / "examples"))
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
     assert blocks

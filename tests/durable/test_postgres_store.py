@@ -3,6 +3,7 @@ its own schema in a shared database, and takeovers that race with writes on othe
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 import threading
@@ -25,8 +26,13 @@ from tests.postgres import PostgresServer
     ],
 )
 def test_a_connection_strings_password_never_appears_in_an_error_or_any_output(
-    postgres_server: PostgresServer, capsys: pytest.CaptureFixture[str], case: str, said: str
+    postgres_server: PostgresServer,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+    case: str,
+    said: str,
 ) -> None:
+    caplog.set_level(logging.DEBUG)  # every logger: psycopg's and its pool's included
     secret = "Sup3r-s3cret-pw" if case != "no such database" else postgres_server.password  # the right one
     url = {
         "wrong password": postgres_server.url(password=secret),
@@ -39,6 +45,7 @@ def test_a_connection_strings_password_never_appears_in_an_error_or_any_output(
     assert main(["--db", url, "list"]) == 5
     out, err = capsys.readouterr()
     assert said in err and secret not in out + err
+    assert secret not in caplog.text
 
 
 def test_a_password_in_key_value_form_or_the_query_is_not_shown_either(
