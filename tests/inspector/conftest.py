@@ -88,8 +88,10 @@ def store(tmp_path: Path) -> SqliteStore:
 
 @pytest.fixture
 def shots() -> Path:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    return SHOTS
+    """Where screenshots go: a temporary folder, or ``$INSPECTOR_SHOTS`` (``docs/inspector`` for the docs)."""
+    folder = Path(os.environ.get("INSPECTOR_SHOTS") or SHOTS)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 __all__ = ["Served", "chromium_paths", "open_chromium"]
