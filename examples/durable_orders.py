@@ -3,6 +3,8 @@
     python examples/durable_orders.py                          # a tour in a temporary store
     python examples/durable_orders.py --db runs.db --orders 3 --die-after 1
         # charge 3 orders; SIGKILL itself while checking the stock of the second
+    python examples/durable_orders.py --db runs.db --inspect
+        # the run inspector on this store (a few orders first if it is empty): http://127.0.0.1:8000/
 
 An order looks up its price and checks the stock (reads: retry-safe), charges the card (not
 retry-safe), and a large order waits for a human's approval. Every effect's outcome is committed to a SQLite
@@ -38,6 +40,7 @@ from agentsm_fn.core.machine import Machine, define_machine
 from agentsm_fn.durable import Durable, SqliteStore
 from agentsm_fn.durable.check import check_runs
 from agentsm_fn.durable.recover import recover
+from agentsm_fn.durable.travel import fork
 from agentsm_fn.shell import Performers, Shell
 
 
@@ -256,14 +259,31 @@ def tour() -> int:
     return 0
 
 
+def inspect(db: Path, port: int) -> int:
+    """Serve the run inspector on ``db``; an empty store gets a few orders (one waits, one is a fork)."""
+    from agentsm_fn.server.serve import serve_runs  # noqa: PLC0415 - the server extra, only for --inspect
+
+    store = SqliteStore.open(db).unwrap()
+    if not store.runs().unwrap():
+        charge_orders(db, 3)
+        ORDERS.start(store, Order(order_id="o-7"), run_id="o-7")  # a large order: waits for the manager
+        fork(store, ORDER_MACHINE, "o-1", 1, ORDERS, lambda order: attrs.evolve(order, amount=45), "o-1b")
+    print(f"the run inspector: http://127.0.0.1:{port}/  (Ctrl-C stops it)", flush=True)
+    return serve_runs(store, [ORDERS], port=port)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--db", help="the SQLite run store")
     parser.add_argument("--orders", type=int, default=3)
     parser.add_argument("--die-after", type=int, help="SIGKILL this process during stock check N + 1")
+    parser.add_argument("--inspect", action="store_true", help="serve the run inspector on --db")
+    parser.add_argument("--port", type=int, default=8000, help="the inspector's port (with --inspect)")
     args = parser.parse_args(argv)
     if args.db is None:
         return tour()
+    if args.inspect:
+        return inspect(Path(args.db), args.port)
     if args.die_after is not None:
         DIE_AFTER.append(args.die_after)
     charge_orders(Path(args.db), args.orders)

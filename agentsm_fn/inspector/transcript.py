@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from agentsm_fn.agents.plan_execute import PlanExecuteMemory, PlanExecuteToolResult
+from agentsm_fn.agents.plan_execute import PlanExecuteMemory, PlanExecuteToolResult, ToolBatch
 from agentsm_fn.agents.react import (
     AgentMemory,
     Approved,
@@ -49,11 +49,8 @@ def _lines(seq: int, outcome: object, redact: Callable[[str], str]) -> Iterable[
             yield _tool(seq, call_id, name, ok, plain_(text))
         case PlanExecuteToolResult(call_id=call_id, name=name, content=text, is_error=failed):
             yield _tool(seq, call_id, name, not failed, plain_(text))
-        case ToolBatchResult(results=results):
+        case ToolBatchResult(results=results) | ToolBatch(results=results):
             for result in results:
-                yield from _lines(seq, result, redact)
-        case tuple() if all(isinstance(r, PlanExecuteToolResult | ReactToolResult) for r in outcome):
-            for result in outcome:
                 yield from _lines(seq, result, redact)
         case Approved():
             yield {"role": "approval", "seq": seq, "text": "approved"}

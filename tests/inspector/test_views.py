@@ -63,3 +63,29 @@ def test_the_benchmark_runs(capsys: object) -> None:
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     assert module.main(["--steps", "30", "--changes", "10", "--repeat", "1"]) == 0
+
+
+def test_a_plan_and_execute_run_reads_as_a_conversation() -> None:
+    from agentsm_fn.agents.plan_execute import PlanExecuteMemory, PlanExecuteToolResult, ToolBatch
+    from agentsm_fn.agents.react import Rejected
+    from agentsm_fn.inspector import transcript
+    from agentsm_fn.llm import LlmReply, ToolCall
+
+    lines = transcript(
+        PlanExecuteMemory(input="find the pdf"),
+        [
+            (0, LlmReply(tool_calls=(ToolCall("c1", "search", {"query": "pdf"}),))),
+            (1, ToolBatch((PlanExecuteToolResult(call_id="c1", name="search", content="3 hits"),))),
+            (2, Rejected("not that one")),
+            (3, LlmReply(content="It is report.pdf")),
+        ],
+    )
+    assert lines is not None
+    assert [(line["role"], line["text"]) for line in lines] == [
+        ("user", "find the pdf"),
+        ("assistant", ""),
+        ("tool", "3 hits"),
+        ("approval", "rejected: not that one"),
+        ("assistant", "It is report.pdf"),
+    ]
+    assert lines[1]["calls"] == [{"id": "c1", "name": "search", "arguments": {"query": "pdf"}}]
