@@ -1,19 +1,20 @@
 """The run inspector: a web page over a run store to see, step through, answer, fork and compare runs.
 
 Served at ``/`` by the same server as the JSON API (``agentsm-runs --db FILE serve
-module:DURABLE``); its files ship in ``static/`` (built from ``web/`` by ``bash
-scripts/inspector.sh``; installing the package needs no Node, the page fetches nothing from
-the internet). The page calls the server's JSON API and these views: a run from one
-replay (:func:`run_view`), a machine with the verifier's findings and the changed-machine
-check (:func:`machine_view`), two runs side by side (:func:`compare_views`). Everything
-shown is redacted as the rest of the project redacts (:func:`plain`). Needs FastAPI (the
-server's extra); ``import agentsm_fn`` imports none of this.
+module:DURABLE``; the routes are :mod:`agentsm_fn.server.inspector`); its files ship in
+``static/`` (:data:`ASSETS`, built from ``web/`` by ``bash scripts/inspector.sh``;
+installing the package needs no Node, the page fetches nothing from the internet). The page
+calls the server's JSON API and these views: a run from one replay (:func:`run_view`), a
+machine with the verifier's findings and the changed-machine check (:func:`machine_view`),
+two runs side by side (:func:`compare_views`). Everything shown is redacted as the rest of
+the project redacts (:func:`plain`). Plain data, no web framework; ``import agentsm_fn``
+imports none of this.
 """
 
+from agentsm_fn.inspector.assets import ASSETS
 from agentsm_fn.inspector.compare import compare_views
 from agentsm_fn.inspector.machine_view import graph_data, machine_view
 from agentsm_fn.inspector.plain import apply_changes, changes, plain
-from agentsm_fn.inspector.routes import ASSETS, router
 from agentsm_fn.inspector.run_view import record_data, run_view
 from agentsm_fn.inspector.transcript import transcript
 
@@ -26,7 +27,6 @@ __all__ = [
     "machine_view",
     "plain",
     "record_data",
-    "router",
     "run_view",
     "transcript",
 ]

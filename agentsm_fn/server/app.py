@@ -3,7 +3,7 @@
 The app is the routers of :data:`ROUTERS` (each a function ``(ctx) -> APIRouter`` over one
 :class:`~agentsm_fn.server.context.ServerContext`) behind the :class:`~agentsm_fn.server.security.Guard`,
 with every error as JSON. Another module adds its routes by passing its factory in ``routers``
-(``routers=(*ROUTERS, agui_router(...))``); ``/`` and ``/inspector`` are left to the web inspector.
+(``routers=(*ROUTERS, agui_router(...))``); ``/`` and ``/inspector`` are the web inspector's.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from agentsm_fn.server.actions import action_routes
 from agentsm_fn.server.context import MAX_BODY, POLL_INTERVAL, AnyDurable, ServerContext
 from agentsm_fn.server.errors import install_error_handlers
 from agentsm_fn.server.events import event_routes
+from agentsm_fn.server.inspector import inspector_routes
 from agentsm_fn.server.machines import machine_routes
 from agentsm_fn.server.models import ErrorBody
 from agentsm_fn.server.runs import run_routes
@@ -27,7 +28,13 @@ __all__ = ["ROUTERS", "RouterFactory", "create_app"]
 RouterFactory = Callable[[ServerContext], APIRouter]
 """A module's routes over the server's context."""
 
-ROUTERS: tuple[RouterFactory, ...] = (machine_routes, run_routes, action_routes, event_routes)
+ROUTERS: tuple[RouterFactory, ...] = (
+    machine_routes,
+    run_routes,
+    action_routes,
+    event_routes,
+    inspector_routes,
+)
 """The JSON API's route modules, in the order they are matched."""
 
 _ERRORS = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.webdriver import WebDriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
@@ -39,7 +40,7 @@ def until_text(browser: WebDriver, css: str, wanted: str) -> WebElement:
                 return element
         return False
 
-    element = WebDriverWait(browser, WAIT).until(found)
+    element = WebDriverWait(browser, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(found)
     assert isinstance(element, WebElement)
     return element
 

@@ -1,31 +1,23 @@
-"""The inspector's server in a thread of the test process: uvicorn on 127.0.0.1, a free port."""
+"""The server (the JSON API and the inspector) in a thread of the test process: uvicorn on 127.0.0.1."""
 
 from __future__ import annotations
 
 import socket
 import threading
-from collections.abc import Mapping
 from types import TracebackType
 from typing import Any
 
 import uvicorn
-from fastapi import FastAPI
 
 from agentsm_fn.durable import Durable, RunStore
-from agentsm_fn.inspector.routes import router
-
-
-def inspector_app(store: RunStore, durables: Mapping[str, Durable[Any, Any, Any]]) -> FastAPI:
-    app = FastAPI()
-    app.include_router(router(store, durables))
-    return app
+from agentsm_fn.server import create_app
 
 
 class Served:
     """``with Served(store, [durable]) as base:`` serves the inspector at ``base`` until the block ends."""
 
     def __init__(self, store: RunStore, durables: list[Durable[Any, Any, Any]]) -> None:
-        self.app = inspector_app(store, {d.name: d for d in durables})
+        self.app = create_app(store, durables)
         self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="off"))
         self.started = threading.Event()
         self.thread: threading.Thread | None = None

@@ -1,0 +1,71 @@
+"""The run inspector's routes: the page at ``/``, its files at ``/inspector/``, its views under it.
+
+The page (:mod:`agentsm_fn.inspector`, built from ``web/``) calls the JSON API of the other
+route modules (``/runs``, ``/machines``, answers, forks, the event stream); these routes add
+only what the page needs beyond it: a run's view from one replay (every step's memory and
+what changed), a machine's view (the verifier's findings and the changed-machine check), and
+two runs compared. Like every route, they sit behind the server's guard and answer errors
+as its JSON.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Response
+from fastapi.responses import JSONResponse
+
+from agentsm_fn.inspector import ASSETS, compare_views, machine_view, run_view
+from agentsm_fn.llm.json import JsonValue
+from agentsm_fn.server.context import ServerContext
+from agentsm_fn.server.errors import ApiError
+from agentsm_fn.server.runs import unwrapped
+
+__all__ = ["inspector_routes"]
+
+_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".txt": "text/plain; charset=utf-8",
+}
+
+
+def _asset(name: str) -> Response:
+    suffix = name[name.rfind(".") :] if "." in name else ""
+    path = ASSETS / name
+    if "/" in name or name.startswith(".") or suffix not in _TYPES or not path.is_file():
+        raise ApiError(404, "not_found", f"the inspector has no file {name!r}")
+    return Response(path.read_bytes(), media_type=_TYPES[suffix], headers={"cache-control": "no-cache"})
+
+
+def inspector_routes(ctx: ServerContext) -> APIRouter:
+    """The inspector's page, files and views over ``ctx``'s store and machines."""
+    routes = APIRouter()
+
+    def view(run_id: str) -> dict[str, JsonValue]:
+        record = unwrapped(ctx.store.get(run_id))
+        return run_view(ctx.store, ctx.durable(record.machine), record)
+
+    @routes.get("/", include_in_schema=False)
+    def index() -> Response:
+        return _asset("index.html")
+
+    @routes.get("/inspector/{name}", include_in_schema=False)
+    def asset(name: str) -> Response:
+        return _asset(name)
+
+    @routes.get("/inspector/api/runs/{run_id}", tags=["inspector"])
+    def one_run(run_id: str) -> JSONResponse:
+        """A run as the inspector shows it: graph, every step's memory changes, journal, chat, forks."""
+        return JSONResponse(view(run_id))
+
+    @routes.get("/inspector/api/machines/{name}", tags=["inspector"])
+    def one_machine(name: str) -> JSONResponse:
+        """A machine's graph with the verifier's findings, and which stored runs its code would diverge on."""
+        return JSONResponse(machine_view(ctx.store, ctx.durable(name)))
+
+    @routes.get("/inspector/api/compare/{a}/{b}", tags=["inspector"])
+    def compare(a: str, b: str) -> JSONResponse:
+        """Two runs side by side: the step where their paths part, and each step's memory differences."""
+        return JSONResponse(compare_views(view(a), view(b)))
+
+    return routes
