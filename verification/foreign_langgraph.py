@@ -5,32 +5,33 @@ spec: the node's function and the ``Command`` destinations read from its annotat
 ``destinations=``), ``edges`` (plain edges), ``waiting_edges`` (joins) and ``branches``
 (conditional edges: the routing function and the ``path_map``, or the routes LangGraph
 read from the function's ``Literal`` return annotation). START is the initial node and
-END the terminal one. Route labels: ``edge``, ``join``, ``goto``, the ``path_map`` key
+END the terminal one. A node with an ``error_handler`` routes to its handler node (``error``),
+and a handler that names no ``Command`` destination ends the run (``end``), as LangGraph
+does. Route labels: ``edge``, ``join``, ``goto``, the ``path_map`` key
 (or the ``Literal`` value) of a conditional edge, and ``?`` for a route whose targets
 cannot be known: like LangGraph's own drawing, it may lead to any node (SM013 says so).
 
 A compiled graph adds its interrupt points (``interrupt_before``/``interrupt_after`` and
 the nodes whose function calls ``langgraph.types.interrupt``): without a checkpointer a
-run stops at one for good (SM014). Imported only when a target is a LangGraph graph.
+run stops at one for good (SM014, :mod:`verification.foreign_langgraph_interrupts`).
+Imported only when a target is a LangGraph graph.
 """
 
 from __future__ import annotations
 
-import ast
-import inspect
 import re
-import textwrap
 import typing
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from langgraph.constants import END, START
-from langgraph.graph.state import CompiledStateGraph, StateGraph
-from langgraph.types import Command, interrupt
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command
 
 from verification.events import Origin
-from verification.findings import Location, PropertyViolation
+from verification.findings import Location
 from verification.foreign_graph import Node, assemble_graph
+from verification.foreign_langgraph_interrupts import AnyGraph, function_of, interrupt_finding, node_location
 from verification.locate import class_location, first_line, function_location
 from verification.model import MachineGraph, Row
 
@@ -59,16 +60,6 @@ TERMS = {
     "does not route them: the run would fail with KeyError",
 }
 """SM008 in LangGraph's words."""
-
-AnyGraph = StateGraph[Any, Any, Any, Any]  # the verifier reads names and functions, never the state types
-
-
-def _function(runnable: object) -> Callable[..., object] | None:
-    for attribute in ("func", "afunc"):
-        fn = getattr(runnable, attribute, None)
-        if inspect.isfunction(fn) or inspect.ismethod(fn):
-            return typing.cast(Callable[..., object], fn)
-    return None
 
 
 def _leaves(tp: object, values: set[str], opaque: list[str]) -> None:
@@ -123,11 +114,6 @@ def _unannotated_command(fn: Callable[..., object] | None) -> bool:
     return any(found)
 
 
-def _node_location(builder: AnyGraph, name: str) -> Location | None:
-    fn = _function(builder.nodes[name].runnable) if name in builder.nodes else None
-    return function_location(fn) if fn else None
-
-
 def _edge_line(files: Sequence[str], source: str, target: str) -> Location | None:
     def name(node: str) -> str:
         constant = {START: "START", END: "END"}.get(node)
@@ -135,59 +121,6 @@ def _edge_line(files: Sequence[str], source: str, target: str) -> Location | Non
         return rf"(?:(?:\w+\.)?{constant}|{quoted})" if constant else quoted
 
     return first_line(files, re.compile(rf"add_edge\(\s*{name(source)}\s*,\s*{name(target)}\s*\)"))
-
-
-def _interrupt_lines(fn: Callable[..., object]) -> list[Location]:
-    """Where ``fn`` calls ``langgraph.types.interrupt`` (by name or as ``module.interrupt``)."""
-    try:
-        lines, start = inspect.getsourcelines(fn)
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-    except (OSError, TypeError, SyntaxError):
-        return []
-    scope = getattr(fn, "__globals__", {})
-    where = function_location(fn)
-    found: list[Location] = []
-    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
-        callee = call.func
-        if isinstance(callee, ast.Name):
-            target = scope.get(callee.id)
-        elif isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name):
-            target = getattr(scope.get(callee.value.id), callee.attr, None)
-        else:
-            continue
-        if target is interrupt and where is not None:
-            found.append(Location(where.path, start + call.lineno - 1))
-    return found
-
-
-def _interrupts(
-    compiled: CompiledStateGraph[Any, Any, Any, Any], nodes: Iterable[str]
-) -> PropertyViolation | None:
-    """SM014 when ``compiled`` pauses somewhere yet has no checkpointer to resume from."""
-    if compiled.checkpointer not in (None, False):
-        return None
-    names = list(nodes)
-    points: list[tuple[str, str, Location | None]] = []
-    for how, listed in (
-        ("before", compiled.interrupt_before_nodes),
-        ("after", compiled.interrupt_after_nodes),
-    ):
-        for node in names if listed == "*" else listed:
-            points.append((node, f"interrupt_{how}={node}", _node_location(compiled.builder, node)))
-    for node in names:
-        fn = _function(compiled.builder.nodes[node].runnable)
-        for line in _interrupt_lines(fn) if fn else []:
-            points.append((node, f"{node} calls interrupt() at line {line.line}", line))
-    if not points:
-        return None
-    return PropertyViolation(
-        code="SM014",
-        message=f"the graph pauses at {len(points)} interrupt point(s) ({'; '.join(p[1] for p in points)}) "
-        "but was compiled without a checkpointer: a run that reaches one stops and can never be resumed",
-        states=tuple(dict.fromkeys(p[0] for p in points)),
-        location=next((p[2] for p in points if p[2] is not None), None),
-        hint=HINTS["SM014"],
-    )
 
 
 def langgraph_graph(
@@ -243,14 +176,18 @@ def langgraph_graph(
         for source in sources:
             route(source, "join", target, None)
     for name, spec in builder.nodes.items():
-        where = _node_location(builder, name)
+        where = node_location(builder, name)
         for target in spec.ends or ():
             route(name, "goto", target, where)
-        if not spec.ends and _unannotated_command(_function(spec.runnable)):
+        if spec.error_handler_node:  # when the node raises, its error handler runs
+            route(name, "error", spec.error_handler_node, where)
+        if not spec.ends and _unannotated_command(function_of(spec.runnable)):
             unknown(name, f"node {name} returns a Command whose destinations are not annotated", where)
+        elif spec.is_error_handler and not spec.ends:  # a handler that routes nowhere ends the run
+            route(name, "end", END, where)
     for source, branches in builder.branches.items():
         for branch_name, branch in branches.items():
-            fn = _function(branch.path)
+            fn = function_of(branch.path)
             where = function_location(fn) if fn else None
             deciders.setdefault(source, where)
             read = _routes(fn)
@@ -273,14 +210,14 @@ def langgraph_graph(
             problem="; ".join(why for why, _ in problems.get(name, [])),
             location=next(
                 (at for _, at in problems.get(name, []) if at),
-                deciders.get(name) or _node_location(builder, name),
+                deciders.get(name) or node_location(builder, name),
             ),
         )
         for name in (START, *builder.nodes)
     ]
     if any(r.target == END for r in rows):  # else no route ends: SM005 says so, SM002 need not list END
         nodes.append(Node(name=END, terminal=True))
-    found = _interrupts(compiled, builder.nodes) if compiled is not None else None
+    found = interrupt_finding(compiled, builder.nodes, HINTS["SM014"]) if compiled is not None else None
     schema = builder.state_schema
     return assemble_graph(
         framework=FRAMEWORK,

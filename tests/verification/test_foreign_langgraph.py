@@ -240,3 +240,33 @@ def test_the_command_line_writes_diagrams_of_a_foreign_graph(tmp_path: Path) -> 
     assert main([spec, "--diagrams", str(tmp_path), "--diagram-format", "mermaid"]) == 1
     (diagram,) = tmp_path.glob("*.mmd")
     assert "agent --> tools: edge !SM005" in diagram.read_text(encoding="utf-8")
+
+
+def test_an_error_handler_is_reached_when_its_node_raises_and_ends_the_run() -> None:
+    def flaky(state: Count) -> Count:
+        raise ValueError("boom")
+
+    def recover(state: Count) -> Count:
+        return {"n": -1}
+
+    graph = StateGraph(Count).add_node("flaky", flaky, error_handler=recover).add_node("step", flaky)
+    graph.add_edge(START, "flaky").add_edge("flaky", "step").add_edge("step", END)
+    rows = [(r.source, r.event, r.target) for r in model_of(graph).rows]
+    assert ("flaky", "error", "__error_handler__flaky") in rows
+    assert ("__error_handler__flaky", "end", END) in rows
+    assert report_of(graph).ok
+    assert graph.compile().invoke({"n": 0}) == {"n": -1}  # the handler ran and the run ended there
+
+
+def test_a_default_error_handler_set_before_compile_is_read_from_the_compiled_graph() -> None:
+    def step(state: Count) -> Count:
+        return state
+
+    def recover(state: Count) -> Count:
+        return state
+
+    graph = StateGraph(Count).set_node_defaults(error_handler=recover).add_node("step", step)
+    compiled = graph.add_edge(START, "step").add_edge("step", END).compile()
+    rows = [(r.source, r.event, r.target) for r in model_of(compiled).rows]
+    assert ("step", "error", "__default_error_handler__") in rows
+    assert report_of(compiled).ok
