@@ -47,7 +47,7 @@ class StreamWatch:
         """The position of the last effect request."""
         self.held = 0.0
         """Seconds the current effect ran before its performer suspended the run."""
-        self.failing: tuple[_Performing, OutcomeKind, str, float] | None = None
+        self.failing: tuple[_Performing, OutcomeKind, str, float, object] | None = None
         """A failed completion held back until the run shows it took the failure."""
         self.state = ""
         """The state the run is in."""
@@ -62,11 +62,13 @@ class StreamWatch:
             self.requested = self.next - 1
         return self
 
-    def completed(self, performing: _Performing, kind: OutcomeKind, note: str, seconds: float) -> None:
+    def completed(
+        self, performing: _Performing, kind: OutcomeKind, note: str, seconds: float, value: object
+    ) -> None:
         """Put the completion of the effect ``performing`` performed, at the next position."""
         position = self._position()
         if position is not None:
-            self.buffer.put(performing.event(position, kind, note, seconds))
+            self.buffer.put(performing.event(position, kind, note, seconds, value))
 
     def _flush(self) -> None:
         """Put the failed completion held back: the run went on, so the machine took it."""
@@ -165,7 +167,9 @@ class _Performing:
         self.calls: dict[int, tuple[str, str]] = {}
         self.since_wait = watch.buffer.waited
 
-    def event(self, position: int, kind: OutcomeKind, note: str, seconds: float) -> EffectCompleted:
+    def event(
+        self, position: int, kind: OutcomeKind, note: str, seconds: float, value: object
+    ) -> EffectCompleted:
         """Its :class:`EffectCompleted` at ``position``."""
         return EffectCompleted(
             run_id=self.watch.run_id,
@@ -176,21 +180,22 @@ class _Performing:
             note=note,
             seconds=max(seconds, 0.0),
             part=self.part,
+            value=value,
         )
 
-    def _completed(self, kind: OutcomeKind, note: str, seconds: float) -> None:
+    def _completed(self, kind: OutcomeKind, note: str, seconds: float, value: object) -> None:
         watch = self.watch
         if kind is not OutcomeKind.OK:
             note = redact_credentials(note)
         if self.part is not None:
             if self.live:
-                watch.buffer.put(self.event(self.position, kind, note, seconds))
+                watch.buffer.put(self.event(self.position, kind, note, seconds, value))
             return
         seconds, watch.held = seconds + watch.held - (watch.buffer.waited - self.since_wait), 0.0
         if kind is OutcomeKind.OK:
-            watch.completed(self, kind, note, seconds)
+            watch.completed(self, kind, note, seconds, value)
         else:  # history only if the machine takes the failure: see StreamWatch.settle
-            watch.failing = (self, kind, note, seconds)
+            watch.failing = (self, kind, note, seconds, value)
 
     def effect_ended(self, outcome: object, seconds: float) -> None:
         """Put its :class:`EffectCompleted` (a suspension is held until the run returns)."""
@@ -198,12 +203,12 @@ class _Performing:
             self.watch.held += seconds
             return
         note, failed = outcome_note(outcome)
-        self._completed(outcome_kind(outcome, failed), note, seconds)
+        self._completed(outcome_kind(outcome, failed), note, seconds, outcome)
 
     def effect_raised(self, error: BaseException, seconds: float) -> None:
         """Put a failed :class:`EffectCompleted` (the run gets the failure as the outcome)."""
         if isinstance(error, Exception):
-            self._completed(OutcomeKind.FAILED, f"raised {type(error).__qualname__}: {error}", seconds)
+            self._completed(OutcomeKind.FAILED, f"raised {type(error).__qualname__}: {error}", seconds, None)
 
     def streamed(self, delta: object) -> None:
         """Put a provider's text or tool-call delta as this run's."""

@@ -109,6 +109,7 @@ def history_of(
                     outcome=completed,
                     note=note if completed is OutcomeKind.OK else redact(note),
                     seconds=max(done_at - at, 0.0),
+                    value=outcome,
                 )
             )
     return tuple(events)

@@ -4,7 +4,8 @@ A run stream (``agentsm_fn.shell.astream``) yields these, and a stored run's eve
 derived from its journal by replay (``agentsm_fn.durable.stored_events``): the same
 values either way. Every field is a string, a number, a bool or an :class:`OutcomeKind`,
 so an event has one JSON form (:mod:`agentsm_fn.stream.wire`) and a server sends it as
-it is; only ``result`` (the value the run returns in Python) stays out of it.
+it is; only the Python-only fields stay out of it: ``result`` (the value the run call
+returns) and ``EffectCompleted.value`` (the outcome itself).
 
 Event tree::
 
@@ -67,8 +68,9 @@ class OutcomeKind(enum.Enum):
     """Its performer paused the run (a human approval): the outcome arrives later."""
 
 
-def _result() -> object:
-    return attrs.field(default=None, eq=False, repr=False)
+def _python_only() -> object:
+    """A field for Python consumers: not compared, not shown, not in the JSON form."""
+    return attrs.field(default=None, eq=False, repr=False, metadata={"json": False})
 
 
 @attrs.frozen(kw_only=True)
@@ -138,7 +140,8 @@ class EffectCompleted:
     """What came of an effect: its kind, a short note on the outcome, and how long it took.
 
     ``requested`` is the position of the :class:`EffectRequested` it answers (for a part,
-    the position of the effect it is part of, like ``position``).
+    the position of the effect it is part of, like ``position``); ``value`` is the outcome
+    itself, for Python consumers (a tool's result, the LLM's reply).
 
     Example:
         >>> EffectCompleted(run_id="r1", position=3, requested=2, effect="LlmCall",
@@ -154,6 +157,8 @@ class EffectCompleted:
     note: str
     seconds: float
     part: int | None = None
+    value: object = _python_only()
+    """The outcome itself (Python only: not in the JSON form); None if the performer raised."""
 
 
 @attrs.frozen(kw_only=True)
@@ -211,7 +216,7 @@ class AwaitingOutcome:
     requested: int
     effect: str
     summary: str
-    result: object = _result()
+    result: object = _python_only()
 
 
 @attrs.frozen(kw_only=True)
@@ -229,7 +234,7 @@ class Finished:
     position: int
     state: str
     steps: int
-    result: object = _result()
+    result: object = _python_only()
 
 
 @attrs.frozen(kw_only=True)
@@ -252,7 +257,7 @@ class Failed:
     steps: int
     reason: str
     detail: str
-    result: object = _result()
+    result: object = _python_only()
 
 
 RunEvent: TypeAlias = (

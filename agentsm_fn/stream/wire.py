@@ -2,10 +2,11 @@
 
 An event is a JSON object with its class name under ``"type"`` and its fields under
 their own names (an :class:`~agentsm_fn.stream.events.OutcomeKind` as its value,
-``"ok"``); ``result`` is left out. :func:`event_from_json` checks everything (the type, every
-field and its type, no unknown field) and says what is wrong as a
-:class:`MalformedEvent` value, never by raising. msgspec (already the durable store's
-byte layer) encodes and checks the fields against the classes' annotations.
+``"ok"``); the Python-only fields (``result``, ``EffectCompleted.value``) are left out.
+:func:`event_from_json` checks everything (the type, every field and its type, no
+unknown field) and says what is wrong as a :class:`MalformedEvent` value, never by raising.
+msgspec (already the durable store's byte layer) encodes and checks the fields against
+the classes' annotations.
 """
 
 from __future__ import annotations
@@ -50,7 +51,10 @@ _TYPES: Final[MappingProxyType[str, type[RunEvent]]] = MappingProxyType(
     }
 )
 _FIELDS: Final = MappingProxyType(
-    {name: tuple(f.name for f in attrs.fields(cls) if f.name != "result") for name, cls in _TYPES.items()}
+    {
+        name: tuple(f.name for f in attrs.fields(cls) if f.metadata.get("json", True))
+        for name, cls in _TYPES.items()
+    }
 )
 _ENCODER: Final = msgspec.json.Encoder()
 

@@ -64,6 +64,15 @@ async def test_a_run_streams_its_start_transitions_effects_and_finish_in_order()
     )
 
 
+async def test_each_completion_carries_its_outcome_for_python_consumers_live_and_replayed() -> None:
+    events = await collect(astream(sample_machine(), Mem(), asking(1, 2, 3)))
+    assert [e.value for e in events if isinstance(e, EffectCompleted)] == [1, 2, 3]
+    finished, started = events[-1], events[0]
+    assert isinstance(finished, Finished) and isinstance(started, RunStarted)
+    replayed = history_of(started, finished.result.unwrap(), redact_credentials)  # type: ignore[attr-defined]
+    assert [e.value for e in replayed if isinstance(e, EffectCompleted)] == [1, 2, 3]
+
+
 async def test_the_last_event_carries_what_arun_returns() -> None:
     events = await collect(astream(sample_machine(), Mem(), asking(1, 2, 3)))
     expected = await arun(sample_machine(), Mem(), asking(1, 2, 3))
