@@ -3,10 +3,11 @@
 Section "run stream" (docs/server.md): the same ReAct agent run (3 tool calls and an
 answer, 4 LLM calls, 11 transitions) measured three ways in one process:
 
-* ``arun``: ``Agent.arun()``, as today;
+* ``arun``: ``Agent.arun()``, as today (the stream hook in place);
 * ``astream``: ``Agent.astream()`` with a consumer that takes every event;
-* no consumer: ``arun`` with the stream hook (the provider's ``report_delta`` call per
-  delta) against the same engine with the hook replaced by nothing.
+* no consumer: the same ``arun`` with the stream hook (the provider's ``report_delta``
+  call per delta) replaced by a function that does nothing, the engine before the hook;
+  and the hook's own cost: one call's best time outside a stream, times the deltas of a run.
 
 with two LLMs: a stateless scripted one in process (no deltas: the run is pure engine and
 agent work, the hardest case for a stream's fixed cost per event), and the OpenAI provider
@@ -30,6 +31,7 @@ import gc
 import json
 import sys
 import time
+import timeit
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
@@ -40,13 +42,16 @@ from _serving import measure_serving
 import agentsm_fn.providers.provider as provider_module
 from agentsm_fn.agents.react import ReactCompleted
 from agentsm_fn.llm import AnyLlmProvider, LlmReply, LlmRequest, ToolCall, ToolResultMessage
-from agentsm_fn.providers import openai_provider
+from agentsm_fn.providers import TextDelta, openai_provider
+from agentsm_fn.shell import report_delta
 from agentsm_fn.shell.react_agent import Agent, AgentBuilder
-from agentsm_fn.stream import Finished
+from agentsm_fn.stream import Finished, LlmTextDelta, ToolCallArgsDelta
 
 TOOL_CALLS = 3
 ANSWER = "Looked up all three keys; every value was found and checked twice."
 SCHEMA = {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]}
+SCRIPTED = "scripted LLM in process (no deltas)"
+STREAMING = "OpenAI provider streaming over httpx (~60 deltas)"
 HOOK = "report_delta"
 """The provider module's name for the stream hook (``agentsm_fn.shell.report_delta``)."""
 MIN_ROUNDS = 15
@@ -113,10 +118,7 @@ def agents() -> dict[str, Agent]:
         stream=True,
         env={},
     )
-    return {
-        "scripted LLM in process (no deltas)": _agent(ScriptedLookups()),
-        "OpenAI provider streaming over httpx (~60 deltas)": _agent(streaming),
-    }
+    return {SCRIPTED: _agent(ScriptedLookups()), STREAMING: _agent(streaming)}
 
 
 def _agent(llm: AnyLlmProvider) -> Agent:
@@ -146,18 +148,23 @@ async def through_astream(agent: Agent) -> int:
 
 
 @contextmanager
-def without_stream_hook() -> Iterator[None]:
-    """The engine as it was before the stream hook: the provider reports its deltas to nobody."""
-    hook = getattr(provider_module, HOOK)
-    setattr(provider_module, HOOK, lambda delta: None)
+def stream_hook(hook: Callable[[object], None]) -> Iterator[None]:
+    """The provider reporting its deltas to ``hook`` (``_nothing``: the engine before the stream hook)."""
+    kept = getattr(provider_module, HOOK)
+    setattr(provider_module, HOOK, hook)
     try:
         yield
     finally:
-        setattr(provider_module, HOOK, hook)
+        setattr(provider_module, HOOK, kept)
 
 
-async def _without_hook(agent: Agent) -> int:
-    with without_stream_hook():
+def _nothing(delta: object) -> None:
+    """The engine before the stream hook: a delta goes nowhere."""
+
+
+async def hooked(agent: Agent, hook: Callable[[object], None]) -> int:
+    """One run through ``arun`` with ``hook`` as the stream hook (both sides of the hook figure)."""
+    with stream_hook(hook):
         return await through_arun(agent)
 
 
@@ -184,34 +191,62 @@ def best_times(
     return best
 
 
+def hook_call_seconds() -> float:
+    """Best seconds of one ``report_delta`` call outside any stream (what each delta costs a plain run)."""
+    delta = TextDelta("abc")
+    runs = [timeit.timeit(lambda: report_delta(delta), number=100_000) / 100_000 for _ in range(15)]
+    empty = min(timeit.timeit(lambda: None, number=100_000) / 100_000 for _ in range(15))
+    return max(min(runs) - empty, 0.0)
+
+
+async def events_per_run(agent: Agent) -> tuple[int, int]:
+    """How many events one run's stream yields, and how many of them are deltas."""
+    events = [event async for event in agent.astream()]
+    return len(events), sum(isinstance(event, LlmTextDelta | ToolCallArgsDelta) for event in events)
+
+
 def measure_stream(budget: float, batch: int) -> None:
     """The run stream's figures: astream vs arun, and arun with vs without the stream hook."""
     print("\nrun stream: one ReAct run (3 tool calls, 4 LLM calls), best CPU time per run")
-    print(f"{'LLM':<50} {'arun us':>9} {'astream us':>11} {'ratio':>6} {'no hook us':>11} {'hook ratio':>10}")
+    print(
+        f"{'LLM':<50} {'events':>6} {'arun us':>8} {'astream us':>10} {'ratio':>6} {'us/event':>8}"
+        f" {'no hook us':>10} {'hook ratio':>10}"
+    )
     loop = asyncio.new_event_loop()
-    worst_stream, worst_hook = 0.0, 0.0
+    ratios: dict[str, float] = {}
+    worst_hook, hook_base = 0.0, (1.0, 0)
     try:
         for label, agent in agents().items():
+            events, deltas = loop.run_until_complete(events_per_run(agent))
             arun_s, astream_s, bare_s = best_times(
                 loop,
                 [
-                    partial(through_arun, agent),
+                    partial(hooked, agent, report_delta),
                     partial(through_astream, agent),
-                    partial(_without_hook, agent),
+                    partial(hooked, agent, _nothing),
                 ],
                 budget,
                 batch,
             )
-            stream_ratio, hook_ratio = astream_s / arun_s, arun_s / bare_s
-            worst_stream, worst_hook = max(worst_stream, stream_ratio), max(worst_hook, hook_ratio)
+            ratios[label], hook_ratio = astream_s / arun_s, arun_s / bare_s
+            if label == STREAMING:
+                hook_base = (bare_s, deltas)
+            worst_hook = max(worst_hook, hook_ratio)
             print(
-                f"{label:<50} {arun_s * 1e6:>9.0f} {astream_s * 1e6:>11.0f} {stream_ratio:>6.2f}"
-                f" {bare_s * 1e6:>11.0f} {hook_ratio:>10.3f}"
+                f"{label:<50} {events:>6} {arun_s * 1e6:>8.0f} {astream_s * 1e6:>10.0f} {ratios[label]:>6.2f}"
+                f" {(astream_s - arun_s) / events * 1e6:>8.1f} {bare_s * 1e6:>10.0f} {hook_ratio:>10.3f}"
             )
     finally:
         loop.close()
-    print(f"a run consumed through astream: worst ratio {worst_stream:.2f} (target <= 1.3)")
+    streaming, scripted = ratios[STREAMING], ratios[SCRIPTED]
+    print(f"a run consumed through astream (streaming provider): ratio {streaming:.2f} (target <= 1.3)")
+    print(f"the same with no IO at all (scripted LLM, the worst case): ratio {scripted:.2f}")
     print(f"a run with no consumer (stream hook vs none): worst ratio {worst_hook:.3f} (target <= 1.03)")
+    call, (base, deltas) = hook_call_seconds(), hook_base
+    print(
+        f"  the hook itself: {call * 1e9:.0f} ns per delta with no stream, {deltas:.0f} deltas per run:"
+        f" {1 + deltas * call / base:.4f}x of the streaming run"
+    )
 
 
 # ---- the command line -----------------------------------------------------------------------------------
@@ -226,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     budget = args.budget if args.budget is not None else 0.3 if args.quick else 3.0
     print(f"python {sys.version.split()[0]}; ~{budget:.1f} s per measurement")
-    measure_stream(budget, batch=2 if args.quick else 10)
+    measure_stream(budget, batch=2 if args.quick else 20)
     measure_serving(args.quick)
     return 0
 

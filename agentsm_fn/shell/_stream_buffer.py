@@ -144,9 +144,12 @@ class EventBuffer:
                 else:
                     await waiter
         finally:
-            if not task.done():
+            if task.done():  # its outcome went into the buffer (a BaseException re-raised: taken here)
+                if not task.cancelled():
+                    task.exception()
+            else:
                 task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+                await asyncio.gather(task, return_exceptions=True)
 
     async def _running(self, run: Callable[[], Awaitable[tuple[RunEvent, ...]]]) -> None:
         try:

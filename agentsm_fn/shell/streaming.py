@@ -21,7 +21,6 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, 
 from types import MappingProxyType
 from typing import Final, TypeVar
 
-import attrs
 from returns.result import Result, Success
 
 from agentsm_fn.core.effects import Effect
@@ -95,7 +94,7 @@ def gated(performers: Performers, buffer: EventBuffer) -> Performers:
 def streamed_shell(shell: Shell, watch: StreamWatch) -> Shell:
     """``shell`` for a streamed run: gated performers, and the watch beside the shell's own observer."""
     observer: RunObserver = watch if shell.observer is None else Both(shell.observer, watch)
-    return attrs.evolve(shell, performers=gated(shell.performers, watch.buffer), observer=observer)
+    return Shell(gated(shell.performers, watch.buffer), shell.clock, observer)
 
 
 def stopped_at_effect(result: Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT]]) -> bool:
