@@ -184,11 +184,11 @@ def test_the_stream_benchmark_swaps_the_hook_and_puts_it_back(server: ModuleType
     assert getattr(server.provider_module, server.HOOK) is hook
 
 
-def test_the_server_benchmarks_quick_run_prints_the_stream_targets(
+def test_the_stream_section_prints_its_targets(
     server: ModuleType, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(server, "MIN_ROUNDS", 1)
-    server.main(["--quick", "--budget", "0"])
+    server.measure_stream(0.0, batch=1)  # the serving sections: tests/test_benchmark_serving.py
     out = capsys.readouterr().out
     assert "a run consumed through astream (streaming provider): ratio" in out and "(target <= 1.3)" in out
     assert "the same with no IO at all (scripted LLM, the worst case): ratio" in out
