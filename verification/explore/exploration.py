@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 import itertools
+import textwrap
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Generic, TypeVar
 
@@ -82,11 +83,15 @@ class Counterexample(Generic[StateT, EventT, MemoryT]):
         code = Source()
         code.imports.add(("verification.kit", "ScriptedCase"))
         code.imports.add(("verification.kit", "run_case"))
-        rows = ", ".join(f"({code.value(s)}, {code.value(e)}, {code.value(t)})" for s, e, t in self.case.rows)
+        rows = [
+            f"            ({code.value(s)}, {code.value(e)}, {code.value(t)})," for s, e, t in self.case.rows
+        ]
         fields = [
             f"        state={code.value(self.case.state)},",
             f"        memory={code.value(self.case.memory)},",
-            f"        rows=({rows}{',' if len(self.case.rows) == 1 else ''}),",
+            "        rows=(",
+            *rows,
+            "        ),",
             f"        outcomes={code.value(self.case.outcomes)},",
         ]
         extra = [code.spec(invariants)] if invariants else []
@@ -94,14 +99,15 @@ class Counterexample(Generic[StateT, EventT, MemoryT]):
         extra += [f"budget={code.spec(budget)}"] if budget else []
         call = ", ".join([code.spec(machine), "case", *extra])
         doubt = [f"    # written with repr(), check it: {u}" for u in code.unsure]
-        first = self.message.splitlines()[0].replace('"""', "'''")
+        said = textwrap.wrap(f"[{self.kind}] {self.message.splitlines()[0]}", 100)
         return "\n".join(
             [
                 *code.import_lines(),
                 "",
                 "",
                 f"def {name}() -> None:",
-                f'    """Found by exploration: [{self.kind}] {first}"""',
+                '    """The shortest run exploration found that breaks a rule (it raises RunViolation)."""',
+                *(f"    # {line}" for line in said),
                 *doubt,
                 "    case = ScriptedCase(",
                 *fields,
