@@ -7,6 +7,7 @@ a file (one line per execution), so tests can tell how often each really happene
 from __future__ import annotations
 
 import enum
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar, Literal
@@ -198,3 +199,9 @@ ORDERS_V2: Machine[S2, E, Order] = define_machine(
 
 DURABLE_ORDERS_V2 = Durable(name=DURABLE_ORDERS.name, machine=ORDERS_V2, shell=shell)
 """Version 2 deployed in place of version 1: the same name, so it finds version 1's stored runs."""
+
+
+DURABLE_ORDERS_WALL = attrs.evolve(
+    DURABLE_ORDERS, name="tests.durable.machines:DURABLE_ORDERS_WALL", clock=time.time
+)
+"""The order machine with leases on wall time, as workers (on any host) read them."""

@@ -1,4 +1,4 @@
-"""Workers: real ``agentsm-runs worker`` processes on one SQLite store take every queued run exactly once.
+"""Workers: real ``agentsm-runs worker`` processes on one store (SQLite or PostgreSQL) take each run once.
 
 Runs are enqueued READY (``Durable.enqueue``); workers claim them, run them, stop on SIGTERM
 (a held run finishes; nothing more is taken) and take up the runs of a worker that was killed.
@@ -19,7 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from agentsm_fn.durable import RunStatus, SqliteStore
+from agentsm_fn.durable import RunStatus, RunStore, open_store
+from agentsm_fn.durable.approvals import answer, pending
+from agentsm_fn.durable.queue import RunQueue
+from agentsm_fn.durable.travel import replay_stored
+from tests.durable import machines
 from tests.durable.payments import DURABLE_PAYMENTS, Payments, ledger_lines
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,10 +37,12 @@ def until(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> No
 
 
 @contextmanager
-def worker(db: Path, env: dict[str, str], *flags: str) -> Iterator[subprocess.Popen[str]]:
-    command = [sys.executable, "-m", "agentsm_fn.durable.cli", "--db", str(db), "worker"]
+def worker(
+    db: str, env: dict[str, str], *flags: str, serves: str = DURABLE_PAYMENTS.name, poll: str = "0.05"
+) -> Iterator[subprocess.Popen[str]]:
+    command = [sys.executable, "-m", "agentsm_fn.durable.cli", "--db", db, "worker"]
     process = subprocess.Popen(
-        [*command, DURABLE_PAYMENTS.name, "--poll", "0.05", *flags],
+        [*command, serves, "--poll", poll, *flags],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -60,13 +66,21 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
-def statuses(store: SqliteStore) -> Counter[RunStatus]:
+def statuses(store: RunStore) -> Counter[RunStatus]:
     return Counter(record.status for record in store.runs().unwrap())
 
 
-def test_workers_run_every_queued_run_once_and_stop_on_sigterm(tmp_path: Path, env: dict[str, str]) -> None:
-    db, runs = tmp_path / "runs.db", 30
-    store = SqliteStore.open(db).unwrap()
+def queue(db: str) -> RunQueue:
+    store = open_store(db).unwrap()
+    assert isinstance(store, RunQueue)
+    return store
+
+
+def test_workers_run_every_queued_run_once_and_stop_on_sigterm(
+    tmp_path: Path, env: dict[str, str], store_db: str
+) -> None:
+    db, runs = store_db, 30
+    store = queue(db)
     for index in range(runs):
         assert DURABLE_PAYMENTS.enqueue(store, Payments(count=3), run_id=f"p{index}").unwrap() == f"p{index}"
     assert statuses(store) == {RunStatus.READY: runs}
@@ -86,10 +100,10 @@ def test_workers_run_every_queued_run_once_and_stop_on_sigterm(tmp_path: Path, e
 
 
 def test_after_sigterm_a_held_run_finishes_and_nothing_more_is_taken(
-    tmp_path: Path, env: dict[str, str]
+    tmp_path: Path, env: dict[str, str], store_db: str
 ) -> None:
-    db, gate = tmp_path / "runs.db", tmp_path / "gate"
-    store = SqliteStore.open(db).unwrap()
+    db, gate = store_db, tmp_path / "gate"
+    store = queue(db)
     DURABLE_PAYMENTS.enqueue(store, Payments(count=2), run_id="held").unwrap()
     with worker(db, {**env, "PAYMENTS_GATE": str(gate)}, "--concurrency", "1") as process:
         until(lambda: len(store.journal("held").unwrap()) == 1, "the first payment to start")
@@ -102,9 +116,11 @@ def test_after_sigterm_a_held_run_finishes_and_nothing_more_is_taken(
     store.close()
 
 
-def test_the_runs_of_a_killed_worker_are_taken_up_by_another(tmp_path: Path, env: dict[str, str]) -> None:
-    db, gate = tmp_path / "runs.db", tmp_path / "gate"
-    store = SqliteStore.open(db).unwrap()
+def test_the_runs_of_a_killed_worker_are_taken_up_by_another(
+    tmp_path: Path, env: dict[str, str], store_db: str
+) -> None:
+    db, gate = store_db, tmp_path / "gate"
+    store = queue(db)
     DURABLE_PAYMENTS.enqueue(store, Payments(count=2), run_id="orphan").unwrap()
     with worker(db, {**env, "PAYMENTS_GATE": str(gate)}) as first:
         until(lambda: len(store.journal("orphan").unwrap()) == 1, "the first payment to start")
@@ -122,4 +138,22 @@ def test_the_runs_of_a_killed_worker_are_taken_up_by_another(tmp_path: Path, env
     assert [row.outcome is not None for row in done] == [True, True]
     assert b"UNKNOWN" in (done[0].outcome or b"")  # in flight at the kill, not retry-safe: unknown
     assert [line.split()[0] for line in ledger_lines(tmp_path / "ledger.txt")] == ["orphan:1"]
+    store.close()
+
+
+def test_on_postgresql_a_worker_wakes_when_a_run_is_enqueued_or_answered_without_polling(
+    env: dict[str, str], postgres_url: str
+) -> None:
+    store = queue(postgres_url)
+    orders = machines.DURABLE_ORDERS_WALL
+    with worker(postgres_url, env, serves=orders.name, poll="600") as process:  # it looks again in 10 minutes
+        orders.enqueue(store, machines.Order(items=2, approval_over=0), run_id="o").unwrap()
+        until(lambda: store.get("o").unwrap().status is RunStatus.WAITING, "the enqueued run to ask", 60)
+        (waiting,) = pending(store).unwrap()
+        answer(store, "o", waiting.seq, True).unwrap()
+        until(lambda: store.get("o").unwrap().status is RunStatus.FINISHED, "the answered run to end", 60)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    memory = replay_stored(store, orders.machine, "o").unwrap().memory
+    assert memory.approved is True and len(memory.receipts) == 2
     store.close()

@@ -26,13 +26,14 @@ from agentsm_fn.durable.errors import StoreFailure
 from agentsm_fn.durable.postgres._connection import Where, where
 from agentsm_fn.durable.postgres._group import Db
 from agentsm_fn.durable.postgres._journal import PostgresJournal
+from agentsm_fn.durable.postgres._queue import QUEUE_SCHEMA, PostgresQueue
 from agentsm_fn.durable.postgres._runs import PostgresRuns
 from agentsm_fn.durable.postgres._schema import SCHEMA, SCHEMA_LOCK, SCHEMA_VERSION
 
 __all__ = ["PostgresStore"]
 
 
-class PostgresStore(PostgresRuns, PostgresJournal):
+class PostgresStore(PostgresRuns, PostgresJournal, PostgresQueue):
     """A :class:`~agentsm_fn.durable.store.RunStore` in a PostgreSQL database.
 
     Open it with a connection string (``postgresql://user:password@host:5432/database`` or
@@ -105,7 +106,7 @@ def _schema(db: Db, at: Where, create: bool) -> str:
             return f"{at.shown} has schema {found[0]}; this version reads schema {SCHEMA_VERSION}"
         if found is None and not create:
             return f"{at.shown} holds no run store"
-        for statement in SCHEMA:
+        for statement in (*SCHEMA, *QUEUE_SCHEMA):
             db.execute(statement)
         if found is None:
             db.execute("INSERT INTO meta(key, value) VALUES ('schema', %s)", (str(SCHEMA_VERSION),))
