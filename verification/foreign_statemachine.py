@@ -1,4 +1,4 @@
-"""Read a python-statemachine ``StateMachine`` (the class or an instance) into the verifier's graph model.
+"""Read a python-statemachine ``StateMachine`` or ``StateChart`` (class or instance) into the graph model.
 
 States are ``states_map``'s states (their ``id``), the initial state is the one marked
 ``initial=True`` and the terminal states those marked ``final=True``; every transition
@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 import re
 
-from statemachine import StateMachine
+from statemachine import StateChart
 
 from verification.findings import Location
 from verification.foreign_graph import Node, assemble_graph, kind_of
@@ -72,8 +72,8 @@ def statemachine_graph(value: object, files: object = ()) -> MachineGraph | str:
     """
     del files
     cls = value if isinstance(value, type) else type(value)
-    if not issubclass(cls, StateMachine):
-        return f"a python-statemachine {kind_of(value)} is not a StateMachine class or instance"
+    if not issubclass(cls, StateChart):  # StateMachine is a StateChart
+        return f"a python-statemachine {kind_of(value)} is not a StateMachine or StateChart class or instance"
     states = list(cls.states_map.values())
     initial = getattr(cls, "initial_state", None)
     if not states or initial is None:

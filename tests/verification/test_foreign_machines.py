@@ -124,7 +124,7 @@ def test_the_command_line_verifies_both_kinds(capsys: pytest.CaptureFixture[str]
     assert main(["tests.verification.foreign_machines:OrderStuckInReview", "--format", "json"]) == 1
     assert '"framework": "python-statemachine"' in capsys.readouterr().out
     assert main(["tests.verification.foreign_machines:State"]) == 2
-    assert "a python-statemachine State is not a StateMachine class or instance" in capsys.readouterr().err
+    assert "a python-statemachine State is not a StateMachine or StateChart class" in capsys.readouterr().err
 
 
 def test_nested_states_are_refused_with_a_message() -> None:
@@ -209,3 +209,15 @@ def test_a_statemachine_class_without_states_is_refused_with_a_message() -> None
     from statemachine import StateMachine
 
     assert read_foreign(StateMachine) == "the StateMachine StateMachine has no states"
+
+
+def test_a_flat_statechart_is_read_like_a_statemachine() -> None:
+    from statemachine import State, StateChart
+
+    class Review(StateChart[object]):
+        drafted = State(initial=True)
+        approved = State(final=True)
+        approve = drafted.to(approved)
+
+    report = report_of(Review)
+    assert report.ok and report.model.rows[0].event == "approve"
