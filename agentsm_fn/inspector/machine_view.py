@@ -101,6 +101,7 @@ def machine_view(store: RunStore, durable: Durable[Any, Any, Any]) -> dict[str, 
                 "step": c.step,
                 "unreadable": c.unreadable,
                 "text": plain(c.describe(), redact),
+                "detail": plain(c.detail, redact),
             }
             for c in checked.unwrap()
         ]

@@ -50,9 +50,12 @@ def memory_field(browser: WebDriver, field: str) -> str:
     return text_of(browser, f'table.memory tr[data-field="{field}"] td')
 
 
-def shot(browser: WebDriver, path: Path) -> Path:
-    """Keep a screenshot of the whole page as a file."""
+def shot(browser: WebDriver, path: Path, whole: bool = True) -> Path:
+    """Keep a screenshot as a file: of the whole page, or of what the window shows."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    if not whole:
+        browser.save_screenshot(str(path))
+        return path
     height = browser.execute_script("return document.documentElement.scrollHeight")
     width = browser.get_window_size()["width"]
     browser.set_window_size(width, max(800, min(int(height) + 120, 4000)))

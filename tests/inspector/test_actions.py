@@ -26,7 +26,7 @@ def test_the_runs_list_filters_pages_and_opens_a_run(
         assert len(rows) == 50  # one page
         first = rows[0].text
         assert first.startswith("o-7") and "waiting" in first and "APPROVING" in first
-        shot(browser, shots / "runs.png")
+        shot(browser, shots / "runs.png", whole=False)
         browser.find_element(By.XPATH, "//button[contains(., 'Older')]").click()
         ready(browser, "runs")
         assert len(browser.find_elements(By.CSS_SELECTOR, "table.runs tbody tr")) == 6

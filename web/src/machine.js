@@ -18,7 +18,7 @@ function checksTable(view) {
       h("th", {scope: "row"}, h("a", {href: `#/runs/${enc(c.run_id)}${c.step >= 0 ? `?step=${c.step}` : ""}`}, c.run_id)),
       h("td", {}, badge(c.status)),
       h("td", {}, c.changed ? "an older version" : "this version"),
-      h("td", {}, c.ok ? "replays as it ran" : c.unreadable ? `unreadable: ${c.text}` : `diverges${c.step >= 0 ? ` at step ${c.step}` : ""}: ${c.text}`)))));
+      h("td", {}, c.ok ? "replays as it ran" : c.unreadable ? `unreadable: ${c.detail}` : `diverges${c.step >= 0 ? ` at step ${c.step}` : ""}: ${c.detail}`)))));
 }
 
 /** Show machine `name` in `main`. */

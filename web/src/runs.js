@@ -57,7 +57,7 @@ export async function runsPage(main, params) {
     h("table", {class: "runs"},
       h("caption", {class: "visually-hidden"}, "Stored runs, newest first"),
       h("thead", {}, h("tr", {},
-        ["Run", "Status", "Machine", "State", "Steps", "Effects", "Age"].map((c) => h("th", {scope: "col"}, c)))),
+        ["Run", "Status", "Machine", "State", "Steps", "Effects", "Age"].map((c, i) => h("th", {scope: "col", class: i > 3 ? "num" : ""}, c)))),
       body),
     count,
     h("nav", {class: "pages", "aria-label": "Pages of runs"}, previous, next));
