@@ -239,9 +239,7 @@ def test_leaving_the_sync_stream_early_cancels_the_run() -> None:
             raise
         return 0
 
-    events = stream(sample_machine(), Mem(), Shell(performers=Performers().on_async(Ask, blocked)))
-    for event in events:
+    for event in stream(sample_machine(), Mem(), Shell(performers=Performers().on_async(Ask, blocked))):
         if isinstance(event, EffectRequested):
-            break
-    events.close()  # type: ignore[attr-defined]  # a generator: what leaving a for loop does once it is dropped
+            break  # the dropped generator closes, and its run is cancelled on its loop
     assert cancelled == [True]
