@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
+
 import jsonpatch
-from ag_ui.core import ResumeEntry, RunAgentInput
+from ag_ui.core import BaseEvent, ResumeEntry, RunAgentInput
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -25,9 +27,11 @@ from agentsm_fn.llm.json import JsonObject, thaw
 from agentsm_fn.providers.events import TextDelta, ToolCallArguments, ToolCallStarted
 from agentsm_fn.server.agui.feed import EffectEnded, EffectStarted, Happening, Moved, Streamed
 from agentsm_fn.server.agui.interrupts import answer_from, interrupt_for, interrupt_id, waiting_entry
+from agentsm_fn.server.agui.redacting import RedactedText
 from agentsm_fn.server.agui.request import read_request
 from agentsm_fn.server.agui.state import public_state, state_patch
 from agentsm_fn.server.agui.translate import Translator
+from agentsm_fn.shell.credentials import redact_credentials
 from verification.kit import json_objects
 
 run_ids = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,40}", fullmatch=True)
@@ -118,24 +122,33 @@ def test_the_conversation_becomes_our_messages() -> None:
     assert request.last_user_text == "hi there"
 
 
+LOOKUP = ToolCall("c1", "lookup", {"city": "Oslo"})
+CALL = LlmCall(LlmRequest(model="m", messages=(UserMessage("weather?"),)))
+
+
 def test_a_reply_becomes_a_message_and_its_tool_calls_each_announced_once() -> None:
     translator = Translator("r")
-    reply = LlmReply(content="Let me look.", tool_calls=(ToolCall("c1", "lookup", {"city": "Oslo"}),))
-    types = [e.type.value for e in translator.feed(EffectEnded(ASK, reply))]
+    reply = LlmReply(content="Let me look.", tool_calls=(LOOKUP,))
+    translator.feed(EffectStarted(CALL))
+    types = [e.type.value for e in translator.feed(EffectEnded(CALL, reply))]
     assert types == [
         "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
         "TEXT_MESSAGE_CONTENT",
         "TEXT_MESSAGE_END",
         "TOOL_CALL_START",
         "TOOL_CALL_ARGS",
         "TOOL_CALL_END",
     ]
-    assert translator.feed(EffectEnded(ASK, LlmReply(tool_calls=reply.tool_calls))) == []  # announced already
+    translator.feed(EffectStarted(CALL))
+    assert (
+        translator.feed(EffectEnded(CALL, LlmReply(tool_calls=reply.tool_calls))) == []
+    )  # announced already
     assert [e.type.value for e in translator.feed(Moved("A", "B"))] == ["STEP_FINISHED", "STEP_STARTED"]
 
 
-LOOKUP = ToolCall("c1", "lookup", {"city": "Oslo"})
-CALL = LlmCall(LlmRequest(model="m", messages=(UserMessage("weather?"),)))
+def _joined(events: list[BaseEvent], kind: str) -> str:
+    return "".join(getattr(e, "delta", "") for e in events if e.type.value == kind)
 
 
 @given(
@@ -154,29 +167,42 @@ def test_streamed_deltas_become_one_message_and_one_tool_call_in_order(pieces: l
     ]
     events = [event for happening in happenings for event in translator.feed(happening)]
     types = [e.type.value for e in events]
-    assert types == [
-        "TEXT_MESSAGE_START",
-        *["TEXT_MESSAGE_CONTENT"] * len(pieces),
-        "TEXT_MESSAGE_END",
-        "TOOL_CALL_START",
-        "TOOL_CALL_ARGS",
-        "TOOL_CALL_ARGS",
-        "TOOL_CALL_END",
-    ]
-    assert "".join(
-        getattr(e, "delta", "") for e in events if e.type.value == "TEXT_MESSAGE_CONTENT"
-    ) == "".join(pieces)
-    assert "".join(getattr(e, "delta", "") for e in events if e.type.value == "TOOL_CALL_ARGS") == arguments
-    assert {getattr(e, "message_id", None) for e in events[: len(pieces) + 2]} == {"r:m1"}
-    assert getattr(events[len(pieces) + 2], "parent_message_id", None) == "r:m1"
+    text_end = types.index("TEXT_MESSAGE_END")
+    assert types[0] == "TEXT_MESSAGE_START" and set(types[1:text_end]) == {"TEXT_MESSAGE_CONTENT"}
+    assert types[text_end + 1] == "TOOL_CALL_START" and types[-1] == "TOOL_CALL_END"
+    assert set(types[text_end + 2 : -1]) == {"TOOL_CALL_ARGS"}
+    assert _joined(events, "TEXT_MESSAGE_CONTENT") == redact_credentials("".join(pieces))
+    assert all(getattr(e, "delta", "x") for e in events)  # no empty fragment is sent
+    assert _joined(events, "TOOL_CALL_ARGS") == arguments
+    assert {getattr(e, "message_id", None) for e in events[: text_end + 1]} == {"r:m1"}
+    assert getattr(events[text_end + 1], "parent_message_id", None) == "r:m1"
 
 
 def test_a_failed_llm_call_closes_the_message_it_streamed() -> None:
     translator = Translator("r")
     translator.feed(EffectStarted(CALL))
-    assert [e.type.value for e in translator.feed(Streamed(TextDelta("Hal")))] == [
+    assert [e.type.value for e in translator.feed(Streamed(TextDelta("Hal")))] == []  # a word is held back
+    assert [e.type.value for e in translator.feed(Streamed(TextDelta("lo there")))] == [
         "TEXT_MESSAGE_START",
         "TEXT_MESSAGE_CONTENT",
     ]
     failed = LlmFailure(kind=LlmFailureKind.HTTP_STATUS, message="503", provider="p")
-    assert [e.type.value for e in translator.feed(EffectEnded(CALL, failed))] == ["TEXT_MESSAGE_END"]
+    ended = translator.feed(EffectEnded(CALL, failed))
+    assert [(e.type.value, getattr(e, "delta", "")) for e in ended] == [
+        ("TEXT_MESSAGE_CONTENT", "there"),
+        ("TEXT_MESSAGE_END", ""),
+    ]
+
+
+KEY = "sk-" + "abcdefghijklmnopqrstuvwxyz0123"
+words = st.sampled_from(["the", "key", "is", KEY, "Bearer", "tok3n-0123456789abcdef", "ok.", "\n"])
+
+
+@given(st.lists(words, max_size=12), st.lists(st.integers(min_value=0, max_value=200), max_size=6))
+def test_a_credential_split_across_deltas_is_redacted(chosen: list[str], cuts: list[int]) -> None:
+    text = " ".join(chosen)
+    points = sorted({min(c, len(text)) for c in cuts} | {0, len(text)})
+    stream = RedactedText()
+    out = "".join(stream.add(text[a:b]) for a, b in itertools.pairwise(points)) + stream.end()
+    assert out == redact_credentials(text)
+    assert KEY not in out and "Bearer tok3n" not in out

@@ -21,35 +21,39 @@ tool result's ``RUN:result:CALL``, so they are unique in the thread.
 
 from __future__ import annotations
 
-import json
-
 from ag_ui.core import (
     BaseEvent,
     StateDeltaEvent,
     StateSnapshotEvent,
     StepFinishedEvent,
     StepStartedEvent,
-    TextMessageContentEvent,
-    TextMessageEndEvent,
-    TextMessageStartEvent,
-    ToolCallArgsEvent,
-    ToolCallEndEvent,
     ToolCallResultEvent,
-    ToolCallStartEvent,
 )
 
 from agentsm_fn.agents.react.effects import RunTool, RunToolBatch
 from agentsm_fn.agents.react.outcomes import ReactToolResult, ToolBatchResult
 from agentsm_fn.llm.call import LlmCall
-from agentsm_fn.llm.json import JsonObject, thaw
-from agentsm_fn.llm.messages import ToolCall
+from agentsm_fn.llm.json import JsonObject
 from agentsm_fn.llm.replies import LlmReply
 from agentsm_fn.providers.events import TextDelta, ToolCallArguments, ToolCallStarted
 from agentsm_fn.server.agui.feed import EffectEnded, EffectStarted, Happening, Moved, RunStopped, Streamed
+from agentsm_fn.server.agui.reply import ReplyEvents
 from agentsm_fn.server.agui.state import public_state, state_patch
 from agentsm_fn.shell.credentials import redact_credentials
 
 __all__ = ["Translator"]
+
+
+def _streamed(reply: ReplyEvents, delta: object) -> list[BaseEvent]:
+    """A streaming provider's delta (a provider ``StreamEvent``) of the LLM call ``reply``."""
+    match delta:
+        case TextDelta(text=text):
+            return reply.text(text)
+        case ToolCallStarted(index=index, id=call_id, name=name):
+            return reply.call_started(index, call_id, name)
+        case ToolCallArguments(index=index, fragment=fragment):
+            return reply.call_arguments(index, fragment)
+    return []
 
 
 class Translator:
@@ -70,11 +74,8 @@ class Translator:
         self.messages = 0
         self.announced: set[str] = set(announced)
         """Tool calls whose START was sent (in this AG-UI run, or the one it resumes)."""
-        self.reply = ""
-        """The message id of the LLM call in progress ("" between calls)."""
-        self.text_open = self.text_streamed = False
-        self.open_calls: dict[int, str] = {}
-        """The streamed tool calls of the LLM call in progress, by their index in the reply."""
+        self.reply: ReplyEvents | None = None
+        """The LLM call in progress."""
 
     def opening(self, state: str, shown: JsonObject) -> list[BaseEvent]:
         """The first events: the state the run starts from, and its first step."""
@@ -88,31 +89,24 @@ class Translator:
                 self.step = target
                 return [StepFinishedEvent(step_name=state), StepStartedEvent(step_name=target)]
             case EffectStarted(effect=LlmCall()):
-                self.reply, self.text_open, self.text_streamed = self._message_id(), False, False
+                self.reply = ReplyEvents(self._message_id, self.announced)
                 return []
-            case Streamed(delta=TextDelta(text=text)) if text:
-                return self._text(text)
-            case Streamed(delta=ToolCallStarted(index=index, id=call_id, name=name)):
-                self.open_calls[index] = call_id
-                self.announced.add(call_id)
-                parent = self.reply or None
-                return [
-                    *self._close_text(),
-                    ToolCallStartEvent(tool_call_id=call_id, tool_call_name=name, parent_message_id=parent),
-                ]
-            case Streamed(delta=ToolCallArguments(index=index, fragment=fragment)) if fragment:
-                streaming = self.open_calls.get(index)
-                if streaming is None:
-                    return []
-                return [ToolCallArgsEvent(tool_call_id=streaming, delta=redact_credentials(fragment))]
+            case Streamed(delta=TextDelta(text=text)) if self.reply is not None:
+                return self.reply.text(text)
+            case Streamed(delta=ToolCallStarted(index=index, id=call_id, name=name)) if (
+                self.reply is not None
+            ):
+                return self.reply.call_started(index, call_id, name)
+            case Streamed(delta=ToolCallArguments(index=index, fragment=fragment)) if self.reply is not None:
+                return self.reply.call_arguments(index, fragment)
+            case EffectEnded(effect=LlmCall(), outcome=outcome) if self.reply is not None:
+                reply, self.reply = self.reply, None
+                return reply.finish(outcome if isinstance(outcome, LlmReply) else None)
             case EffectStarted(effect=RunTool(call=call)):
-                return self._announce(call, None)
+                return self._tools().announce(call)
             case EffectStarted(effect=RunToolBatch(runs=runs)):
-                return [event for run in runs for event in self._announce(run.call, None)]
-            case EffectEnded(outcome=LlmReply() as reply):
-                return self._reply(reply)
-            case EffectEnded(effect=LlmCall()):  # it failed: close what it streamed
-                return self._reply(LlmReply())
+                tools = self._tools()
+                return [event for run in runs for event in tools.announce(run.call)]
             case EffectEnded(outcome=ReactToolResult() as result):
                 return [self._result(result)]
             case EffectEnded(outcome=ToolBatchResult(results=results)):
@@ -137,43 +131,9 @@ class Translator:
         self.messages += 1
         return f"{self.run_id}:m{self.messages}"
 
-    def _text(self, text: str) -> list[BaseEvent]:
-        if not self.reply:
-            self.reply = self._message_id()
-        events: list[BaseEvent] = []
-        if not self.text_open:
-            events.append(TextMessageStartEvent(message_id=self.reply, role="assistant"))
-            self.text_open = True
-        self.text_streamed = True
-        return [*events, TextMessageContentEvent(message_id=self.reply, delta=redact_credentials(text))]
-
-    def _close_text(self) -> list[BaseEvent]:
-        if not self.text_open:
-            return []
-        self.text_open = False
-        return [TextMessageEndEvent(message_id=self.reply)]
-
-    def _reply(self, reply: LlmReply) -> list[BaseEvent]:
-        """The end of an LLM call: what it did not stream, then the end of what it did."""
-        events = [] if self.text_streamed or not reply.content else self._text(reply.content)
-        events += self._close_text()
-        events += [ToolCallEndEvent(tool_call_id=call_id) for call_id in self.open_calls.values()]
-        message = self.reply or self._message_id()
-        for call in reply.tool_calls:
-            events += self._announce(call, message)
-        self.reply, self.open_calls = "", {}
-        return events
-
-    def _announce(self, call: ToolCall, parent: str | None) -> list[BaseEvent]:
-        if call.id in self.announced:
-            return []
-        self.announced.add(call.id)
-        arguments = redact_credentials(json.dumps(thaw(call.arguments)))
-        return [
-            ToolCallStartEvent(tool_call_id=call.id, tool_call_name=call.name, parent_message_id=parent),
-            ToolCallArgsEvent(tool_call_id=call.id, delta=arguments),
-            ToolCallEndEvent(tool_call_id=call.id),
-        ]
+    def _tools(self) -> ReplyEvents:
+        """Where tool calls no LLM reply announced (a user machine's) are announced from."""
+        return ReplyEvents(self._message_id, self.announced)
 
     def _result(self, result: ReactToolResult) -> BaseEvent:
         return ToolCallResultEvent(
