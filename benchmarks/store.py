@@ -1,44 +1,58 @@
-"""Durable runs on SQLite against in-memory runs, and against LangGraph with its SqliteSaver.
+"""Durable runs on SQLite and PostgreSQL against LangGraph's SqliteSaver and PostgresSaver, workers, DBOS.
 
-Every side runs in the same process, in alternation, best of several rounds:
+Every side runs in this process (workers in processes of their own) on one PostgreSQL server the
+benchmark starts in a temporary directory (Debian's ``initdb``/``pg_ctl``, as the tests do), each
+side in a database of its own, measured in alternation, best of several rounds:
 
 1. The engine benchmark's reference workload (``Idle -> Planning -> (Acting -> Observing ->
-   Planning) x K -> Done``, the LLM and tool calls performed as effects: the ``effects``
-   variant of ``benchmarks/engine.py``) at K = 3, 100 and 1,000: in memory (``run``), durable
-   (``Durable.start`` on a SQLite store: every effect committed before the machine sees it,
-   ``synchronous=NORMAL``), and LangGraph (the same graph as a ``StateGraph`` whose nodes call
-   the same scripted LLM and tool, checkpointed by ``SqliteSaver`` after every step). Target:
-   durable <= 0.1x LangGraph's time.
-2. 100 concurrent async ReAct runs (3 tool calls, 4 LLM calls each) against aimock on loopback:
-   in memory (``agent.arun()``) and durable (``Durable.astart``, one store for all runs).
-   Target: durable throughput >= 0.8x in memory.
+   Planning) x K -> Done``, the LLM and tool calls performed as effects that are not retry-safe)
+   at K = 3, 100 and 1,000: in memory; ``Durable.start`` on a ``SqliteStore`` and on a
+   ``PostgresStore``; LangGraph (the same graph as a ``StateGraph`` calling the same scripted LLM
+   and tool) with ``SqliteSaver`` and with ``PostgresSaver``. Target: each of our stores at most
+   0.05x its LangGraph counterpart. Each store also runs with the write path from before one
+   transaction per effect (``_two_per_effect``: each outcome committed alone), and the
+   transactions of one run are counted on the SQLite connection: target, half.
+2. Workers: 200 ReAct runs against aimock enqueued on PostgreSQL and served by 1, 2 and 4
+   ``agentsm-runs worker`` processes (runs per second); and 100 concurrent async ReAct runs in
+   one process, in memory against durable on SQLite (group commit; target >= 0.8x).
+3. DBOS (``dbos`` on PyPI, if installed): the cost per effect of a workflow of steps against a
+   durable run of effects, on the same PostgreSQL server.
 
-    python benchmarks/store.py [--quick] [--no-aimock]
+    python benchmarks/store.py [--quick] [--no-aimock] [--rounds N]
 
-LangGraph is optional (the ``bench`` extra): without it that side is skipped and said so.
-Part 2 needs aimock (``bash scripts/aimock.sh``); ``--no-aimock`` skips it.
+LangGraph's savers and DBOS are optional (the ``bench`` extra): a missing one's side is skipped
+and said so. Part 2 needs aimock (``bash scripts/aimock.sh``); ``--no-aimock`` skips it.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import functools
+import importlib
 import importlib.util
-import operator
 import sqlite3
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
-from typing import Annotated, Any, TypedDict
-
-from agentsm_fn.durable import Durable, SqliteStore
-from agentsm_fn.shell import run
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the throwaway PostgreSQL server and transaction counter of the tests
+
+from _langgraph_side import has, langgraph_run  # noqa: E402  # beside this script
+from _two_per_effect import PostgresTwoPerEffect, SqliteTwoPerEffect  # noqa: E402
+
+from agentsm_fn.durable import Durable, SqliteStore  # noqa: E402
+from agentsm_fn.durable.postgres import PostgresStore  # noqa: E402
+from agentsm_fn.durable.store import RunStore  # noqa: E402
+from agentsm_fn.shell import run  # noqa: E402
+from tests.durable.transactions import counted_store  # noqa: E402
+from tests.postgres import PostgresServer, postgres_binaries, throwaway_cluster  # noqa: E402
 
 
 def _load(name: str, file: str) -> ModuleType:
@@ -51,6 +65,7 @@ def _load(name: str, file: str) -> ModuleType:
 
 
 ENGINE = _load("engine_benchmark", "engine.py")
+DURABLE = Durable(name="engine_benchmark:MACHINE", machine=ENGINE.MACHINE, shell=lambda: ENGINE.SHELL)
 
 
 def best(rounds: int, work: Callable[[], object]) -> float:
@@ -62,7 +77,7 @@ def best(rounds: int, work: Callable[[], object]) -> float:
     return min(times)
 
 
-# --- part 1: the reference workload --------------------------------------------------------------
+# --- part 1: the reference workload on every store ----------------------------------------------
 
 
 def in_memory(k: int) -> None:
@@ -71,174 +86,115 @@ def in_memory(k: int) -> None:
     assert len(done.memory.history) == k
 
 
-def durable_side(folder: Path) -> Callable[[int], None]:
-    store = SqliteStore.open(folder / "durable.db").unwrap()
-    durable = Durable(name="engine_benchmark:MACHINE", machine=ENGINE.MACHINE, shell=lambda: ENGINE.SHELL)
-
+def durable_run(store: RunStore) -> Callable[[int], None]:
     def one(k: int) -> None:
         ENGINE.LLM.reset(k)
-        done = durable.start(store, ENGINE.Mem()).unwrap()
+        done = DURABLE.start(store, ENGINE.Mem()).unwrap()
         assert done.finished and len(done.snapshot.memory.history) == k
 
     return one
 
 
-class GraphState(TypedDict):
-    step: int
-    pending: str
-    observation: str
-    answer: str
-    history: Annotated[list[str], operator.add]
+def transactions_of_a_run(folder: Path, k: int) -> tuple[int, int]:
+    """The transactions one run at K commits on SQLite: one per effect, and as before (two)."""
+    counts = []
+    for kind in (SqliteStore, SqliteTwoPerEffect):
+        store, counted = counted_store(folder / f"count-{kind.__name__}-{k}.db", kind=kind)
+        durable_run(store)(k)
+        counts.append(counted.count)
+        store.close()
+    return counts[0], counts[1]
 
 
-def has_sqlite_saver() -> bool:
-    """Whether LangGraph and its SqliteSaver are installed (the dev extra has LangGraph alone)."""
-    return (
-        importlib.util.find_spec("langgraph") is not None
-        and importlib.util.find_spec("langgraph.checkpoint.sqlite") is not None
-    )
+@contextlib.contextmanager
+def sides(folder: Path, server: PostgresServer) -> Iterator[dict[str, Callable[[int], None] | None]]:
+    """Every side of part 1 by name (None: its library is not installed)."""
+    found: dict[str, Callable[[int], None] | None] = {"memory": in_memory}
+    found["sqlite"] = durable_run(SqliteStore.open(folder / "durable.db").unwrap())
+    found["sqlite 2/effect"] = durable_run(SqliteTwoPerEffect.open(folder / "two.db").unwrap())
+    found["postgres"] = durable_run(PostgresStore.open(server.create_database()).unwrap())
+    found["postgres 2/effect"] = durable_run(PostgresTwoPerEffect.open(server.create_database()).unwrap())
+    found["LG sqlite"] = found["LG postgres"] = None
+    with contextlib.ExitStack() as stack:
+        if has("langgraph.checkpoint.sqlite"):
+            saver: Any = importlib.import_module("langgraph.checkpoint.sqlite").SqliteSaver
+            connection = sqlite3.connect(folder / "langgraph.db", check_same_thread=False)
+            found["LG sqlite"] = langgraph_run(ENGINE, saver(connection))
+        if has("langgraph.checkpoint.postgres"):
+            postgres_saver: Any = importlib.import_module("langgraph.checkpoint.postgres").PostgresSaver
+            saving = stack.enter_context(postgres_saver.from_conn_string(server.create_database()))
+            saving.setup()
+            found["LG postgres"] = langgraph_run(ENGINE, saving)
+        yield found
 
 
-def langgraph_side(folder: Path) -> Callable[[int], None] | None:
-    if not has_sqlite_saver():
-        return None
-    # Imported by name: the bench extra is not installed in CI, where mypy checks this file.
-    saver: Any = importlib.import_module("langgraph.checkpoint.sqlite").SqliteSaver
-    graphs: Any = importlib.import_module("langgraph.graph")
-
-    def planning(state: GraphState) -> dict[str, Any]:
-        reply = ENGINE.LLM()
-        if reply:
-            return {"step": state["step"] + 1, "pending": reply}
-        return {"step": state["step"] + 1, "pending": "", "answer": "done"}
-
-    def acting(state: GraphState) -> dict[str, Any]:
-        return {"observation": ENGINE.tool(state["pending"])}
-
-    def observing(state: GraphState) -> dict[str, Any]:
-        return {"history": [f"{state['pending']}: {state['observation']}"], "pending": ""}
-
-    graph = graphs.StateGraph(GraphState)
-    graph.add_node("planning", planning)
-    graph.add_node("acting", acting)
-    graph.add_node("observing", observing)
-    graph.add_edge(graphs.START, "planning")
-    graph.add_conditional_edges("planning", lambda s: "acting" if s["pending"] else graphs.END)
-    graph.add_edge("acting", "observing")
-    graph.add_edge("observing", "planning")
-    connection = sqlite3.connect(folder / "langgraph.db", check_same_thread=False)
-    app = graph.compile(checkpointer=saver(connection))
-    counter = iter(range(10**9))
-
-    def one(k: int) -> None:
-        ENGINE.LLM.reset(k)
-        config = {"configurable": {"thread_id": f"t{next(counter)}"}, "recursion_limit": 4 * k + 10}
-        state = app.invoke({"step": 0, "pending": "", "observation": "", "answer": "", "history": []}, config)
-        assert len(state["history"]) == k
-
-    return one
-
-
-def part_one(ks: list[int], rounds: int) -> list[str]:
+def part_one(ks: list[int], rounds: int, server: PostgresServer) -> list[str]:
     verdicts = []
-    with tempfile.TemporaryDirectory() as folder:
-        durable = durable_side(Path(folder))
-        graph = langgraph_side(Path(folder))
-        if graph is None:
-            print(
-                "LangGraph's SqliteSaver is not installed (pip install 'agentsm-fn[bench]'): "
-                "its side is skipped"
-            )
-        print(
-            f"{'K':>6} {'transitions':>11} {'in memory':>11} {'durable':>11} {'LangGraph':>11} "
-            f"{'durable/mem':>12} {'durable/LG':>11}"
-        )
+    with tempfile.TemporaryDirectory() as folder, sides(Path(folder), server) as found:
+        for name in ("LG sqlite", "LG postgres"):
+            if found[name] is None:
+                print(f"LangGraph's {name.split()[1]} saver is not installed (the bench extra): skipped")
+        columns = list(found)
+        print(f"{'K':>6} {'effects':>7} " + " ".join(f"{name:>17}" for name in columns))
         for k in ks:
             n = rounds if k < 1_000 else max(1, rounds // 3)
-            mem = best(n, functools.partial(in_memory, k))
-            dur = best(n, functools.partial(durable, k))
-            lg = best(max(1, n // 2), functools.partial(graph, k)) if graph is not None else float("nan")
-            ratio = dur / lg if graph is not None else float("nan")
-            print(
-                f"{k:>6} {3 * k + 2:>11} {mem * 1e3:>9.2f}ms {dur * 1e3:>9.2f}ms {lg * 1e3:>9.2f}ms "
-                f"{dur / mem:>11.1f}x {ratio:>10.3f}x"
+            times = {
+                name: best(n, functools.partial(side, k)) if side else float("nan")
+                for name, side in found.items()
+            }
+            print(f"{k:>6} {2 * k + 1:>7} " + " ".join(f"{times[name] * 1e3:>15.2f}ms" for name in columns))
+            for ours, theirs in (("sqlite", "LG sqlite"), ("postgres", "LG postgres")):
+                if found[theirs] is not None:
+                    ratio = times[ours] / times[theirs]
+                    verdicts.append(
+                        f"K={k}: {ours} / LangGraph+{theirs.split()[1]} saver = {ratio:.3f}x (target <= 0.05)"
+                    )
+            one, two = transactions_of_a_run(Path(folder), k)
+            gain = ", ".join(f"{s} {times[s + ' 2/effect'] / times[s]:.2f}x" for s in ("sqlite", "postgres"))
+            verdicts.append(
+                f"K={k}: transactions of a run {one} (two per effect: {two}, {two / one:.2f}x); "
+                f"time with two per effect / one: {gain}"
             )
-            if graph is not None:
-                verdicts.append(f"K={k}: durable / LangGraph+SqliteSaver = {ratio:.3f}x (target <= 0.1)")
     return verdicts
-
-
-# --- part 2: concurrent ReAct runs against aimock -----------------------------------------------
-
-
-async def part_two_async(runs: int, concurrency: int, rounds: int) -> str:
-    import httpx  # noqa: PLC0415 - only this part needs a client
-
-    from agentsm_fn.shell.react_agent import AgentBuilder  # noqa: PLC0415
-
-    providers = _load("providers_benchmark", "providers.py")
-    process, base = providers.start_aimock()
-    try:
-        async with httpx.AsyncClient(
-            limits=httpx.Limits(max_connections=100, max_keepalive_connections=100)
-        ) as client:
-            provider = providers.make_provider("openai", base, client)
-
-            def agent() -> Any:
-                return (
-                    AgentBuilder.new(providers.TASK)
-                    .llm(provider)
-                    .tool("lookup", "Look a key up", providers.SCHEMA, providers.alookup)
-                    .build()
-                    .unwrap()
-                )
-
-            async def memory_run() -> None:
-                assert (await agent().arun()).unwrap().answer == providers.ANSWER
-
-            with tempfile.TemporaryDirectory() as folder:
-                store = SqliteStore.open(Path(folder) / "react.db").unwrap()
-
-                async def durable_run() -> None:
-                    built = agent()
-                    durable = Durable(name="bench:REACT", machine=built.machine, shell=built.shell)
-                    done = (await durable.astart(store, built.memory)).unwrap()
-                    assert done.finished and done.snapshot.memory.final_answer == providers.ANSWER
-
-                mem, dur = 0.0, 0.0
-                for _ in range(rounds):
-                    mem = max(mem, runs / await providers.timed(runs, concurrency, memory_run))
-                    dur = max(dur, runs / await providers.timed(runs, concurrency, durable_run))
-        print(
-            f"{runs} ReAct runs, {concurrency} concurrent, aimock: in memory {mem:.0f} runs/s, "
-            f"durable {dur:.0f} runs/s"
-        )
-        ratio = dur / mem
-        return (
-            f"durable / in-memory throughput at {concurrency} concurrent runs = {ratio:.2f}x (target >= 0.8)"
-        )
-    finally:
-        process.kill()
-        process.wait()
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="one round, small K and few runs (a smoke test)")
-    parser.add_argument(
-        "--no-aimock", action="store_true", help="skip the concurrent ReAct runs against aimock"
-    )
+    parser.add_argument("--no-aimock", action="store_true", help="skip the ReAct runs against aimock")
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
     rounds = 1 if args.quick else args.rounds
     ks = [3, 100] if args.quick else [3, 100, 1_000]
-    verdicts = part_one(ks, rounds)
-    if not args.no_aimock:
-        runs = 20 if args.quick else 200
-        verdicts.append(asyncio.run(part_two_async(runs, 100 if not args.quick else 10, rounds)))
+    binaries = postgres_binaries()
+    if binaries is None:
+        sys.exit("PostgreSQL's initdb is missing: apt-get install postgresql (scripts/system-packages.txt)")
+    with throwaway_cluster(binaries) as server:
+        verdicts = part_one(ks, rounds, server)
+        if not args.no_aimock:
+            verdicts += part_two(server, args.quick, rounds)
+        dbos_side = _load("dbos_side", "_dbos_side.py")
+        verdicts += dbos_side.per_effect(server, ENGINE, DURABLE, 10 if args.quick else 100, rounds)
     for verdict in verdicts:
         print(verdict)
     return 0
+
+
+def part_two(server: PostgresServer, quick: bool, rounds: int) -> list[str]:
+    providers = _load("providers", "providers.py")
+    workers = _load("workers_side", "_workers_side.py")
+    concurrent = _load("react_async", "_react_async.py")
+    process, base = providers.start_aimock()
+    try:
+        verdicts: list[str] = workers.throughput(
+            server.create_database, base, 20 if quick else 200, (1, 2, 4)
+        )
+        runs, concurrency = (20, 10) if quick else (200, 100)
+        verdicts.append(asyncio.run(concurrent.concurrent_react(providers, base, runs, concurrency, rounds)))
+        return verdicts
+    finally:
+        process.kill()
+        process.wait()
 
 
 if __name__ == "__main__":

@@ -41,10 +41,12 @@ class Transactions:
                 os.kill(os.getpid(), signal.SIGKILL)
 
 
-def counted_store(path: Path, die_at: int = 0) -> tuple[SqliteStore, Transactions]:
-    """The store at ``path`` (created if new) on a connection whose transactions are counted."""
+def counted_store(
+    path: Path, die_at: int = 0, kind: type[SqliteStore] = SqliteStore
+) -> tuple[SqliteStore, Transactions]:
+    """The store at ``path`` (created if new, a ``kind``) on a connection whose transactions are counted."""
     SqliteStore.open(path).unwrap().close()  # creates the tables
     connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     transactions = Transactions(die_at)
     connection.set_trace_callback(transactions)
-    return SqliteStore(connection, str(path)), transactions
+    return kind(connection, str(path)), transactions
