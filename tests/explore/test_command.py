@@ -56,6 +56,7 @@ def test_a_planted_bug_is_reported_with_its_run_and_a_test_that_replays_it(
     assert "exhausted: no" in out and "3. CHARGING --CHARGED--> DONE" in out
     pasted = out.split("paste this test to replay it:\n", 1)[1]
     assert "from explore_orders import PROPERTIES" in pasted
+    assert pasted.lstrip().startswith("# examples/ must be on sys.path")
     namespace: dict[str, object] = {}
     exec(compile(pasted, "<pasted>", "exec"), namespace)
     test = namespace["test_explored_counterexample"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from typing import Literal
 
@@ -9,8 +10,8 @@ import pytest
 from hypothesis import strategies as st
 from returns.result import Result
 
-from agentsm_fn import Fault, Perform, effectful, emit, fail, perform
-from verification.explore import NotEnumerable, explore
+from agentsm_fn import Fault, Perform, define_machine, effectful, emit, fail, perform, pure
+from verification.explore import NotEnumerable, Unhashable, explore
 from verification.kit import MemoryInvariant, Outcomes, RunViolation, memory_invariant, run_case
 from verification.kit._demo import COUNTER, E, Roll, S, Tally, counted
 
@@ -108,3 +109,30 @@ def test_an_effect_whose_outcomes_cannot_be_listed_is_a_clear_error() -> None:
     endless = Outcomes().on(Roll, lambda e: st.integers())
     with pytest.raises(NotEnumerable, match="give a value list instead"):
         explore(COUNTER, STARTS, endless)
+
+
+class Two(enum.Enum):
+    A = 1
+    Z = 2
+
+
+def _grow(m: list[int]) -> Result[tuple[Literal[Two.A], list[int]], Fault]:
+    return emit(Two.A, [*m, 1])
+
+
+LISTS = define_machine(
+    name="lists",
+    states=Two,
+    events=Two,
+    initial=Two.A,
+    terminals={Two.Z},
+    table={(Two.A, Two.A): Two.Z},
+    handlers={Two.A: pure(_grow)},
+)
+
+
+def test_an_unhashable_memory_asks_for_a_key() -> None:
+    with pytest.raises(Unhashable, match="pass key="):
+        explore(LISTS, [[1, 2]])
+    keyed = explore(LISTS, [[1, 2]], key=tuple)
+    assert keyed.ok and keyed.exhausted and keyed.states == 2

@@ -8,6 +8,7 @@ printable as a pytest test). ``agentsm-verify --explore`` runs it from ``pyproje
 """
 
 from verification.explore._enumerate import NotEnumerable
+from verification.explore._search import Unhashable
 from verification.explore.exploration import Counterexample, Exploration, explore
 
-__all__ = ["Counterexample", "Exploration", "NotEnumerable", "explore"]
+__all__ = ["Counterexample", "Exploration", "NotEnumerable", "Unhashable", "explore"]

@@ -28,6 +28,8 @@ class Source:
     def __init__(self) -> None:
         self.imports: set[tuple[str, str]] = set()
         self.unsure: list[str] = []
+        self.folders: set[str] = set()
+        """Folders of ``path/to/file.py`` specs: they must be on ``sys.path`` for the imports to work."""
 
     def name(self, obj: object) -> str:
         """How to refer to a class, function or other named module attribute, importing it."""
@@ -42,7 +44,9 @@ class Source:
         """Import ``module:attribute`` (or ``path/to/file.py:attribute``) and return the attribute's name."""
         module, _, attribute = spec.rpartition(":")
         if module.endswith(".py"):  # a file is imported by its name, from its folder (on sys.path)
-            module = module.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".py")
+            folder, _, file = module.replace("\\", "/").rpartition("/")
+            self.folders.add(folder or ".")
+            module = file.removesuffix(".py")
         self.imports.add((module, attribute.split(".")[0]))
         return attribute
 

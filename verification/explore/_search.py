@@ -22,11 +22,29 @@ from verification.kit._render import short
 from verification.kit._rules import Broken, RunRules, holds
 from verification.kit.run_properties import Monitors, begin_all, end_all
 
-__all__ = ["Found", "Search"]
+__all__ = ["Found", "Search", "Unhashable"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
 MemoryT = TypeVar("MemoryT")
+
+
+class Unhashable(TypeError):
+    """A memory (or what ``key`` made of it) cannot be hashed, so visits cannot be counted."""
+
+
+def _seen(seen: set[Hashable], mark: tuple[object, Hashable, Monitors]) -> bool:
+    """Whether ``mark`` was visited; mark it visited."""
+    try:
+        if mark in seen:
+            return True
+        seen.add(mark)
+    except TypeError as exc:
+        why = (
+            f"{type(mark[1]).__name__} cannot be hashed ({exc}): pass key= to map memory to a hashable value"
+        )
+        raise Unhashable(why) from None
+    return False
 
 
 @attrs.frozen(kw_only=True)
@@ -93,9 +111,8 @@ class Search(Generic[StateT, EventT, MemoryT]):
         for memory in starts:
             monitors = begin_all(rules.properties, memory)
             mark = (machine.initial, memory if key is None else key(memory), monitors)
-            if mark in seen:
+            if _seen(seen, mark):
                 continue
-            seen.add(mark)
             start = Snapshot(state=machine.initial, memory=memory)
             node = self._add(-1, None, (), start, rules.limit_for(machine.initial, memory), monitors)
             for inv in rules.memory_invariants:
@@ -135,9 +152,8 @@ class Search(Generic[StateT, EventT, MemoryT]):
                         )
                     after = went.snapshot
                     mark = (target, after.memory if key is None else key(after.memory), monitors)
-                    if mark in seen:
+                    if _seen(seen, mark):
                         continue
-                    seen.add(mark)
                     child = self._add(node, event, went.outcomes, after, self.limit[node], monitors)
                     self.deepest = max(self.deepest, steps + 1)
                     if after.status is Status.FINISHED:

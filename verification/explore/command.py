@@ -20,6 +20,7 @@ from returns.result import Failure
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.shell.targets import import_target
 from verification.explore._enumerate import NotEnumerable
+from verification.explore._search import Unhashable
 from verification.explore.exploration import Exploration, explore
 from verification.explore_settings import ExploreSettings
 from verification.kit.invariants import MemoryInvariant, TransitionInvariant
@@ -89,7 +90,7 @@ def _explore(settings: ExploreSettings) -> Exploration[enum.Enum, enum.Enum, obj
             budget=cast(Callable[[object], int] | None, budget),
             max_states=settings.max_states,
         )
-    except NotEnumerable as exc:
+    except (NotEnumerable, Unhashable) as exc:
         raise _Bad(f"{settings.machine}: {exc}") from None
 
 

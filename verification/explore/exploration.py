@@ -100,8 +100,13 @@ class Counterexample(Generic[StateT, EventT, MemoryT]):
         call = ", ".join([code.spec(machine), "case", *extra])
         doubt = [f"    # written with repr(), check it: {u}" for u in code.unsure]
         said = textwrap.wrap(f"[{self.kind}] {self.message.splitlines()[0]}", 100)
+        paths = [
+            f"# {folder}/ must be on sys.path (pytest's pythonpath setting)"
+            for folder in sorted(code.folders)
+        ]
         return "\n".join(
             [
+                *paths,
                 *code.import_lines(),
                 "",
                 "",
