@@ -31,6 +31,7 @@ __all__ = [
     "carrier_from",
     "carrier_text",
     "checkpoint_from",
+    "checkpoint_values",
     "claimed",
     "found_run",
     "holder",
@@ -237,6 +238,11 @@ def checkpoint_from(row: tuple[object, ...] | None) -> Checkpoint | None:
         memory=bytes(memory),  # type: ignore[call-overload]  # a BLOB column
         pending=bytes(pending),  # type: ignore[call-overload]  # a BLOB column
     )
+
+
+def checkpoint_values(checkpoint: Checkpoint) -> tuple[object, ...]:
+    """A checkpoint's ``seq, state, steps, memory, pending``, as both stores write them."""
+    return (checkpoint.seq, checkpoint.state, checkpoint.steps, checkpoint.memory, checkpoint.pending)
 
 
 def holder(row: tuple[object, ...] | None, owner: str, now: float) -> str:

@@ -337,9 +337,9 @@ class Durable(Generic[StateT, EventT, MemoryT]):
                 if held is not None and held.seq == last[0]:  # not committed: its row is still started
                     held = None
                     if not keep:
-                        store.forget(run_id, last[0], keep_started=False)
+                        store.forget(run_id, last[0], keep_started=False, owner=session.owner)
                 else:
-                    store.forget(run_id, last[0], keep_started=keep)
+                    store.forget(run_id, last[0], keep_started=keep, owner=session.owner)
             return stop_failed(failed)
         if snapshot.status is Status.FINISHED:
             done = stop(attrs.evolve(record, status=RunStatus.FINISHED))
@@ -373,7 +373,7 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             memory=memory.unwrap(),
             pending=pending.unwrap(),
         )
-        saved = session.store.save_checkpoint(session.run_id, point)
+        saved = session.store.save_checkpoint(session.run_id, point, session.owner)
         if isinstance(saved, Failure):
             return saved
         session.checkpointed()

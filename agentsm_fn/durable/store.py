@@ -214,16 +214,23 @@ class RunStore(Protocol):
         """Commit the answer to a waiting effect, once: a second answer is refused."""
         ...
 
-    def forget(self, run_id: str, seq: int, keep_started: bool) -> Result[None, StoreFailure]:
-        """Undo the outcome of entry ``seq`` (the machine did not take it): keep it as started, or drop it."""
+    def forget(
+        self, run_id: str, seq: int, keep_started: bool, owner: str
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """Undo the outcome of entry ``seq`` (the machine did not take it): keep it as started, or drop it.
+
+        Fenced like every write: nothing changes unless ``owner`` owns the run (else RunBusy).
+        """
         ...
 
     def waiting(self) -> Result[tuple[tuple[str, JournalRow], ...], StoreFailure]:
         """Every effect that waits for an answer: (run id, its journal row), oldest run first."""
         ...
 
-    def save_checkpoint(self, run_id: str, checkpoint: Checkpoint) -> Result[None, StoreFailure]:
-        """Store a checkpoint (replacing older ones)."""
+    def save_checkpoint(
+        self, run_id: str, checkpoint: Checkpoint, owner: str
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """Store a checkpoint (replacing older ones) if ``owner`` owns the run (else RunBusy)."""
         ...
 
     def stop(

@@ -1,6 +1,6 @@
 """Run N durable runs one after another (the crash test kills this process at random points).
 
-python -m tests.durable.crash_worker DB COUNTS KIND PREFIX N
+python -m tests.durable.crash_worker DB COUNTS KIND PREFIX N   (DB: a SQLite file or a postgresql:// URL)
 """
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from agentsm_fn.durable import SqliteStore
+from agentsm_fn.durable import open_store
 from tests.durable import agents
 
 
 def main(argv: list[str]) -> int:
     db, counts, kind, prefix, runs = argv
-    store = SqliteStore.open(db).unwrap()
+    store = open_store(db).unwrap()
     agents.COUNTS.append(Path(counts))
     durable = agents.KINDS[kind][0]
     for index in range(int(runs)):

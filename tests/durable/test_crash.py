@@ -1,4 +1,4 @@
-"""Crash test: durable runs SIGKILLed at random points recover exactly.
+"""Crash test: durable runs SIGKILLed at random points recover exactly, on each store.
 
 A subprocess runs short durable runs one after another (a user machine, the ReAct agent
 and the plan-and-execute agent, both on deterministic LLMs), logging every tool execution
@@ -12,11 +12,9 @@ retry-safe is never performed again: its outcome is unknown (see test_unknown_ou
 
 from __future__ import annotations
 
-import contextlib
 import os
 import random
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -29,10 +27,11 @@ from returns.result import Failure
 
 from agentsm_fn.core import Effect, EffectFailure
 from agentsm_fn.core.effects import describe_effect
-from agentsm_fn.durable import RunNotFound, RunStatus, SqliteStore, StoredRun
+from agentsm_fn.durable import RunNotFound, RunStatus, SqliteStore, StoredRun, open_store
 from agentsm_fn.durable.travel import replay_stored
 from agentsm_fn.shell import Performer, Performers, Shell
 from tests.durable import agents
+from tests.durable.stores import execute
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = int(os.environ.get("CRASH_SEED", "20261124"))
@@ -41,23 +40,16 @@ RUNS_PER_BATCH = 10
 EFFECTS = {"orders": 6, "react": 2 * agents.TOOL_CALLS + 1, "plan": 2 * agents.TOOL_CALLS + 2}
 
 
-def committed(db: Path, prefix: str) -> dict[tuple[str, int], bytes]:
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute(
-            "SELECT run_id, seq, outcome FROM journal WHERE run_id LIKE ? AND outcome IS NOT NULL",
-            (f"{prefix}-%",),
-        ).fetchall()
-    return {(run_id, seq): bytes(outcome) for run_id, seq, outcome in rows}
+def committed(db: str, prefix: str) -> dict[tuple[str, int], bytes]:
+    sql = "SELECT run_id, seq, outcome FROM journal WHERE run_id LIKE ? AND outcome IS NOT NULL"
+    rows = execute(db, sql, (f"{prefix}-%",))
+    return {(str(run_id), int(seq)): bytes(outcome) for run_id, seq, outcome in rows}  # type: ignore[call-overload]
 
 
-def started(db: Path, prefix: str) -> dict[str, int]:
+def started(db: str, prefix: str) -> dict[str, int]:
     """Runs with an effect marked started and no outcome (in flight at the kill): run id -> seq."""
-    with contextlib.closing(sqlite3.connect(db)) as conn:
-        rows = conn.execute(
-            "SELECT run_id, seq FROM journal WHERE run_id LIKE ? AND outcome IS NULL AND waiting = 0",
-            (f"{prefix}-%",),
-        ).fetchall()
-    return {str(run_id): int(seq) for run_id, seq in rows}
+    sql = "SELECT run_id, seq FROM journal WHERE run_id LIKE ? AND outcome IS NULL AND NOT waiting"
+    return {str(run_id): int(seq) for run_id, seq in execute(db, sql, (f"{prefix}-%",))}  # type: ignore[call-overload]
 
 
 def uninterrupted_with_unknown(kind: str, seq: int, tmp_path: Path) -> object:
@@ -93,16 +85,9 @@ def uninterrupted_with_unknown(kind: str, seq: int, tmp_path: Path) -> object:
         store.close()
 
 
-def journaled(db: Path, prefix: str) -> int:
-    try:
-        with sqlite3.connect(db, timeout=5) as conn:
-            return int(
-                conn.execute("SELECT count(*) FROM journal WHERE run_id LIKE ?", (f"{prefix}-%",)).fetchone()[
-                    0
-                ]
-            )
-    except sqlite3.OperationalError:  # the worker has not created the tables yet
-        return 0
+def journaled(db: str, prefix: str) -> int:
+    ((count,),) = execute(db, "SELECT count(*) FROM journal WHERE run_id LIKE ?", (f"{prefix}-%",))
+    return int(str(count))
 
 
 def uninterrupted(kind: str, tmp_path: Path) -> object:
@@ -111,9 +96,12 @@ def uninterrupted(kind: str, tmp_path: Path) -> object:
     return durable.start(store, agents.start_memory_of(kind)).unwrap().snapshot.memory
 
 
-def test_runs_killed_at_random_points_recover_with_nothing_lost_or_repeated(tmp_path: Path) -> None:
+def test_runs_killed_at_random_points_recover_with_nothing_lost_or_repeated(
+    tmp_path: Path, store_db: str
+) -> None:
     rng = random.Random(SEED)
-    db, counts = tmp_path / "runs.db", tmp_path / "executions.log"
+    db, counts = store_db, tmp_path / "executions.log"
+    open_store(db).unwrap().close()  # the tables, before the first worker
     expected = {kind: uninterrupted(kind, tmp_path) for kind in EFFECTS}
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     killed_mid_run = 0
@@ -128,7 +116,7 @@ def test_runs_killed_at_random_points_recover_with_nothing_lost_or_repeated(tmp_
                 sys.executable,
                 "-m",
                 "tests.durable.crash_worker",
-                str(db),
+                db,
                 str(counts),
                 kind,
                 prefix,
@@ -144,7 +132,7 @@ def test_runs_killed_at_random_points_recover_with_nothing_lost_or_repeated(tmp_
         worker.wait()
         before = committed(db, prefix)
         in_flight = started(db, prefix)
-        store = SqliteStore.open(db).unwrap()
+        store = open_store(db).unwrap()
         agents.COUNTS[:] = [counts]
         durable, _ = agents.KINDS[kind]
         for index in range(RUNS_PER_BATCH):
@@ -196,12 +184,12 @@ def test_runs_killed_at_random_points_recover_with_nothing_lost_or_repeated(tmp_
 
 @pytest.mark.parametrize("kind", ["orders", "react", "plan"])
 def test_an_effect_in_flight_at_the_kill_is_not_repeated_and_its_outcome_is_unknown(
-    kind: str, tmp_path: Path
+    kind: str, tmp_path: Path, store_db: str
 ) -> None:
-    db, counts = tmp_path / "runs.db", tmp_path / "executions.log"
+    db, counts = store_db, tmp_path / "executions.log"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "CRASH_DIE_ON": "add 1" if kind != "orders" else "charge 1"}
     worker = subprocess.run(
-        [sys.executable, "-m", "tests.durable.crash_worker", str(db), str(counts), kind, "k", "1"],
+        [sys.executable, "-m", "tests.durable.crash_worker", db, str(counts), kind, "k", "1"],
         cwd=ROOT,
         env=env,
         check=False,
@@ -209,7 +197,7 @@ def test_an_effect_in_flight_at_the_kill_is_not_repeated_and_its_outcome_is_unkn
     )
     assert worker.returncode == -signal.SIGKILL
     (seq,) = started(db, "k").values()
-    store = SqliteStore.open(db).unwrap()
+    store = open_store(db).unwrap()
     agents.COUNTS[:] = [counts]
     agents.RUN[0] = "k-0"
     done = agents.KINDS[kind][0].resume(store, "k-0").unwrap()
@@ -219,3 +207,4 @@ def test_an_effect_in_flight_at_the_kill_is_not_repeated_and_its_outcome_is_unkn
     assert executions.count(f"k-0 {env['CRASH_DIE_ON']}") == 1  # performed before the kill, never again
     failure = store.journal("k-0", seq).unwrap()[0].outcome
     assert failure is not None and b"UNKNOWN" in failure
+    store.close()

@@ -37,6 +37,9 @@ LOST = "elsewhere:1"
 """The process a run was taken from (or that holds it): another host, so only its lease counts."""
 
 
+POINT = Checkpoint(seq=1, state="S", steps=1, memory=b"m", pending=b"p")
+
+
 def new_run(run_id: str = "r1", owner: str = LOST) -> NewRun:
     return NewRun(
         run_id=run_id, machine="m:M", fingerprint="f", memory=b"m", created=1.0, owner=owner, lease_until=1e12
@@ -82,12 +85,14 @@ def test_a_process_that_lost_its_run_cannot_write_through_any_journal_write(
         "start_effect (done)": store.start_effect("r1", entry(2), LOST, done=entry(1, b"o")),
         "astart_effect (done)": asyncio.run(store.astart_effect("r1", entry(2), LOST, done=entry(1, b"o"))),
         "stop (done)": store.stop("r1", finished, (), LOST, done=entry(1, b"o")),
+        "forget": store.forget("r1", 0, keep_started=False, owner=LOST),
+        "save_checkpoint": store.save_checkpoint("r1", POINT, LOST),
     }
     assert {name: type(done.failure()) for name, done in refused.items() if isinstance(done, Failure)} == {
         name: RunBusy for name in refused
     }
     assert store.journal("r1").unwrap() == (entry(0), entry(1))  # untouched: no outcome, nothing waits
-    assert store.waiting().unwrap() == ()
+    assert store.waiting().unwrap() == () and store.checkpoint("r1").unwrap() is None
     record = RunRecord(
         run_id="r1", machine="m:M", fingerprint="", status=RunStatus.FINISHED, created=1, updated=9
     )
@@ -107,6 +112,8 @@ def test_the_owner_writes_and_a_second_writer_of_an_entry_is_refused(store: RunS
         and "a run with this id exists" in twice.failure().describe()
     )
     assert store.journal("r1").unwrap() == (entry(0, b"o"),)
+    assert store.forget("r1", 0, keep_started=True, owner=LOST).unwrap() is None  # the owner may
+    assert store.journal("r1").unwrap() == (entry(0),)
     assert store.runs().unwrap()[0].run_id == "r1" and len(store.runs().unwrap()) == 1
 
 
@@ -146,7 +153,7 @@ def test_checkpoints_are_replaced_and_trace_contexts_keep_the_first(store: RunSt
     assert store.checkpoint("r1").unwrap() is None
     for seq in (2, 5):
         store.save_checkpoint(
-            "r1", Checkpoint(seq=seq, state="S", steps=seq, memory=b"m", pending=b"p")
+            "r1", Checkpoint(seq=seq, state="S", steps=seq, memory=b"m", pending=b"p"), LOST
         ).unwrap()
     assert store.checkpoint("r1").unwrap() == Checkpoint(seq=5, state="S", steps=5, memory=b"m", pending=b"p")
     assert isinstance(store, TraceContexts)

@@ -108,15 +108,18 @@ class PostgresJournal(PostgresConnection):
 
         return answered(self._do("answer", work, run_id), run_id, seq)
 
-    def forget(self, run_id: str, seq: int, keep_started: bool) -> Result[None, StoreFailure]:
+    def forget(
+        self, run_id: str, seq: int, keep_started: bool, owner: str
+    ) -> Result[None, RunBusy | StoreFailure]:
         """Undo the outcome of entry ``seq`` (the machine did not take it): keep it as started, or drop it."""
-        statement = (
-            "UPDATE journal SET outcome = NULL, at = NULL WHERE run_id = %s AND seq = %s"
+        statement = OWNED + (
+            "UPDATE journal SET outcome = NULL, at = NULL FROM owned "
+            "WHERE journal.run_id = owned.id AND seq = %s"
             if keep_started
-            else "DELETE FROM journal WHERE run_id = %s AND seq = %s"
+            else "DELETE FROM journal USING owned WHERE journal.run_id = owned.id AND seq = %s"
         )
 
-        def work(db: Db) -> None:
-            db.execute(statement, (run_id, seq))
+        def work(db: Db) -> int:
+            return db.execute(statement, (run_id, owner, seq)).rowcount
 
-        return self._do("forget outcome", work, run_id)
+        return self._write("forget outcome", run_id, work)

@@ -6,15 +6,17 @@ from collections.abc import Mapping
 
 from returns.result import Failure, Result
 
+from agentsm_fn.durable._group import fenced
 from agentsm_fn.durable._rows import (
     carrier_text,
+    checkpoint_values,
     claimed,
     holder,
     pack_ticks,
 )
 from agentsm_fn.durable.errors import RunBusy, StoreFailure
 from agentsm_fn.durable.postgres._connection import PostgresConnection
-from agentsm_fn.durable.postgres._group import Db, complete_op, insert_run
+from agentsm_fn.durable.postgres._group import OWNED, Db, complete_op, insert_run
 from agentsm_fn.durable.store import Checkpoint, JournalRow, NewRun, RunRecord, RunStatus
 
 __all__ = ["PostgresRuns"]
@@ -63,26 +65,21 @@ class PostgresRuns(PostgresConnection):
 
         return claimed(self._do("claim run", work, run_id), run_id)
 
-    def save_checkpoint(self, run_id: str, checkpoint: Checkpoint) -> Result[None, StoreFailure]:
-        """Store a checkpoint (replacing the older one)."""
+    def save_checkpoint(
+        self, run_id: str, checkpoint: Checkpoint, owner: str
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """Store a checkpoint (replacing the older one), fenced by ownership."""
 
-        def work(db: Db) -> None:
-            db.execute(
-                "INSERT INTO checkpoints(run_id, seq, state, steps, memory, pending) "
-                "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, "
-                "state = excluded.state, steps = excluded.steps, memory = excluded.memory, "
-                "pending = excluded.pending",
-                (
-                    run_id,
-                    checkpoint.seq,
-                    checkpoint.state,
-                    checkpoint.steps,
-                    checkpoint.memory,
-                    checkpoint.pending,
-                ),
-            )
+        def work(db: Db) -> int:
+            return db.execute(
+                OWNED + "INSERT INTO checkpoints(run_id, seq, state, steps, memory, pending) "
+                "SELECT id, %s, %s, %s, %s::bytea, %s::bytea FROM owned ON CONFLICT (run_id) DO UPDATE SET "
+                "seq = excluded.seq, state = excluded.state, steps = excluded.steps, "
+                "memory = excluded.memory, pending = excluded.pending",
+                (run_id, owner, *checkpoint_values(checkpoint)),
+            ).rowcount
 
-        return self._do("save checkpoint", work, run_id)
+        return fenced(self._do("save checkpoint", work, run_id), run_id, '"runs_pkey"', '"journal_pkey"')
 
     def stop(
         self,

@@ -123,13 +123,17 @@ class SqliteJournal(SqliteConnection):
 
         return answered(self._do("answer", work, run_id), run_id, seq)
 
-    def forget(self, run_id: str, seq: int, keep_started: bool) -> Result[None, StoreFailure]:
+    def forget(
+        self, run_id: str, seq: int, keep_started: bool, owner: str
+    ) -> Result[None, RunBusy | StoreFailure]:
         """Undo the outcome of entry ``seq`` (the machine did not take it): keep it as started, or drop it."""
         statement = (
-            "UPDATE journal SET outcome = NULL, at = NULL WHERE run_id = ? AND seq = ?"
+            "UPDATE journal SET outcome = NULL, at = NULL WHERE run_id = ? AND seq = ? "
             if keep_started
-            else "DELETE FROM journal WHERE run_id = ? AND seq = ?"
-        )
-        return self._do("forget outcome", lambda db: db.execute(statement, (run_id, seq)), run_id).map(
-            lambda _: None
-        )
+            else "DELETE FROM journal WHERE run_id = ? AND seq = ? "
+        ) + "AND EXISTS (SELECT 1 FROM runs WHERE id = ? AND owner = ?)"
+
+        def work(db: sqlite3.Connection) -> int:
+            return db.execute(statement, (run_id, seq, run_id, owner)).rowcount
+
+        return self._fenced(self._do("forget outcome", work, run_id), run_id)

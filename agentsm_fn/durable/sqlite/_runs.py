@@ -7,8 +7,10 @@ from collections.abc import Mapping
 
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.durable._group import fenced
 from agentsm_fn.durable._rows import (
     carrier_text,
+    checkpoint_values,
     claimed,
     holder,
     pack_ticks,
@@ -66,24 +68,19 @@ class SqliteRuns(SqliteConnection):
 
         return claimed(self._do("claim run", work, run_id), run_id)
 
-    def save_checkpoint(self, run_id: str, checkpoint: Checkpoint) -> Result[None, StoreFailure]:
-        """Store a checkpoint (replacing the older one)."""
-        return self._do(
-            "save checkpoint",
-            lambda db: db.execute(
+    def save_checkpoint(
+        self, run_id: str, checkpoint: Checkpoint, owner: str
+    ) -> Result[None, RunBusy | StoreFailure]:
+        """Store a checkpoint (replacing the older one), fenced by ownership."""
+
+        def work(db: sqlite3.Connection) -> int:
+            return db.execute(
                 "INSERT OR REPLACE INTO checkpoints(run_id, seq, state, steps, memory, pending) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    run_id,
-                    checkpoint.seq,
-                    checkpoint.state,
-                    checkpoint.steps,
-                    checkpoint.memory,
-                    checkpoint.pending,
-                ),
-            ),
-            run_id,
-        ).map(lambda _: None)
+                "SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE id = ? AND owner = ?)",
+                (run_id, *checkpoint_values(checkpoint), run_id, owner),
+            ).rowcount
+
+        return fenced(self._do("save checkpoint", work, run_id), run_id, "runs.id", "UNIQUE")
 
     def stop(
         self,
