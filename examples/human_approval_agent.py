@@ -65,12 +65,14 @@ def send_email(to: str, subject: str, body: str) -> str:
     return f"email sent to {to}"
 
 
-def _first_half() -> LlmReply:
+def ask_to_send() -> LlmReply:
+    """The scripted LLM's first reply: send the email (the tool that needs approval)."""
     args = {"to": "team@example.com", "subject": "Release date", "body": "The release moves to Friday."}
     return LlmReply(tool_calls=(ToolCall("", "send_email", args),))
 
 
-def _second_half() -> LlmReply:
+def report_sent() -> LlmReply:
+    """The scripted LLM's reply once the human decided."""
     return LlmReply(content="Done: the team has been told (or not) as the reviewer decided; see the history.")
 
 
@@ -100,7 +102,7 @@ def durable_for(agent: Agent) -> Durable[State, Event, AgentMemory]:
     return Durable(name="human_approval_agent:EMAIL_AGENT", machine=agent.machine, shell=agent.shell)
 
 
-EMAIL_AGENT = durable_for(make_agent(choose_llm(False, lambda: ScriptedLlm([_second_half()])).provider))
+EMAIL_AGENT = durable_for(make_agent(choose_llm(False, lambda: ScriptedLlm([report_sent()])).provider))
 """What `agentsm-runs` loads to show, answer and resume this example's runs (it answers as process 3)."""
 
 
@@ -112,7 +114,7 @@ def open_store(path: Path, create: bool = False) -> Result[SqliteStore, str]:
 
 
 def start(path: Path, offline: bool) -> int:
-    llm = choose_llm(offline, lambda: ScriptedLlm([_first_half()]))
+    llm = choose_llm(offline, lambda: ScriptedLlm([ask_to_send()]))
     print(f"LLM: {llm.name}\n-- process 1: run until a human is needed")
     agent = make_agent(llm.provider)
     program = durable_for(agent)
@@ -153,7 +155,7 @@ def list_pending(path: Path) -> int:
 
 
 def answer_and_resume(path: Path, run_id: str, decision: str, offline: bool) -> int:
-    llm = choose_llm(offline, lambda: ScriptedLlm([_second_half()]))
+    llm = choose_llm(offline, lambda: ScriptedLlm([report_sent()]))
     print(f"-- process 3: answer run {run_id} with {decision!r} and run it on")
     opened = open_store(path)
     if isinstance(opened, Failure):

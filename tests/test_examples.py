@@ -37,3 +37,13 @@ def test_durable_orders_survive_a_sigkill_wait_for_approval_and_are_checked() ->
     assert "o-2: receipt-o-2" in out
     assert "waits in APPROVING" in out
     assert "DIVERGES at step 1: it stopped in state APPROVING, which the machine no longer has" in out
+
+
+def test_serve_approvals_answers_over_http_streams_the_rest_and_refuses_a_second_answer() -> None:
+    out = run_example("serve_approvals.py")
+    assert "waits in WaitingForHuman" in out and "serving the store at http://127.0.0.1:" in out
+    assert "waits: AskHuman send_email" in out and "/answer: 202" in out
+    assert out.count("[send_email]") == 1  # sent once, after the approval
+    assert "WaitingForHuman --HumanApproved--> Acting" in out and "Finished Done" in out
+    assert "final answer: Done: the team has been told" in out
+    assert "a second answer: 409 answered_already" in out

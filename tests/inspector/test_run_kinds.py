@@ -52,7 +52,7 @@ def test_a_react_agents_run_reads_as_a_conversation(
     browser: WebDriver, store: SqliteStore, shots: Path
 ) -> None:
     agents = example("human_approval_agent")
-    agent = agents.make_agent(ScriptedLlm([agents._first_half()]))
+    agent = agents.make_agent(ScriptedLlm([agents.ask_to_send()]))
     waiting = agents.durable_for(agent).start(store, agent.memory).unwrap()
     with Served(store, [agents.EMAIL_AGENT]) as base:
         visit(browser, f"{base}/#/runs/{waiting.run_id}", "run")
