@@ -138,3 +138,14 @@ def test_the_durable_examples_run_as_printed(tmp_path: Path, monkeypatch: pytest
         "o-8 (waiting, machine changed): DIVERGES at step 1: it stopped in state APPROVING"
     )
     assert lines[3].startswith("run o-8: machine durable_orders:ORDERS changed")
+
+
+def test_the_server_example_answers_once_over_http(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(README.parent / "examples"))
+    block = _block_with("create_app(store, [email_agent])")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(block, str(README), "exec"), {"__name__": "readme_server"})
+    lines = [line for line in out.getvalue().splitlines() if not line.startswith("    [send_email]")]
+    assert lines == ["[{'run_id': 'email-1', 'seq': 1, 'summary': 'AskHuman send_email'}]", "finished 409"]
+    assert out.getvalue().count("[send_email]") == 1

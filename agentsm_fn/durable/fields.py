@@ -107,15 +107,41 @@ def convert_fields(kind: type, values: Mapping[str, object]) -> Result[dict[str,
         if hint is None:
             typed[name] = value
             continue
-        try:
-            typed[name] = msgspec.convert(value, hint, dec_hook=_persistent)
-        except (msgspec.ValidationError, TypeError) as exc:
+        converted = _convert(value, hint)
+        if isinstance(converted, Failure):
             shown = _shown(hint)
-            detail = f"{exc} ({kind.__name__}.{name} is {shown})"
+            detail = f"{converted.failure()} ({kind.__name__}.{name} is {shown})"
             return Failure(FieldProblem(field=name, detail=detail, type_name=shown))
-        except Exception:  # a class inside the hint has unresolvable annotations (a ToolCall): as given
-            typed[name] = value
+        typed[name] = converted.unwrap()
     return Success(typed)
+
+
+def _convert(value: object, hint: object) -> Result[object, str]:
+    """``value`` as ``hint``, or msgspec's reason why not.
+
+    When a class inside the hint has annotations that cannot be resolved at run time (a
+    ``ToolCall`` in a ``tuple[ToolCall, ...]``), only the outer shape is checked (an array
+    for a tuple or vector, an object for a mapping) and the items go in as given.
+    """
+    for attempt in (hint, _outer(hint)):
+        try:
+            return Success(msgspec.convert(value, attempt, dec_hook=_persistent))
+        except (msgspec.ValidationError, TypeError) as exc:
+            return Failure(str(exc))
+        except Exception:  # unresolvable annotations inside: try the outer shape
+            continue
+    return Success(value)
+
+
+def _outer(hint: object) -> object:
+    """``hint`` with its items' types erased: ``tuple[ToolCall, ...]`` -> ``tuple[object, ...]``."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is None or not args:
+        return object if isinstance(hint, type) and attrs.has(hint) else hint
+    if origin in (typing.Union, types.UnionType):
+        return typing.Union[tuple(_outer(arg) for arg in args)]  # noqa: UP007 - built from a tuple at run time
+    erased = tuple(arg if arg is Ellipsis else object for arg in args)
+    return origin[erased] if len(erased) > 1 else origin[erased[0]]
 
 
 def changed_fields(memory: object, values: Mapping[str, object]) -> Result[object, FieldProblem]:

@@ -167,6 +167,11 @@ def test_fork_set_on_a_field_whose_nested_annotations_cannot_be_resolved_is_no_c
     assert (forked.pending_tool_calls, forked.refused_tools, forked.step) == ((), ("web",), 3)
     with pytest.raises(BadField, match=r"--set step: Expected `int`, got `str`"):
         changed(memory, {"pending_tool_calls": [], "step": "3"})
+    # the items' class cannot be checked, the outer shape still is: an array for a tuple or a vector
+    with pytest.raises(BadField, match=r"--set pending_tool_calls: Expected `array`, got `str`"):
+        changed(memory, {"pending_tool_calls": "none"})
+    with pytest.raises(BadField, match=r"--set history: Expected `array`, got `object`"):
+        changed(memory, {"history": {}})
 
 
 def test_replay_past_the_last_step_says_where_the_run_ends(db: str) -> None:
