@@ -12,6 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 from httpx_sse import ServerSentEvent, connect_sse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agentsm_fn.durable import SqliteStore
 from agentsm_fn.durable.streaming import stored_events
@@ -173,3 +175,26 @@ def test_an_answer_that_resumes_in_the_background_answers_at_once_and_the_stream
     assert _types(sent)[-1] == "Finished"
     final = stored_events(store, DURABLE_ORDERS, "wait-0").unwrap()
     assert _history(sent) == [event for event in final if history_position(event) is not None]
+
+
+@pytest.fixture(scope="module")
+def finished_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    store = orders_store(tmp_path_factory.mktemp("sse") / "runs.db", finished=1, waiting=0)
+    with serving(create_app(store, [DURABLE_ORDERS])) as base:
+        yield base
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(last=st.integers(min_value=-1, max_value=40), as_query=st.booleans())
+def test_any_last_event_id_resumes_exactly_after_it(finished_url: str, last: int, as_query: bool) -> None:
+    whole = [event.data for event in _read(finished_url, "done-0")]
+    history, standing = whole[:-1], whole[-1:]  # a finished run: its history, then Finished
+    if as_query:
+        with (
+            httpx.Client(timeout=STARTUP_TIMEOUT) as http,
+            connect_sse(http, "GET", f"{finished_url}/runs/done-0/events", params={"after": last}) as source,
+        ):
+            rest = [event.data for event in source.iter_sse()]
+    else:
+        rest = [event.data for event in _read(finished_url, "done-0", {"Last-Event-ID": str(last)})]
+    assert rest == history[last + 1 :] + standing
