@@ -9,6 +9,7 @@ the HTML, the 0.8 MB script with Graphviz in WebAssembly, the server replaying t
 journal once, and the drawing. A step change is the slider's input handler plus the layout it
 causes (memory table, changes, graph marks), over ``--changes`` changes spread over the run.
 The baseline, from the same run, is the same page for a 10-step run of the same machine.
+The runs list is opened on a store of 10,000 runs (``--runs``) and on one of 10.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ from tests.inspector.machines import COUNTER, Count  # noqa: E402
 from tests.inspector.pages import visit  # noqa: E402
 from tests.inspector.serving import Served  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _serving import _fill as fill  # noqa: E402  # the server benchmark's store of many runs
+
 _OPENED = "return performance.getEntriesByName('inspector-ready').pop().startTime"
 _STEPPING = """
 const slider = document.getElementById('step');
@@ -47,13 +51,26 @@ return times;
 """
 
 
-def open_ms(browser: WebDriver, base: str, run_id: str, repeat: int) -> float:
-    """The median time from navigation start to the run page being ready, in ms."""
+def open_ms(browser: WebDriver, url: str, page: str, repeat: int) -> float:
+    """The median time from navigation start to the page being ready, in ms."""
     times = []
     for _ in range(repeat):
-        visit(browser, f"{base}/#/runs/{run_id}", "run")
+        visit(browser, url, page)
         times.append(float(browser.execute_script(_OPENED)))
     return statistics.median(times)
+
+
+def list_ms(browser: WebDriver, folder: Path, runs: int, repeat: int) -> float:
+    """The median time to open the runs list (the first page, the waiting runs) with ``runs`` stored."""
+    store = SqliteStore.open(folder / f"list-{runs}.db").unwrap()
+    fill(store, runs)
+    with Served(store, []) as base:
+        return statistics.median(
+            [
+                open_ms(browser, f"{base}/#/", "runs", repeat),
+                open_ms(browser, f"{base}/#/?status=waiting", "runs", repeat),
+            ]
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--changes", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=10_000)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
         store = SqliteStore.open(Path(folder) / "runs.db").unwrap()
@@ -75,10 +93,16 @@ def main(argv: list[str] | None = None) -> int:
         browser = open_chromium()
         try:
             with Served(store, [COUNTER]) as base:
-                open_ms(browser, base, "short", 1)  # warm: the first visit compiles the WebAssembly
-                short = open_ms(browser, base, "short", args.repeat)
-                long = open_ms(browser, base, "long", args.repeat)
+                open_ms(
+                    browser, f"{base}/#/runs/short", "run", 1
+                )  # warm: the first visit compiles the WebAssembly
+                short = open_ms(browser, f"{base}/#/runs/short", "run", args.repeat)
+                long = open_ms(browser, f"{base}/#/runs/long", "run", args.repeat)
                 times = [float(t) for t in browser.execute_script(_STEPPING, args.changes)]
+            few, many = (
+                list_ms(browser, Path(folder), 10, args.repeat),
+                list_ms(browser, Path(folder), args.runs, args.repeat),
+            )
         finally:
             browser.quit()
     times.sort()
@@ -89,6 +113,10 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"step change on the {args.steps}-step run: median {statistics.median(times):.1f} ms,"
         f" p95 {p95:.1f} ms over {len(times)} changes (a frame is 16.7 ms)"
+    )
+    print(
+        f"open the runs list: 10 runs stored {few:.0f} ms;"
+        f" {args.runs} runs stored {many:.0f} ms ({many / few:.2f}x)"
     )
     return 0
 

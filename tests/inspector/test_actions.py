@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
+import pytest
 from selenium.webdriver.chrome.webdriver import WebDriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
@@ -40,19 +41,34 @@ def test_the_runs_list_filters_pages_and_opens_a_run(
         assert "Waiting for an answer" in text_of(browser, "section.pending")
 
 
-def test_approve_a_waiting_run_and_watch_it_finish(
-    browser: WebDriver, store: SqliteStore, orders: ModuleType, shots: Path
+@pytest.mark.parametrize(
+    ("decision", "state", "approved"), [("approve", "DONE", "true"), ("reject", "CANCELLED", "false")]
+)
+def test_answer_a_waiting_run_and_watch_it_finish(
+    browser: WebDriver,
+    store: SqliteStore,
+    orders: ModuleType,
+    shots: Path,
+    decision: str,
+    state: str,
+    approved: str,
 ) -> None:
     orders.ORDERS.start(store, orders.Order(order_id="o-7"), run_id="o-7").unwrap()
     with Served(store, [orders.ORDERS]) as base:
         visit(browser, f"{base}/#/runs/o-7", "run")
-        shot(browser, shots / "run-waiting.png")
-        browser.find_element(By.ID, "approve").click()
+        if decision == "approve":
+            shot(browser, shots / "run-waiting.png")
+            browser.find_element(By.ID, "approve").click()
+        else:
+            browser.find_element(By.ID, "reject-reason").send_keys("over budget")
+            browser.find_element(By.ID, "reject").click()
         until_text(browser, "h1", "finished")
-        assert "DONE" in text_of(browser, "#step-label")
-        assert memory_field(browser, "approved") == "true"
-        assert memory_field(browser, "receipt") == '"receipt-o-7"'
+        assert state in text_of(browser, "#step-label")
+        assert memory_field(browser, "approved") == approved
         assert not browser.find_elements(By.ID, "approve")
+        assert f"AskManager {approved}" in text_of(
+            browser, "table.journal"
+        )  # the answer, as the journal holds it
     assert store.get("o-7").unwrap().status is RunStatus.FINISHED
 
 

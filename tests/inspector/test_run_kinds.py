@@ -13,7 +13,7 @@ from agentsm_fn.shell import Performers, Shell
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
 from tests.example_modules import example
 from tests.inspector.machines import COUNTER, Count, Tick
-from tests.inspector.pages import memory_field, shot, text_of, visit
+from tests.inspector.pages import memory_field, shot, text_of, until_text, visit
 from tests.inspector.serving import Served
 
 SECRET = "Authorization: Bearer abcdefgh12345678"
@@ -61,3 +61,7 @@ def test_a_react_agents_run_reads_as_a_conversation(
         assert "send_email" in chat[1].text and "team@example.com" in chat[1].text
         assert "send_email" in text_of(browser, "section.pending")  # what it waits on
         shot(browser, shots / "run-agent.png")
+        browser.find_element(By.ID, "reject-reason").send_keys("wait for the date")
+        browser.find_element(By.ID, "reject").click()  # the reason reaches the agent as Rejected(reason)
+        until_text(browser, "h1", "finished")
+        until_text(browser, "ol.chat", "rejected: wait for the date")

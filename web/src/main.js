@@ -32,6 +32,7 @@ async function show() {
     const done = await page();
     if (mine !== generation) return done?.();
     cleanup = done ?? null;
+    performance.mark("inspector-ready");
     main.querySelector("h1")?.focus({preventScroll: true});
     announce(`${title} shown`);
   } catch (error) {

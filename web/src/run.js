@@ -128,7 +128,6 @@ export async function runPage(main, runId, params) {
       atEnd = index === steps.length - 1;
     });
     atEnd = index === steps.length - 1;
-    performance.mark("inspector-ready");
     document.body.dataset.ready = "run";
   }
 
