@@ -7,12 +7,16 @@ import logging
 import subprocess
 import sys
 import threading
+from urllib.parse import quote
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agentsm_fn.durable import JournalRow, NewRun, RunBusy, open_store
 from agentsm_fn.durable.cli.commands import main
 from agentsm_fn.durable.postgres import PostgresStore
+from agentsm_fn.durable.postgres._connection import where
 from tests.durable.stores import execute
 from tests.postgres import PostgresServer
 
@@ -122,3 +126,20 @@ def test_a_write_racing_a_takeover_waits_for_it_and_then_writes_nothing(postgres
     assert isinstance(written.failure(), RunBusy)  # type: ignore[attr-defined]  # a Result
     assert store.journal("r1").unwrap() == ()
     store.close()
+
+
+SHOWN = "store: open failed: postgresql://me@db.internal:5432/runs (a connection string that does not parse)"
+"""Everything a failure shows besides the password: a password made of other characters cannot hide in it."""
+
+
+@given(password=st.text(st.characters(codec="utf-8", exclude_characters=set(SHOWN)), min_size=1, max_size=24))
+def test_no_password_of_any_characters_survives_in_what_a_failure_shows(password: str) -> None:
+    url = f"postgresql://me:{quote(password, safe='')}@db.internal:5432/runs"
+    shown = where(url)
+    message = f"{url} {password} {password}{password}"
+    for text in (shown.shown, shown.redact(message), shown.failure("open", OSError(message)).describe()):
+        assert password not in text and quote(password, safe="") not in text
+    assert shown.shown in (  # libpq refuses a NUL in a connection string
+        "postgresql://me@db.internal:5432/runs",
+        "postgresql://(a connection string that does not parse)",
+    )

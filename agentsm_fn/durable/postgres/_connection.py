@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TypeVar
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import attrs
 import psycopg
@@ -39,11 +39,20 @@ class Where:
     def redact(self, text: str) -> str:
         """``text`` without the connection string's password (nor the environment's credentials).
 
+        A password that the marker and its neighbours would spell again (``redacted``, ``d``) is
+        dropped from the text instead, so it never appears, however short.
+
         Example:
             >>> where("postgresql://me:pa55word@db:5432/runs").redact("auth for pa55word failed")
             'auth for [redacted] failed'
         """
-        return redact_credentials(redact_values(text, self.secrets, 1))
+        text = redact_credentials(redact_values(text, self.secrets, 1))
+        left = [secret for secret in self.secrets if secret in text]
+        while left:  # the text shrinks each time
+            for secret in left:
+                text = text.replace(secret, "")
+            left = [secret for secret in self.secrets if secret in text]
+        return text
 
     def failure(self, operation: str, exc: Exception, run_id: str = "") -> StoreFailure:
         """``exc`` as a StoreFailure of ``operation``, redacted."""
@@ -59,14 +68,16 @@ def where(conninfo: str) -> Where:
         >>> where("host=db dbname=runs password=pa55word").shown
         'postgresql://db/runs'
     """
+    secrets: tuple[str, ...] = ()
+    if "://" in conninfo:
+        url = urlsplit(conninfo)
+        secrets = tuple(s for s in (url.password, unquote(url.password or ""), url.query) if s)
     try:
         parts = conninfo_to_dict(conninfo)
     except psycopg.Error:  # its message may quote the string: say nothing of it
-        return Where(shown="postgresql://(a connection string that does not parse)", secrets=(conninfo,))
-    secrets = tuple(str(parts[k]) for k in ("password", "sslpassword") if parts.get(k))
-    if "://" in conninfo:
-        url = urlsplit(conninfo)
-        secrets += tuple(s for s in (url.password, url.query) if s)
+        unparsed = "postgresql://(a connection string that does not parse)"
+        return Where(shown=unparsed, secrets=(conninfo, *secrets))
+    secrets += tuple(str(parts[k]) for k in ("password", "sslpassword") if parts.get(k))
     user = f"{parts['user']}@" if parts.get("user") else ""
     port = f":{parts['port']}" if parts.get("port") else ""
     return Where(
