@@ -5,7 +5,7 @@ serves ``POST /agui/app:AGENT`` next to the run API (``agui_routes(store, agents
 router for an application of your own): it takes the protocol's ``RunAgentInput`` and answers
 with the run's events (SSE), made with the ``ag-ui-protocol`` package's types and encoder.
 Runs are durable (stored in ``store``); a tool that needs approval ends the AG-UI run with an
-interrupt, and the request that answers it resumes the stored run. See docs/agui.md.
+interrupt, and the request that answers it resumes the stored run. See docs/server.md ("AG-UI").
 """
 
 from agentsm_fn.server.agui.agent import AguiAgent, react_agui
