@@ -29,6 +29,8 @@ SCHEMA = (
     )""",
     "CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status)",
     "CREATE INDEX IF NOT EXISTS runs_by_created ON runs (created DESC, id)",
+    "CREATE INDEX IF NOT EXISTS runs_by_status_created ON runs (status, created DESC, id)",
+    "CREATE INDEX IF NOT EXISTS runs_by_machine_created ON runs (machine, created DESC, id)",
     """CREATE TABLE IF NOT EXISTS journal (
         run_id text NOT NULL,
         seq integer NOT NULL,
