@@ -1,0 +1,51 @@
+"""The inspector's routes refuse what does not exist with the server's JSON errors, never a 500."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from types import ModuleType
+from urllib.parse import quote
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentsm_fn.durable import SqliteStore
+from agentsm_fn.server import create_app
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory, orders: ModuleType) -> Iterator[TestClient]:
+    store = SqliteStore.open(tmp_path_factory.mktemp("routes") / "runs.db").unwrap()
+    orders.ORDERS.start(store, orders.Order(order_id="o-1"), run_id="o-1").unwrap()
+    with TestClient(create_app(store, [orders.ORDERS]), base_url="http://127.0.0.1") as served:
+        yield served
+
+
+def test_the_page_and_its_files_are_served_with_their_types(client: TestClient) -> None:
+    assert client.get("/").headers["content-type"].startswith("text/html")
+    assert client.get("/inspector/app.js").headers["content-type"].startswith("text/javascript")
+    assert client.get("/inspector/app.css").headers["content-type"].startswith("text/css")
+    assert client.get("/inspector/api/runs/o-1").json()["run"]["status"] == "finished"
+
+
+names = st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=30).filter(
+    lambda n: (
+        n not in {"index.html", "app.js", "app.css", "LICENSES.txt", ".", ".."}
+    )  # dots: the URL is normalised
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=names)
+def test_anything_else_is_a_json_404(client: TestClient, name: str) -> None:
+    for path in (
+        "/inspector/",
+        "/inspector/api/runs/",
+        "/inspector/api/machines/",
+        "/inspector/api/compare/o-1/",
+    ):
+        response = client.get(path + quote(name, safe=""))
+        assert response.status_code == 404, (path, name, response.status_code)
+        assert response.json()["error"]["detail"]
