@@ -1,20 +1,21 @@
 """Crash test: three worker processes on one PostgreSQL database, SIGKILLed at random 100 times, lose nothing.
 
 Payments runs (every effect not retry-safe, each payment a line in an external ledger under its
-idempotency key, and taking a few milliseconds on either side of it) are enqueued; three
-``agentsm-runs worker`` processes serve them. A seeded RNG picks a worker, waits until a few more
-payments reached the ledger, kills the worker with SIGKILL and starts a new one, at least 100
-times. Then every run ends, and: no committed outcome was lost or changed (the journals are read
-after every kill); no payment was made twice (each key is in the ledger at most once); a payment
-whose outcome is unknown (in flight at a kill) took the machine's unknown route and is in the
-ledger at most once, every other payment exactly once, with its receipt in the run's memory.
+idempotency key, and taking a few milliseconds on either side of it) are enqueued; three worker
+processes serve them (``durable.worker.serve``, the loop of ``agentsm-runs worker``, each forked
+from one process that imported the library once, so a restart costs milliseconds). A seeded RNG
+waits until a few more payments reached the ledger, picks a worker, kills it with SIGKILL and
+starts a new one, 100 times. Then every run ends, and: no committed outcome was lost or changed
+(the journals are read after every kill); no payment was made twice (each key is in the ledger at
+most once); a payment whose outcome is unknown (in flight at a kill) took the machine's unknown
+route and is in the ledger at most once, every other payment exactly once, with its receipt in
+the run's memory.
 """
 
 from __future__ import annotations
 
 import os
 import random
-import signal
 import subprocess
 import sys
 import time
@@ -32,7 +33,6 @@ from tests.durable.stores import execute
 ROOT = Path(__file__).resolve().parents[2]
 SEED = int(os.environ.get("CRASH_SEED", "20261126"))
 BATCH, PAYMENTS, WORKERS, KILLS = 30, 3, 3, 100
-CLI = (sys.executable, "-m", "agentsm_fn.durable.cli")
 
 
 def until(condition: Callable[[], bool], what: str, timeout: float) -> None:
@@ -52,54 +52,52 @@ def paid_past(ledger: Path, lines: int) -> Callable[[], bool]:
 
 
 class Workers:
-    """Three worker processes; each one's output in a file of its own, to see that it serves."""
+    """Three worker processes forked by ``tests.durable.worker_forks`` (see there), killed, started again."""
 
-    def __init__(self, db: str, env: dict[str, str], folder: Path) -> None:
-        self.db, self.env, self.folder = db, env, folder
-        self.started = 0
-        self.processes = [self.start() for _ in range(WORKERS)]
+    def __init__(self, db: str, env: dict[str, str]) -> None:
+        self.server = subprocess.Popen(
+            [sys.executable, "-m", "tests.durable.worker_forks", db],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self.pids = [self.ask("start") for _ in range(WORKERS)]
 
-    def start(self) -> tuple[subprocess.Popen[bytes], Path]:
-        self.started += 1
-        out = self.folder / f"worker-{self.started}.out"
-        with out.open("wb") as stdout:
-            command = [*CLI, "--db", self.db, "worker", DURABLE_PAYMENTS.name, "--concurrency", "4"]
-            process = subprocess.Popen([*command, "--poll", "0.02"], cwd=ROOT, env=self.env, stdout=stdout)
-        return process, out
-
-    def serving(self) -> list[int]:
-        return [n for n, (_, out) in enumerate(self.processes) if b"serving" in out.read_bytes()]
+    def ask(self, command: str) -> str:
+        assert self.server.stdin is not None and self.server.stdout is not None
+        self.server.stdin.write(command + "\n")
+        self.server.stdin.flush()
+        return self.server.stdout.readline().strip()
 
     def kill_and_restart(self, victim: int) -> None:
-        process, _ = self.processes[victim]
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=30)
-        self.processes[victim] = self.start()
+        assert self.ask(f"kill {self.pids[victim]}") == "killed"
+        self.pids[victim] = self.ask("start")
 
-    def stop(self) -> None:
-        for process, _ in self.processes:
-            process.send_signal(signal.SIGTERM)
-        for process, _ in self.processes:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    def stop(self) -> str:
+        said = self.ask("stop") if self.server.poll() is None else "gone"
+        try:
+            self.server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.server.kill()
+            self.server.wait()
+        for pipe in (self.server.stdin, self.server.stdout):
+            if pipe is not None:
+                pipe.close()
+        return said
 
 
-def crash_workers(
-    store: RunQueue, db: str, ledger: Path, folder: Path
-) -> tuple[int, dict[tuple[str, int], bytes]]:
+def crash_workers(store: RunQueue, db: str, ledger: Path) -> tuple[int, dict[tuple[str, int], bytes]]:
     """Run the queue with three workers killed at random; the kills and every outcome seen committed.
 
-    Each kill waits until one to three more payments are in the ledger and picks a worker that
-    serves (one still starting would die before it did anything). Runs are enqueued as the queue
-    runs low, so there is work to kill until the last kill, however fast the workers are.
+    Each kill waits until one to three more payments are in the ledger. Runs are enqueued as the
+    queue runs low, so there is work to kill until the last kill, however fast the workers are.
     """
     rng = random.Random(SEED)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PAYMENTS_LEDGER": str(ledger), "PAYMENTS_DELAY": "0.01"}
     enqueued = 0
-    workers = Workers(db, env, folder)
+    workers = Workers(db, env)
     seen: dict[tuple[str, int], bytes] = {}
     kills = 0
     try:
@@ -109,8 +107,7 @@ def crash_workers(
                     DURABLE_PAYMENTS.enqueue(store, Payments(count=PAYMENTS), run_id=f"p{index}").unwrap()
                 enqueued += BATCH
             until(paid_past(ledger, len(ledger_lines(ledger)) + rng.randint(1, 3)), "payments", timeout=120)
-            until(lambda: bool(workers.serving()), "a serving worker", timeout=120)
-            workers.kill_and_restart(rng.choice(workers.serving()))
+            workers.kill_and_restart(rng.randrange(WORKERS))
             kills += 1
             now = committed(db)
             lost = {key for key, outcome in seen.items() if now.get(key) != outcome}
@@ -118,7 +115,8 @@ def crash_workers(
             seen = now
         until(lambda: not store.runs(unfinished_only=True).unwrap(), "every run to end", 120)
     finally:
-        workers.stop()
+        stopped = workers.stop()
+    assert stopped == "stopped 0 0 0", f"the workers did not stop on SIGTERM: {stopped}"
     return kills, seen
 
 
@@ -151,7 +149,7 @@ def test_three_workers_killed_at_random_a_hundred_times_lose_nothing_and_pay_not
     db, ledger = postgres_url, tmp_path / "ledger.txt"
     store = open_store(db).unwrap()
     assert isinstance(store, RunQueue)
-    kills, seen = crash_workers(store, db, ledger, tmp_path)
+    kills, seen = crash_workers(store, db, ledger)
     unknown = check_every_run(store, db, ledger, seen)
     assert kills >= KILLS and unknown > 0  # some kills landed in a payment
     ended = len(store.runs().unwrap())
