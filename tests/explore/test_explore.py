@@ -136,3 +136,13 @@ def test_an_unhashable_memory_asks_for_a_key() -> None:
         explore(LISTS, [[1, 2]])
     keyed = explore(LISTS, [[1, 2]], key=tuple)
     assert keyed.ok and keyed.exhausted and keyed.states == 2
+
+
+def test_entries_start_runs_elsewhere_than_the_initial_state() -> None:
+    under: MemoryInvariant[Tally] = memory_invariant("the total stays under 7", lambda t: t.total < 7)
+    found = explore(COUNTER, [], DICE, [under], entries=[(S.COUNTING, Tally(limit=2))])
+    bad = found.counterexample
+    assert bad is not None and bad.reproduced and not bad.initial
+    assert [p.event for p in bad.path] == ["ROLLED", "ROLLED"] and bad.case.state is S.COUNTING
+    assert "run from memory Tally(limit=2) in COUNTING:" in bad.render()
+    assert explore(COUNTER, [], DICE, entries=[(S.COUNTING, Tally(limit=2))]).exhausted

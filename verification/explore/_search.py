@@ -102,25 +102,25 @@ class Search(Generic[StateT, EventT, MemoryT]):
         return len(self.parent) - 1
 
     def run(
-        self, starts: Iterable[MemoryT], depth: int | None, max_states: int | None
+        self, starts: Iterable[tuple[StateT, MemoryT]], depth: int | None, max_states: int | None
     ) -> Found[StateT, EventT] | None:
-        """Explore from ``starts``; the first broken rule at the smallest depth, or None."""
+        """Explore from ``starts`` (state, memory); the first broken rule at the smallest depth, or None."""
         rules, machine, key = self.rules, self.rules.machine, self.key
         terminals, seen = machine.terminals, set[Hashable]()
         level: list[int] = []
-        for memory in starts:
+        for state, memory in starts:
             monitors = begin_all(rules.properties, memory)
-            mark = (machine.initial, memory if key is None else key(memory), monitors)
+            mark = (state, memory if key is None else key(memory), monitors)
             if _seen(seen, mark):
                 continue
-            start = Snapshot(state=machine.initial, memory=memory)
-            node = self._add(-1, None, (), start, rules.limit_for(machine.initial, memory), monitors)
+            start = Snapshot(state=state, memory=memory)
+            node = self._add(-1, None, (), start, rules.limit_for(state, memory), monitors)
             for inv in rules.memory_invariants:
                 ok, why = holds(inv.holds, memory)
                 if not ok:
                     broken: Broken = ("invariant", f"start memory breaks {inv.name!r}{why}")
                     return Found(broken=broken, node=node, event=None, target=None, outcomes=())
-            if machine.initial not in terminals:
+            if state not in terminals:
                 level.append(node)
         while level:
             following: list[int] = []

@@ -56,11 +56,14 @@ class Counterexample(Generic[StateT, EventT, MemoryT]):
     case: ScriptedCase[StateT, EventT, MemoryT]
     path: tuple[PathStep, ...]
     reproduced: bool
+    initial: bool = True
+    """Whether the run starts in the machine's initial state (else in an ``entries=`` state)."""
     """Whether replaying ``case`` with the engine broke the same rule (always, unless the explorer errs)."""
 
     def violation(self) -> RunViolation:
         """The :class:`~verification.kit.RunViolation` this run raises (message included)."""
-        return RunViolation(self.kind, self.message, short(self.case.memory, 600), self.path)
+        where = "" if self.initial else f" in {self.case.state.name}"
+        return RunViolation(self.kind, self.message, short(self.case.memory, 600) + where, self.path)
 
     def render(self) -> str:
         """The broken rule and the run, one numbered ``STATE --EVENT--> STATE`` line per step."""
@@ -167,6 +170,7 @@ def explore(
     budget: Callable[[MemoryT], int] | None = None,
     max_effects: int = 20,
     max_states: int | None = None,
+    entries: Iterable[tuple[StateT, MemoryT]] = (),
 ) -> Exploration[StateT, EventT, MemoryT]:
     """Explore ``machine`` breadth first from ``starts`` (memories in its initial state).
 
@@ -182,6 +186,8 @@ def explore(
         budget: the kit's budget (visits to budgeted states a run may make), for the step bound.
         max_effects: effects one transition may request before the run counts as stuck.
         max_states: stop after this many distinct states (the result is not exhausted).
+        entries: more starts, ``(state, memory)`` pairs elsewhere than the initial state (as the
+            kit's ``entries=``: e.g. the corrupt memory a guard row exists for).
 
     Example:
         >>> from verification.kit import Outcomes
@@ -192,7 +198,8 @@ def explore(
     """
     rules = RunRules.of(machine, invariants, budget=budget, max_effects=max_effects, properties=properties)
     search = Search(rules, Choices(machine, outcomes or default_outcomes()), key)
-    found = search.run(starts, depth, max_states)
+    begun = itertools.chain(((machine.initial, m) for m in starts), entries)
+    found = search.run(begun, depth, max_states)
     counterexample = None if found is None else _counterexample(search, found, rules)
     return Exploration(
         machine=machine.name,
@@ -204,6 +211,9 @@ def explore(
     )
 
 
+_Step = tuple[StateT, EventT | None, StateT, tuple[object, ...]]
+
+
 def _counterexample(
     search: Search[StateT, EventT, MemoryT],
     found: Found[StateT, EventT],
@@ -211,15 +221,19 @@ def _counterexample(
 ) -> Counterexample[StateT, EventT, MemoryT]:
     """The run to ``found`` as a script, and its path as the engine's replay of it prints it."""
     nodes = search.chain(found.node)
-    rows = [(search.state[b], search.event[a], search.state[a]) for b, a in itertools.pairwise(nodes)]
-    outcomes = [o for node in nodes[1:] for o in search.fed[node]]
+    steps: list[_Step[StateT, EventT]] = [
+        (search.state[b], search.event[a], search.state[a], search.fed[a])
+        for b, a in itertools.pairwise(nodes)
+    ]
     if found.event is not None and found.target is not None:
-        rows.append((search.state[found.node], found.event, found.target))
-    outcomes.extend(found.outcomes)
+        steps.append((search.state[found.node], found.event, found.target, found.outcomes))
+    outcomes = [o for *_, given in steps for o in given]
+    if found.event is None:  # the failing step took no row: its outcomes end the script
+        outcomes.extend(found.outcomes)
     case = ScriptedCase(
         state=search.state[nodes[0]],
         memory=search.memory[nodes[0]],
-        rows=tuple((s, e, t) for s, e, t in rows if e is not None),
+        rows=tuple((s, e, t) for s, e, t, _ in steps if e is not None),
         outcomes=tuple(outcomes),
     )
     kind, message = found.broken
@@ -227,11 +241,27 @@ def _counterexample(
         *rules.memory_invariants,
         *rules.transition_invariants,
     ]
+    path, same = _own_path(steps), False
     try:
         run_case(rules.machine, case, invariants, budget=rules.budget, properties=rules.properties)
     except RunViolation as replayed:
         same = (replayed.kind, str(replayed).splitlines()[0]) == (kind, f"[{kind}] {message.splitlines()[0]}")
-        return Counterexample(kind=kind, message=message, case=case, path=replayed.path, reproduced=same)
+        path = replayed.path if same else path
     except AssertionError:
         pass
-    return Counterexample(kind=kind, message=message, case=case, path=(), reproduced=False)
+    initial = case.state is rules.machine.initial
+    return Counterexample(kind=kind, message=message, case=case, path=path, reproduced=same, initial=initial)
+
+
+def _own_path(steps: list[_Step[StateT, EventT]]) -> tuple[PathStep, ...]:
+    """The run as the explorer took it (shown only if the engine's replay disagrees: a bug to report)."""
+    return tuple(
+        PathStep(
+            index=n,
+            source=s.name,
+            event="?" if e is None else e.name,
+            target=t.name,
+            outcomes=tuple(short(o) for o in fed),
+        )
+        for n, (s, e, t, fed) in enumerate(steps, start=1)
+    )
