@@ -9,9 +9,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentsm_fn.core import SUSPEND, EffectFailure
-from agentsm_fn.durable import Durable, RunStatus, RunStore, SqliteStore
+from agentsm_fn.durable import Durable, RunStatus, RunStore, is_postgres, open_store
 from agentsm_fn.shell import Performers, Shell, StepClock, redact_credentials, run
 from tests.durable.machines import ORDERS, ORDERS_V2, AskApproval, Charge, Lookup, Order
+from tests.durable.stores import execute
 
 KEY = "pay-9f8e7d6c5b4a39281706f5e4d3c2b1a0"
 TOKEN = "sk-live-51HqLyjWDarjtT1zdp7dc0123456789"
@@ -29,20 +30,25 @@ def _shell() -> Shell:
 LEAKY = Durable(name="tests.durable.test_no_secrets_stored:LEAKY", machine=ORDERS, shell=_shell)
 
 
-def _stored_bytes(folder: Path) -> bytes:
-    return b"".join(p.read_bytes() for p in folder.iterdir() if p.name.startswith("runs.db"))
+def _stored_bytes(db: str) -> bytes:
+    """Every byte the store keeps: the SQLite files (log included), or every table's rows in PostgreSQL."""
+    if not is_postgres(db):
+        return b"".join(p.read_bytes() for p in Path(db).parent.iterdir() if p.name.startswith("runs.db"))
+    tables = ("runs", "journal", "checkpoints", "trace_contexts")
+    rows = [row for table in tables for row in execute(db, f"SELECT * FROM {table}")]
+    return b"".join(v if isinstance(v, bytes) else str(v).encode() for row in rows for v in row)
 
 
 def test_a_raising_performer_stores_no_secret_from_the_environment_or_its_message(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store_db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PAYMENTS_API_KEY", KEY)
-    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
+    store = open_store(store_db).unwrap()
     done = LEAKY.start(store, Order(items=1), run_id="o-1").unwrap()
     assert done.finished  # the charge failed: the machine took its failure route
     rows = store.journal("o-1").unwrap()
     store.close()
-    stored = _stored_bytes(tmp_path)
+    stored = _stored_bytes(store_db)
     assert KEY.encode() not in stored and TOKEN.encode() not in stored
     assert b"RuntimeError: card API said 401" in stored  # the failure itself is kept
     assert rows[-1].outcome is not None
