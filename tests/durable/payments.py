@@ -13,6 +13,7 @@ with ``PAYMENTS_GATE`` set, a payment waits (up to a minute) until that file exi
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import os
 import signal
@@ -110,10 +111,26 @@ def _pay(effect: Pay) -> str:
     return f"receipt-{key}"
 
 
+async def _apay(effect: Pay) -> str:
+    """:func:`_pay` that waits for the gate on the event loop (a worker's other work goes on)."""
+    gate, deadline = os.environ.get("PAYMENTS_GATE"), time.monotonic() + 60
+    while gate and not Path(gate).exists() and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    return _pay(effect)
+
+
 def shell() -> Shell:
     return Shell(Performers().on(Pay, _pay), StepClock(start=100.0))
+
+
+def async_shell() -> Shell:
+    return Shell(Performers().on_async(Pay, _apay), StepClock(start=100.0))
 
 
 DURABLE_PAYMENTS = Durable(
     name="tests.durable.payments:DURABLE_PAYMENTS", machine=PAYMENTS, shell=shell, clock=time.time
 )
+ASYNC_PAYMENTS = Durable(
+    name="tests.durable.payments:ASYNC_PAYMENTS", machine=PAYMENTS, shell=async_shell, clock=time.time
+)
+"""The same payments with a coroutine performer: waiting at the gate, it leaves the event loop free."""

@@ -24,7 +24,7 @@ from agentsm_fn.durable.approvals import answer, pending
 from agentsm_fn.durable.queue import RunQueue
 from agentsm_fn.durable.travel import replay_stored
 from tests.durable import machines
-from tests.durable.payments import DURABLE_PAYMENTS, Payments, ledger_lines
+from tests.durable.payments import ASYNC_PAYMENTS, DURABLE_PAYMENTS, Payments, ledger_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -156,4 +156,26 @@ def test_on_postgresql_a_worker_wakes_when_a_run_is_enqueued_or_answered_without
         assert process.wait(timeout=30) == 0
     memory = replay_stored(store, orders.machine, "o").unwrap().memory
     assert memory.approved is True and len(memory.receipts) == 2
+    store.close()
+
+
+def test_past_the_grace_a_held_run_is_let_go_and_the_next_worker_takes_it(
+    tmp_path: Path, env: dict[str, str], store_db: str
+) -> None:
+    gate, store = tmp_path / "gate", queue(store_db)
+    ASYNC_PAYMENTS.enqueue(store, Payments(count=2), run_id="slow").unwrap()
+    gated = {**env, "PAYMENTS_GATE": str(gate)}
+    with worker(store_db, gated, "--grace", "0.2", serves=ASYNC_PAYMENTS.name) as process:
+        until(lambda: len(store.journal("slow").unwrap()) == 1, "the first payment to start")
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    assert store.get("slow").unwrap().status is RunStatus.READY  # back in the queue, where its journal stands
+    gate.touch()
+    with worker(store_db, env, serves=ASYNC_PAYMENTS.name) as process:
+        until(lambda: store.get("slow").unwrap().status is RunStatus.FINISHED, "the run to end")
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    first, second = store.journal("slow").unwrap()
+    assert b"UNKNOWN" in (first.outcome or b"") and second.outcome is not None  # cancelled in flight: unknown
+    assert [line.split()[0] for line in ledger_lines(tmp_path / "ledger.txt")] == ["slow:1"]
     store.close()
