@@ -7,6 +7,8 @@ import {journalTable, traceDetails, transcriptList} from "./tables.js";
 
 const LIVE = new Set(["running", "ready", "waiting"]);
 
+const count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
 function memoryTable(memory, previous, changed) {
   if (memory === null || typeof memory !== "object" || Array.isArray(memory)) {
     return h("pre", {class: "value"}, shown(memory));
@@ -47,7 +49,7 @@ function header(view) {
   return h("header", {class: "run-head"},
     h("h1", {tabindex: "-1"}, "Run ", h("code", {}, run.run_id), " ", badge(run.status)),
     h("p", {}, "Machine ", h("a", {href: `#/machines/${enc(run.machine)}`}, run.machine),
-      ` · state ${run.state || "?"} · ${run.steps} steps · ${run.effects} effects`),
+      ` · state ${run.state || "?"} · ${count(run.steps, "step")} · ${count(run.effects, "effect")}`),
     parent, forks);
 }
 
