@@ -11,6 +11,8 @@ One table per exploration; every value but the numbers names a ``MODULE:ATTRIBUT
     properties = "examples/explore_orders.py:PROPERTIES"  # optional: run properties
     key = "mypkg.explore:key"                             # optional: memory -> what matters
     budget = "mypkg.explore:budget"                       # optional: the kit's budget
+    entries = "mypkg.explore:ENTRIES"                     # optional: (state, memory) starts elsewhere
+    accept_failure = "mypkg.explore:accepted"             # optional: engine failures that end a run
     depth = 30                                            # optional: most transitions a run takes
     max_states = 1_000_000                                # optional: stop after this many states
 
@@ -35,7 +37,17 @@ __all__ = ["ExploreCommand", "ExploreReport", "ExploreSettings", "explore_comman
 ENTRY_POINTS = "agentsm_fn.verify"
 """The entry-point group where ``verification.explore`` registers its command as ``explore``."""
 
-_SPECS = ("machine", "starts", "outcomes", "invariants", "properties", "key", "budget")
+_SPECS = (
+    "machine",
+    "starts",
+    "outcomes",
+    "invariants",
+    "properties",
+    "key",
+    "budget",
+    "entries",
+    "accept_failure",
+)
 _NUMBERS = ("depth", "max_states")
 
 
@@ -55,6 +67,8 @@ class ExploreSettings:
     properties: str | None = None
     key: str | None = None
     budget: str | None = None
+    entries: str | None = None
+    accept_failure: str | None = None
     depth: int | None = None
     max_states: int | None = None
 

@@ -146,3 +146,10 @@ def test_entries_start_runs_elsewhere_than_the_initial_state() -> None:
     assert [p.event for p in bad.path] == ["ROLLED", "ROLLED"] and bad.case.state is S.COUNTING
     assert "run from memory Tally(limit=2) in COUNTING:" in bad.render()
     assert explore(COUNTER, [], DICE, entries=[(S.COUNTING, Tally(limit=2))]).exhausted
+
+
+def test_an_accepted_failure_ends_a_run_without_a_violation() -> None:
+    buggy = COUNTER.extend(handlers={S.COUNTING: effectful(_counting, _counted_faulting)})
+    assert explore(buggy, STARTS, DICE).counterexample is not None
+    accepted = explore(buggy, STARTS, DICE, accept_failure=lambda f: "no sixes" in f.describe())
+    assert accepted.ok and accepted.exhausted

@@ -17,6 +17,7 @@ from typing import cast
 import attrs
 from returns.result import Failure
 
+from agentsm_fn.core.failures import RunFailed
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.shell.targets import import_target
 from verification.explore._enumerate import NotEnumerable
@@ -63,6 +64,10 @@ def _load(spec: str | None, what: str, check: Callable[[object], bool]) -> objec
     return value
 
 
+def _iterable(value: object) -> bool:
+    return isinstance(value, Iterable)
+
+
 def _sequence(value: object) -> bool:
     return isinstance(value, Sequence) and not isinstance(value, str)
 
@@ -72,12 +77,16 @@ def _explore(settings: ExploreSettings) -> Exploration[enum.Enum, enum.Enum, obj
     if isinstance(loaded, Failure):
         raise _Bad(str(loaded.failure()))
     machine: Machine[enum.Enum, enum.Enum, object] = loaded.unwrap().machine
-    starts = _load(settings.starts, "an iterable of start memories", lambda v: isinstance(v, Iterable))
+    starts = _load(settings.starts, "an iterable of start memories", _iterable)
     outcomes = _load(settings.outcomes, "an Outcomes registry", lambda v: isinstance(v, Outcomes))
     invariants = _load(settings.invariants, "a sequence of invariants", _sequence)
     properties = _load(settings.properties, "a sequence of run properties", _sequence)
     key = _load(settings.key, "a function of memory", callable)
     budget = _load(settings.budget, "a function of memory", callable)
+    entries = _load(
+        settings.entries, "an iterable of (state, memory) pairs", lambda v: isinstance(v, Iterable)
+    )
+    accept = _load(settings.accept_failure, "a function of a RunFailed", callable)
     try:
         return explore(
             machine,
@@ -89,6 +98,8 @@ def _explore(settings: ExploreSettings) -> Exploration[enum.Enum, enum.Enum, obj
             key=cast(Callable[[object], Hashable] | None, key),
             budget=cast(Callable[[object], int] | None, budget),
             max_states=settings.max_states,
+            entries=cast(Iterable[tuple[enum.Enum, object]], entries or ()),
+            accept_failure=cast(Callable[[RunFailed[enum.Enum, object]], bool] | None, accept),
         )
     except (NotEnumerable, Unhashable) as exc:
         raise _Bad(f"{settings.machine}: {exc}") from None

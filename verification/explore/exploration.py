@@ -23,6 +23,7 @@ from typing import Generic, TypeVar
 
 import attrs
 
+from agentsm_fn.core.failures import RunFailed
 from agentsm_fn.core.machine import Machine
 from verification.explore._code import Source
 from verification.explore._search import Found, Search
@@ -171,6 +172,7 @@ def explore(
     max_effects: int = 20,
     max_states: int | None = None,
     entries: Iterable[tuple[StateT, MemoryT]] = (),
+    accept_failure: Callable[[RunFailed[StateT, MemoryT]], bool] | None = None,
 ) -> Exploration[StateT, EventT, MemoryT]:
     """Explore ``machine`` breadth first from ``starts`` (memories in its initial state).
 
@@ -188,6 +190,7 @@ def explore(
         max_states: stop after this many distinct states (the result is not exhausted).
         entries: more starts, ``(state, memory)`` pairs elsewhere than the initial state (as the
             kit's ``entries=``: e.g. the corrupt memory a guard row exists for).
+        accept_failure: which engine failures are legitimate ends of a run (default: none).
 
     Example:
         >>> from verification.kit import Outcomes
@@ -196,7 +199,14 @@ def explore(
         >>> print(explore(COUNTER, [Tally(limit=2)], dice).summary())
         counter: 13 distinct states, 13 edges, depth 4, exhausted: yes
     """
-    rules = RunRules.of(machine, invariants, budget=budget, max_effects=max_effects, properties=properties)
+    rules = RunRules.of(
+        machine,
+        invariants,
+        budget=budget,
+        accept_failure=accept_failure,
+        max_effects=max_effects,
+        properties=properties,
+    )
     search = Search(rules, Choices(machine, outcomes or default_outcomes()), key)
     begun = itertools.chain(((machine.initial, m) for m in starts), entries)
     found = search.run(begun, depth, max_states)
