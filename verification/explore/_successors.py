@@ -22,7 +22,7 @@ from agentsm_fn.core.engine import resume, step
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
 from verification.explore._enumerate import enumerate_strategy
-from verification.kit._drive import Moved, Stopped
+from verification.kit._drive import Moved, Stopped, last_row
 from verification.kit.failures import failure_examples, has_failure_route
 from verification.kit.outcomes import Outcomes
 
@@ -93,9 +93,7 @@ def _settled(
 ) -> Iterator[Moved[StateT, EventT, MemoryT] | Stopped[StateT, MemoryT]]:
     pending = current.pending
     if current.status is not Status.AWAITING or pending is None:
-        entry = current.trace[len(current.trace) - 1]
-        row = (machine.states[entry.state], machine.events[entry.event], machine.states[entry.target])
-        yield Moved(current, row, effects, outcomes)
+        yield Moved(current, last_row(machine, current), effects, outcomes)
         return
     asked = (*effects, pending)
     options = choices(current.state, pending) if len(effects) < max_effects else ()

@@ -39,6 +39,21 @@ class Stopped(Generic[StateT, MemoryT]):
     outcomes: tuple[object, ...]
 
 
+def last_row(
+    machine: Machine[StateT, EventT, MemoryT], snapshot: Snapshot[StateT, MemoryT]
+) -> tuple[StateT, EventT, StateT]:
+    """The row the snapshot's last transition took, read from its trace (as the engine stored it)."""
+    _, state, event, target, _, _ = snapshot.trace.rows[-1]
+    if (
+        isinstance(state, machine.states)
+        and isinstance(event, machine.events)
+        and isinstance(target, machine.states)
+    ):
+        return state, event, target
+    entry = snapshot.trace[len(snapshot.trace) - 1]  # an imported trace holds names
+    return machine.states[entry.state], machine.events[entry.event], machine.states[entry.target]
+
+
 def advance(
     machine: Machine[StateT, EventT, MemoryT],
     snapshot: Snapshot[StateT, MemoryT],
@@ -65,6 +80,4 @@ def advance(
             return Stopped(result.failure(), tuple(effects), tuple(outcomes))
         current = result.unwrap()
         if current.status is not Status.AWAITING:
-            entry = current.trace[len(current.trace) - 1]
-            row = (machine.states[entry.state], machine.events[entry.event], machine.states[entry.target])
-            return Moved(current, row, tuple(effects), tuple(outcomes))
+            return Moved(current, last_row(machine, current), tuple(effects), tuple(outcomes))
