@@ -14,6 +14,7 @@ is one class whose steps share its state; split, a reader would follow one run a
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import uuid
 from collections.abc import AsyncGenerator, Callable
@@ -257,8 +258,8 @@ class Durable(Generic[StateT, EventT, MemoryT]):
     async def aresume(
         self, store: RunStore, run_id: str, allow_changed: bool = False
     ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
-        """:meth:`resume` on asyncio."""
-        ready = self._resumable(store, run_id, allow_changed)
+        """:meth:`resume` on asyncio; claiming and loading the run (store reads) run in a thread meanwhile."""
+        ready = await asyncio.to_thread(self._resumable, store, run_id, allow_changed)
         if isinstance(ready, Failure):
             return ready
         session, shell, loaded = ready.unwrap()

@@ -78,7 +78,7 @@ async def serve(
     try:
         async with store.listen() as wakeups:  # listening before the first claim: no announcement is missed
             while not stop.is_set():
-                worker.claim()
+                await worker.claim()
                 await worker.next(wakeups, stop)
         await worker.let_go()
     finally:
@@ -104,11 +104,16 @@ class _Worker:
         self.held: dict[asyncio.Task[Outcome], tuple[str, float]] = {}
         self.taken = 0
 
-    def claim(self) -> None:
-        """Claim and start runs while fewer than ``concurrency`` are held and there are runs to claim."""
+    async def claim(self) -> None:
+        """Claim and start runs while fewer than ``concurrency`` are held and there are runs to claim.
+
+        A claim is a store round trip: it runs in a thread, so the held runs go on meanwhile.
+        """
         while len(self.held) < self.settings.concurrency:
             now = self.settings.clock()
-            claimed = self.store.claim_next(tuple(self.by_name), self.owner, now, now + self.lease)
+            claimed = await asyncio.to_thread(
+                self.store.claim_next, tuple(self.by_name), self.owner, now, now + self.lease
+            )
             record = claimed.value_or(None)
             if record is None:  # none, or the store failed: look again after the wait
                 return
@@ -154,7 +159,8 @@ class _Worker:
             await asyncio.sleep(self.lease / 3)
             for run_id, own_lease in list(self.held.values()):
                 # A lease that was lost stays lost: the run's next write is refused and it stops there.
-                self.store.renew(run_id, self.owner, self.settings.clock() + own_lease)
+                until = self.settings.clock() + own_lease
+                await asyncio.to_thread(self.store.renew, run_id, self.owner, until)
 
 
 async def _awaited(waiting: Awaitable[None]) -> None:
