@@ -12,7 +12,16 @@ from returns.result import Result
 
 from agentsm_fn import Fault, Perform, define_machine, effectful, emit, fail, perform, pure
 from verification.explore import NotEnumerable, Unhashable, explore
-from verification.kit import MemoryInvariant, Outcomes, RunViolation, memory_invariant, run_case
+from verification.kit import (
+    MemoryInvariant,
+    Outcomes,
+    RunProperty,
+    RunViolation,
+    memory_invariant,
+    responds,
+    run_case,
+    took,
+)
 from verification.kit._demo import COUNTER, E, Roll, S, Tally, counted
 
 DICE = Outcomes().on(Roll, lambda e: st.sampled_from((0, 1, 6)))
@@ -153,3 +162,14 @@ def test_an_accepted_failure_ends_a_run_without_a_violation() -> None:
     assert explore(buggy, STARTS, DICE).counterexample is not None
     accepted = explore(buggy, STARTS, DICE, accept_failure=lambda f: "no sixes" in f.describe())
     assert accepted.ok and accepted.exhausted
+
+
+def test_a_run_property_broken_by_an_accepted_failure_is_replayed_too() -> None:
+    buggy = COUNTER.extend(handlers={S.COUNTING: effectful(_counting, _counted_faulting)})
+    ends: RunProperty[S, Tally] = responds(took(E.START), took(E.ENOUGH, E.ZERO), name="every count ends")
+    found = explore(
+        buggy, STARTS, DICE, properties=[ends], accept_failure=lambda f: "no sixes" in f.describe()
+    )
+    bad = found.counterexample
+    assert bad is not None and bad.kind == "property" and bad.reproduced
+    assert bad.case.outcomes == (6,)

@@ -253,7 +253,14 @@ def _counterexample(
     ]
     path, same = _own_path(steps), False
     try:
-        run_case(rules.machine, case, invariants, budget=rules.budget, properties=rules.properties)
+        run_case(
+            rules.machine,
+            case,
+            invariants,
+            budget=rules.budget,
+            properties=rules.properties,
+            accept_failure=rules.accept_failure,
+        )
     except RunViolation as replayed:
         same = (replayed.kind, str(replayed).splitlines()[0]) == (kind, f"[{kind}] {message.splitlines()[0]}")
         path = replayed.path if same else path

@@ -27,6 +27,7 @@ from returns.result import Failure
 
 from agentsm_fn.core.effects import Effect
 from agentsm_fn.core.engine import resume, step
+from agentsm_fn.core.failures import RunFailed
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
 from verification.kit._runner import CheckedRun, RunRules
@@ -208,6 +209,7 @@ def run_case(
     *,
     budget: Callable[[MemoryT], int] | None = None,
     properties: Sequence[RunProperty[StateT, MemoryT]] = (),
+    accept_failure: Callable[[RunFailed[StateT, MemoryT]], bool] | None = None,
 ) -> None:
     """Replay ``case`` with every check of the derived state machine; raise on any difference.
 
@@ -222,7 +224,9 @@ def run_case(
         >>> for case in covering_cases(COUNTER, [Tally(limit=1)], rolls).cases:
         ...     run_case(COUNTER, case)
     """
-    rules = RunRules.of(machine, invariants, budget=budget, properties=properties)
+    rules = RunRules.of(
+        machine, invariants, budget=budget, properties=properties, accept_failure=accept_failure
+    )
     run = CheckedRun(rules, case.state, case.memory)
     fed = iter(case.outcomes)
 
