@@ -14,6 +14,7 @@ from fastapi import APIRouter, FastAPI
 
 from agentsm_fn.durable.store import RunStore
 from agentsm_fn.server.actions import action_routes
+from agentsm_fn.server.changes import change_routes
 from agentsm_fn.server.context import MAX_BODY, POLL_INTERVAL, AnyDurable, ServerContext
 from agentsm_fn.server.errors import install_error_handlers
 from agentsm_fn.server.events import event_routes
@@ -33,6 +34,7 @@ ROUTERS: tuple[RouterFactory, ...] = (
     run_routes,
     action_routes,
     event_routes,
+    change_routes,
     inspector_routes,
 )
 """The JSON API's route modules, in the order they are matched."""

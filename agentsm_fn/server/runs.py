@@ -28,7 +28,7 @@ from agentsm_fn.server.values import public_json, record_json
 from agentsm_fn.shell.credentials import redact_credentials
 from agentsm_fn.shell.notes import outcome_note
 
-__all__ = ["cursor_of", "run_routes", "unwrapped"]
+__all__ = ["cursor_of", "pair_cursor", "pair_of", "run_routes", "unwrapped"]
 
 T = TypeVar("T")
 
@@ -48,14 +48,30 @@ def cursor_of(record: RunRecord) -> str:
     Example:
         >>> record = RunRecord(run_id="r1", machine="m:M", fingerprint="f",
         ...                    status=RunStatus.READY, created=2.5, updated=2.5)
-        >>> _after(cursor_of(record))
+        >>> pair_of(cursor_of(record))
         (2.5, 'r1')
     """
-    text = json.dumps([record.created, record.run_id], separators=(",", ":"))
+    return pair_cursor(record.created, record.run_id)
+
+
+def pair_cursor(number: float, run_id: str) -> str:
+    """A time and a run id as one opaque token (base64 of JSON): a page's cursor, a change's event id.
+
+    Example:
+        >>> pair_cursor(2.5, "r1")
+        'WzIuNSwicjEiXQ'
+    """
+    text = json.dumps([number, run_id], separators=(",", ":"))
     return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
 
-def _after(cursor: str) -> tuple[float, str]:
+def pair_of(cursor: str) -> tuple[float, str] | None:
+    """The time and run id of a :func:`pair_cursor` token (None: not one this server gave).
+
+    Example:
+        >>> pair_of("WzIuNSwicjEiXQ"), pair_of("nonsense")
+        ((2.5, 'r1'), None)
+    """
     try:
         decoded = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except (binascii.Error, ValueError, UnicodeDecodeError):
@@ -68,7 +84,16 @@ def _after(cursor: str) -> tuple[float, str]:
         and isinstance(decoded[1], str)
     ):
         return float(decoded[0]), decoded[1]
-    raise ApiError(422, "invalid_cursor", "cursor is not one this server gave (take it from a page's next)")
+    return None
+
+
+def _after(cursor: str) -> tuple[float, str]:
+    pair = pair_of(cursor)
+    if pair is None:
+        raise ApiError(
+            422, "invalid_cursor", "cursor is not one this server gave (take it from a page's next)"
+        )
+    return pair
 
 
 def _summary(record: RunRecord) -> RunSummary:

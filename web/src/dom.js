@@ -37,7 +37,8 @@ export class ApiError extends Error {
   }
 }
 
-function detail(body, status) {
+/** The words of an error body the API answered with. */
+export function detail(body, status) {
   if (body && typeof body === "object") {
     const error = body.error ?? body;
     if (typeof error === "string") return error;
@@ -48,11 +49,19 @@ function detail(body, status) {
   return `the server answered ${status}`;
 }
 
+/** `headers` with the server's token, if the page was given one (see token.js). */
+export function authorized(headers = {}) {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  return token ? {...headers, authorization: `Bearer ${token}`} : headers;
+}
+
+export const TOKEN_KEY = "agentsm-inspector-token";
+
 /** GET (or POST with a JSON body) a JSON route of the server. */
 export async function api(path, body) {
-  const init = body === undefined ? {} : {
+  const init = body === undefined ? {headers: authorized()} : {
     method: "POST",
-    headers: {"content-type": "application/json"},
+    headers: authorized({"content-type": "application/json"}),
     body: JSON.stringify(body),
   };
   const response = await fetch(path, init);

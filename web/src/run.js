@@ -4,6 +4,7 @@ import {drawGraph} from "./graph.js";
 import {memories, pathAt} from "./memory.js";
 import {forkForm, pendingPanel} from "./actions.js";
 import {journalTable, traceDetails, transcriptList} from "./tables.js";
+import {listen} from "./stream.js";
 
 const LIVE = new Set(["running", "ready", "waiting"]);
 
@@ -161,9 +162,9 @@ export async function runPage(main, runId, params) {
   let timer = null;
   function follow(answered = false) {
     const live = answered || LIVE.has(view.run.status);
-    if (live && !events && !closed && typeof EventSource !== "undefined") {
-      events = new EventSource(`/runs/${enc(runId)}/events`);
-      events.onmessage = () => check().catch(() => {});
+    if (live && !events && !closed) {
+      events = listen(`/runs/${enc(runId)}/events`, () => check().catch(() => {}));
+      events.opened.catch(() => {});  // the look at the record every second still follows the run
     }
     if (live && !timer && !closed) timer = setInterval(() => check().catch(() => {}), 1000);
     if (!live) {

@@ -1,9 +1,9 @@
-// The runs list: status, machine, state, steps, effects, age; filters; pages; refreshed while shown.
+// The runs list: status, machine, state, steps, effects, age; filters; pages; live through /events.
 import {age, announce, api, badge, enc, fill, h} from "./dom.js";
+import {listen} from "./stream.js";
 
 const STATUSES = ["", "running", "waiting", "ready", "finished", "failed"];
 const PAGE = 50;
-const REFRESH_MS = 2000;
 
 function query(params) {
   const parts = Object.entries(params).filter(([, v]) => v !== "" && v !== undefined && v !== null);
@@ -73,7 +73,34 @@ export async function runsPage(main, params) {
     next.onclick = () => go({cursor: page.next, trail: [...cursors, cursor].join(",")});
     document.body.dataset.ready = "runs";
   }
-  await load();
-  const timer = setInterval(() => load().catch((e) => announce(`The list could not be refreshed: ${e.message}`)), REFRESH_MS);
-  return () => clearInterval(timer);
+  // One stream of every run's changes: a listed run's row changes in place; a run that joins or leaves
+  // this page (new on the first page, or a status the filter no longer admits) reloads the page.
+  const admits = (run) => (!filters.status || run.status === filters.status) && (!filters.machine || run.machine === filters.machine);
+  let reloading = null;
+  const reload = () => {
+    reloading ??= load()
+      .catch((e) => announce(`The list could not be refreshed: ${e.message}`))
+      .finally(() => { reloading = null; });
+  };
+  const changes = listen("/events", ({event, data}) => {
+    if (event !== "message") return;
+    const run = JSON.parse(data);
+    const shown = [...body.querySelectorAll("tr[data-run]")].find((r) => r.dataset.run === run.run_id);
+    if (shown && admits(run)) {
+      shown.replaceWith(row(run, Date.now() / 1000));
+      announce(`Run ${run.run_id} is ${run.status}.`);
+    } else if (shown || (!cursor && admits(run))) reload();
+  });
+  try {
+    await changes.opened;  // the stream sends what changes after it opened: the list below misses nothing
+  } catch (error) {
+    announce(`Runs will not update live: ${error.message}`);
+  }
+  try {
+    await load();
+  } catch (error) {
+    changes.close();
+    throw error;
+  }
+  return () => changes.close();
 }
