@@ -1,6 +1,6 @@
 """``GET /events``: every stored run's changes as Server-Sent Events, one connection for a whole list.
 
-A :class:`RunWatch` looks at the store through the ``RunStore`` protocol alone (``runs()``, so
+A :class:`StoreWatch` looks at the store through the ``RunStore`` protocol alone (``runs()``, so
 SQLite, PostgreSQL, and runs executing in any process alike) every ``interval`` seconds while
 a client listens, one look shared by every client. Each client compares what the store holds
 with what it was sent and gets, in order of ``(updated, run_id)``, one event per run that is
@@ -35,7 +35,7 @@ from agentsm_fn.server.runs import pair_cursor, pair_of, unwrapped
 from agentsm_fn.server.values import record_json
 from agentsm_fn.shell.credentials import redact_credentials
 
-__all__ = ["CHANGES_INTERVAL", "RunWatch", "change_routes", "changed_runs"]
+__all__ = ["CHANGES_INTERVAL", "StoreWatch", "change_routes", "changed_runs"]
 
 CHANGES_INTERVAL = 0.25
 """The least time between two looks at every run (each reads all records; a run's stream looks more often)."""
@@ -71,7 +71,7 @@ def changed_runs(before: Mapping[str, RunRecord], now: Mapping[str, RunRecord]) 
     return tuple(changed)
 
 
-class RunWatch:
+class StoreWatch:
     """Every stored run, looked at while someone listens: the latest records and how often they were read."""
 
     def __init__(self, store: RunStore, interval: float) -> None:
@@ -148,7 +148,7 @@ def _change_id(header: str | None, query: str | None) -> tuple[float, str] | Non
 def change_routes(ctx: ServerContext) -> APIRouter:
     """The store-wide change stream over ``ctx.store`` (one watch shared by every client)."""
     routes = APIRouter(tags=["events"])
-    watch = RunWatch(ctx.store, max(ctx.poll_interval, CHANGES_INTERVAL))
+    watch = StoreWatch(ctx.store, max(ctx.poll_interval, CHANGES_INTERVAL))
 
     @routes.get(
         "/events",
