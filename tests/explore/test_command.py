@@ -96,3 +96,31 @@ def test_a_wrong_table_is_an_error_that_names_it(
     text = f"[tool.agentsm_fn]\n[[tool.agentsm_fn.explore]]\n{table}\n"
     assert main(["--explore", "--config", config(tmp_path, text)]) == EXIT_ERROR
     assert says in capsys.readouterr().err
+
+
+TRIAGE = "examples.property_testing.triage:TRIAGE"
+
+
+@pytest.mark.parametrize(
+    ("text", "targets", "said"),
+    [
+        ("[tool.agentsm_fn]\n", [], "no [[tool.agentsm_fn.explore]] table"),
+        (
+            "[tool.agentsm_fn]\n",
+            ["examples.property_testing.triage:TRIAGE"],
+            "no [[tool.agentsm_fn.explore]]",
+        ),
+        (TYPO, ["examples.property_testing.triage:TRIAGE"], "no table explores examples.property_testing"),
+    ],
+)
+def test_exploring_nothing_is_an_error_never_a_pass(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    text: str,
+    targets: list[str],
+    said: str,
+) -> None:
+    monkeypatch.chdir(ROOT)
+    assert main(["--explore", *targets, "--config", config(tmp_path, text)]) == EXIT_ERROR
+    assert said in capsys.readouterr().err

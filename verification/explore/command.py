@@ -109,13 +109,17 @@ def run_explorations(explorations: Sequence[ExploreSettings], targets: Sequence[
     """Explore each of ``explorations`` (only those of ``targets``' machines, when named).
 
     Example:
-        >>> run_explorations([]).ok
-        True
+        >>> run_explorations([]).errors
+        ('nothing explored: no [[tool.agentsm_fn.explore]] table in pyproject.toml',)
     """
     chosen = [e for e in explorations if not targets or e.machine in targets]
     if not chosen:
-        text = "no explorations: declare them in [[tool.agentsm_fn.explore]] tables of pyproject.toml\n"
-        return Explored(text, not explorations, () if not explorations else (text.strip(),))
+        # Checking nothing is never a pass: a CI step must not go green on a missing or misspelled table.
+        text = "nothing explored: no [[tool.agentsm_fn.explore]] table in pyproject.toml"
+        if explorations and targets:
+            declared = ", ".join(e.machine for e in explorations)
+            text = f"nothing explored: no table explores {', '.join(targets)} (declared: {declared})"
+        return Explored(text + "\n", False, (text,))
     lines: list[str] = []
     errors: list[str] = []
     ok = True
