@@ -18,7 +18,7 @@ from agentsm_fn.server.changes import change_routes
 from agentsm_fn.server.context import MAX_BODY, POLL_INTERVAL, AnyDurable, ServerContext
 from agentsm_fn.server.errors import install_error_handlers
 from agentsm_fn.server.events import event_routes
-from agentsm_fn.server.inspector import inspector_routes
+from agentsm_fn.server.inspector import PAGE_PATHS, inspector_routes
 from agentsm_fn.server.machines import machine_routes
 from agentsm_fn.server.models import ErrorBody
 from agentsm_fn.server.runs import run_routes
@@ -64,7 +64,8 @@ def create_app(
 ) -> FastAPI:
     """The ASGI app serving ``store``'s runs of ``durables``; mount it in your own app or serve it.
 
-    With ``token``, every request needs ``Authorization: Bearer <token>``; without one, only
+    With ``token``, every request needs ``Authorization: Bearer <token>`` (but the inspector's
+    page and its files, which hold no data: the page asks for the token); without one, only
     requests to a localhost name are answered. Bodies over ``max_body`` bytes are refused. A
     streamed run that is not over is looked up in the store every ``poll_interval`` seconds.
 
@@ -87,5 +88,6 @@ def create_app(
     for factory in routers:
         app.include_router(factory(ctx))
     app.state.context = ctx
-    app.add_middleware(Guard, token=ctx.token, max_body=ctx.max_body)
+    public = PAGE_PATHS if inspector_routes in routers else ()
+    app.add_middleware(Guard, token=ctx.token, max_body=ctx.max_body, public=public)
     return app

@@ -5,7 +5,9 @@ route modules (``/runs``, ``/machines``, answers, forks, the event stream); thes
 only what the page needs beyond it: a run's view from one replay (every step's memory and
 what changed), a machine's view (the verifier's findings and the changed-machine check), and
 two runs compared. Like every route, they sit behind the server's guard and answer errors
-as its JSON.
+as its JSON; the page and its files (:data:`PAGE_PATHS`, no run data in them) are the only
+paths a token-protected server serves without the token, so a browser can load the page,
+which asks for the token once and sends it as ``Authorization: Bearer`` on every API call.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from agentsm_fn.server.context import ServerContext
 from agentsm_fn.server.errors import ApiError
 from agentsm_fn.server.runs import unwrapped
 
-__all__ = ["inspector_routes"]
+__all__ = ["PAGE_PATHS", "inspector_routes"]
 
 _TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -27,6 +29,12 @@ _TYPES = {
     ".css": "text/css; charset=utf-8",
     ".txt": "text/plain; charset=utf-8",
 }
+
+
+PAGE_PATHS = frozenset(
+    ["/", *(f"/inspector/{name}" for name in ("index.html", "app.js", "app.css", "LICENSES.txt"))]
+)
+"""The page and its files: served without the token (they are the same for everyone and hold no run)."""
 
 
 def _asset(name: str) -> Response:

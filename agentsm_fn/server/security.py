@@ -12,6 +12,10 @@ that names this machine.
   ``Content-Length`` over the limit is refused before reading, and a body that grows past it
   while it is read (the Guard reads it whole, at most the limit, before the app) is refused
   with 413. Each refusal is a JSON :func:`~agentsm_fn.server.errors.error_body`.
+
+The only requests a token-protected server answers without the token are a ``GET`` (or
+``HEAD``) of a path in ``public`` (the inspector's page and its files: no run data is in them),
+so a browser can load the page, which then asks for the token and sends it on each API call.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+from collections.abc import Collection
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -67,10 +72,11 @@ def bind_problem(host: str, token: str | None) -> str | None:
 class Guard:
     """The checks every request passes before the app sees it (see the module doc)."""
 
-    def __init__(self, app: ASGIApp, token: str | None, max_body: int) -> None:
+    def __init__(self, app: ASGIApp, token: str | None, max_body: int, public: Collection[str] = ()) -> None:
         self.app = app
         self.token = token.encode() if token else None
         self.max_body = max_body
+        self.public = frozenset(public)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -91,7 +97,7 @@ class Guard:
         await self.app(scope, _replaying(body, receive), send)
 
     def _refusal(self, scope: Scope, headers: dict[str, bytes]) -> tuple[int, str, str] | None:
-        if self.token is not None:
+        if self.token is not None and not self._public(scope):
             given = headers.get("authorization", b"")
             scheme, _, value = given.partition(b" ")
             if scheme.lower() != b"bearer" or not hmac.compare_digest(value.strip(), self.token):
@@ -111,6 +117,13 @@ class Guard:
             if size > self.max_body:
                 return 413, "body_too_large", f"the body is over {self.max_body} bytes"
         return None
+
+    def _public(self, scope: Scope) -> bool:
+        """A GET of a path that holds no data (relative to where the app is mounted)."""
+        path, root = str(scope["path"]), str(scope.get("root_path", ""))
+        if root and path.startswith(root):
+            path = path[len(root) :]
+        return scope["method"] in ("GET", "HEAD") and path in self.public
 
     async def _read(self, receive: Receive) -> bytes | None:
         """The whole body (None once it grows past the limit: a body without a Content-Length too)."""

@@ -16,8 +16,10 @@ from agentsm_fn.server import create_app
 class Served:
     """``with Served(store, [durable]) as base:`` serves the inspector at ``base`` until the block ends."""
 
-    def __init__(self, store: RunStore, durables: list[Durable[Any, Any, Any]]) -> None:
-        self.app = create_app(store, durables)
+    def __init__(
+        self, store: RunStore, durables: list[Durable[Any, Any, Any]], token: str | None = None
+    ) -> None:
+        self.app = create_app(store, durables, token=token)
         self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="off"))
         self.started = threading.Event()
         self.thread: threading.Thread | None = None

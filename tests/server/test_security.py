@@ -12,7 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentsm_fn.durable import Durable, SqliteStore
+from agentsm_fn.inspector import ASSETS
 from agentsm_fn.server import create_app
+from agentsm_fn.server.inspector import PAGE_PATHS
 from agentsm_fn.server.serve import serve_runs
 from agentsm_fn.shell import Shell, StepClock
 from tests.durable.machines import DURABLE_ORDERS, ORDERS, Charge, Lookup, Order
@@ -203,3 +205,13 @@ def test_any_query_string_gets_a_typed_answer(
     assert answer.status_code in (200, 404, 422)
     if answer.status_code >= 400:
         assert _is_json_error(answer)
+
+
+def test_with_a_token_only_the_inspector_page_and_its_files_are_served_without_it(guarded: str) -> None:
+    shipped = {f"/inspector/{item.name}" for item in ASSETS.iterdir() if item.is_file()}
+    assert {"/", *shipped} == PAGE_PATHS  # every file of the page, and nothing else
+    for path in sorted(PAGE_PATHS):
+        assert httpx.get(guarded + path).status_code == 200, path
+        assert httpx.post(guarded + path, json={}).status_code == 401, path
+    for path in ("/inspector/api/runs/done-0", "/inspector/nothing.js", "/inspector/../runs", "//runs"):
+        assert httpx.get(guarded + path).status_code == 401, path

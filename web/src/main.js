@@ -4,6 +4,7 @@ import {comparePage} from "./compare.js";
 import {machinePage, machinesPage} from "./machine.js";
 import {runPage} from "./run.js";
 import {runsPage} from "./runs.js";
+import {forgetToken, hasToken, tokenPage} from "./token.js";
 
 const main = document.getElementById("main");
 let cleanup = null;
@@ -37,6 +38,13 @@ async function show() {
     announce(`${title} shown`);
   } catch (error) {
     if (mine !== generation) return;
+    if (error.status === 401) {
+      const refused = hasToken();
+      forgetToken();
+      document.title = "Token · agentsm inspector";
+      tokenPage(main, refused, show);
+      return;
+    }
     fill(main, h("h1", {tabindex: "-1"}, title), h("p", {class: "alert", role: "alert"}, error.message));
     document.body.dataset.ready = "error";
   }
