@@ -35,7 +35,8 @@ def test_the_page_fetches_nothing_from_the_internet() -> None:
     assert "fonts.googleapis" not in script and "cdn." not in script
 
 
-def test_the_committed_build_is_what_the_build_makes(tmp_path: Path) -> None:
+def _node() -> str:
+    """Node, with the build's packages installed (under CI=true their absence fails the test)."""
     node = shutil.which("node")
     if node is None or not (WEB / "node_modules" / "esbuild").is_dir():
         message = (
@@ -44,6 +45,25 @@ def test_the_committed_build_is_what_the_build_makes(tmp_path: Path) -> None:
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)
+    return node
+
+
+def test_the_licences_hold_the_full_text_of_every_licence_file_of_the_bundled_package() -> None:
+    _node()
+    shipped = (STATIC / "LICENSES.txt").read_text()
+    graphviz = WEB / "node_modules" / "@hpcc-js" / "wasm-graphviz"
+    files = [
+        p for p in graphviz.iterdir() if re.fullmatch(r"(?i)(licen[cs]e|copying|notice)(\.(md|txt))?", p.name)
+    ]
+    assert [p.name for p in files] == ["LICENSE"]
+    for licence in files:
+        assert licence.read_text().strip() in shipped
+    assert "bundles these third-party packages: @hpcc-js/wasm-graphviz." in shipped
+    assert "Eclipse Public License 1.0" in shipped and "the EPL-1.0 text\nis missing from it" in shipped
+
+
+def test_the_committed_build_is_what_the_build_makes(tmp_path: Path) -> None:
+    node = _node()
     subprocess.run([node, str(WEB / "build.mjs"), str(tmp_path)], check=True, cwd=WEB, timeout=120)
     built = sorted(p.name for p in tmp_path.iterdir())
     assert built == sorted(p.name for p in STATIC.iterdir())
