@@ -34,6 +34,9 @@ T = TypeVar("T")
 Rows = list[tuple[object, ...]]
 """What one statement returned."""
 
+_MOST = 2**63 - 1
+"""The largest LIMIT both databases take."""
+
 _JOURNAL_COLUMNS = "seq, digest, ticks, outcome, at, waiting, summary, effect"
 
 
@@ -81,7 +84,8 @@ class StoreReads:
             args.extend((query.after[0], query.after[0], query.after[1]))
         clause = f"WHERE {' AND '.join(where)}" if where else ""
         sql = f"SELECT {RUN_COLUMNS} FROM runs {clause} ORDER BY created DESC, id LIMIT ?"
-        return self._query("list runs", sql, (*args, query.limit), lambda rows: tuple(map(record_from, rows)))
+        limit = max(0, min(query.limit, _MOST))
+        return self._query("list runs", sql, (*args, limit), lambda rows: tuple(map(record_from, rows)))
 
     def initial_memory(self, run_id: str) -> Result[bytes, RunNotFound | StoreFailure]:
         """The encoded memory the run started from."""

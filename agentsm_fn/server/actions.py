@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Path, Response
 from returns.result import Failure, Result
 
 from agentsm_fn.durable.approvals import answer, answer_for, pending
@@ -140,7 +140,9 @@ def action_routes(ctx: ServerContext) -> APIRouter:
         response_model=RunSummary,
         responses={202: {"model": RunSummary}},
     )
-    def answer_effect(run_id: str, seq: int, body: AnswerRequest, response: Response) -> RunSummary:
+    def answer_effect(
+        run_id: str, body: AnswerRequest, response: Response, seq: int = Path(ge=0, le=10**12)
+    ) -> RunSummary:
         """Answer the effect ``seq`` the run waits on, once: a second answer is a 409 ``answered_already``."""
         record = unwrapped(ctx.store.get(run_id))
         waiting = {(p.run_id, p.seq): p for p in unwrapped(pending(ctx.store))}.get((run_id, seq))

@@ -157,7 +157,7 @@ class StartRequest(_Request):
 class ForkRequest(_Request):
     """A new run from a run as it was after ``step`` transitions, with memory fields changed."""
 
-    step: int = Field(ge=0)
+    step: int = Field(ge=0, le=10**9)
     set: dict[str, JsonValue] = Field(default_factory=dict)
     run_id: str | None = Field(default=None, pattern=RUN_ID)
 

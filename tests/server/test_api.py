@@ -8,6 +8,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agentsm_fn.durable import RunStatus, SqliteStore
 from agentsm_fn.durable.travel import replay_stored
@@ -235,3 +237,37 @@ def test_the_openapi_document_describes_every_route(client: httpx.Client) -> Non
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/machines", "/runs", "/runs/{run_id}/state", "/runs/{run_id}/pending/{seq}/answer"} <= set(paths)
     assert set(paths["/runs"]) == {"get", "post"}
+
+
+OUT_OF_RANGE = st.one_of(st.integers(max_value=-1), st.integers(min_value=10**12 + 1))
+
+_SHARED = settings(max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture])
+"""Refused requests store nothing, so one server serves every example."""
+
+
+@_SHARED
+@given(seq=OUT_OF_RANGE)
+def test_an_answer_to_an_out_of_range_seq_is_a_422_naming_seq(
+    client: httpx.Client, store: SqliteStore, seq: int
+) -> None:
+    before = store.runs().unwrap()
+    answer = client.post(f"/runs/wait-0/pending/{seq}/answer", json={"decision": "approve"})
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["error"]["kind"] == "invalid_request"
+    assert "seq" in answer.json()["error"]["detail"]
+    assert store.runs().unwrap() == before
+
+
+@_SHARED
+@given(step=st.one_of(st.integers(max_value=-1), st.integers(min_value=10**9 + 1)))
+def test_a_fork_or_state_at_an_out_of_range_step_is_a_422_naming_step(
+    client: httpx.Client, store: SqliteStore, step: int
+) -> None:
+    before = store.runs().unwrap()
+    for answer in (
+        client.post("/runs/done-0/fork", json={"step": step}),
+        client.get("/runs/done-0/state", params={"step": step}),
+    ):
+        assert answer.status_code == 422, answer.text
+        assert "step" in answer.json()["error"]["detail"]
+    assert store.runs().unwrap() == before

@@ -15,9 +15,23 @@ from agentsm_fn.durable._rows import CorruptColumn
 from agentsm_fn.durable.errors import StoreFailure
 from agentsm_fn.durable.sqlite._group import Op, run_group
 
-__all__ = ["SqliteConnection"]
+__all__ = ["SqliteConnection", "comparable"]
 
 T = TypeVar("T")
+
+_INTEGER = range(-(2**63), 2**63)
+"""The ints an SQLite INTEGER holds."""
+
+
+def comparable(value: object) -> object:
+    """``value`` as a query binds it: an int beyond SQLite's INTEGER compares as the REAL it is near.
+
+    So a seq or step no stored row can have matches no row (as on PostgreSQL) instead of failing to bind.
+
+    >>> comparable(3), comparable(10**20)
+    (3, 1e+20)
+    """
+    return float(value) if isinstance(value, int) and value not in _INTEGER else value
 
 
 class SqliteConnection(StoreReads):
@@ -40,7 +54,7 @@ class SqliteConnection(StoreReads):
         with self._lock:
             try:
                 return Success(work(self._db))
-            except (sqlite3.Error, CorruptColumn) as exc:
+            except (sqlite3.Error, CorruptColumn, OverflowError) as exc:  # Overflow: an int no column holds
                 return Failure(StoreFailure(operation=operation, detail=str(exc), run_id=run_id))
 
     def _query(
@@ -51,4 +65,5 @@ class SqliteConnection(StoreReads):
         build: Callable[[Rows], T],
         run_id: str = "",
     ) -> Result[T, StoreFailure]:
-        return self._do(operation, lambda db: build(db.execute(sql, params).fetchall()), run_id)
+        bound = tuple(map(comparable, params))
+        return self._do(operation, lambda db: build(db.execute(sql, bound).fetchall()), run_id)

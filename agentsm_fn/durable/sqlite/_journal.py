@@ -12,7 +12,7 @@ from returns.result import Result
 from agentsm_fn.durable._group import fenced
 from agentsm_fn.durable._rows import answered, refusal
 from agentsm_fn.durable.errors import AnswerRefusal, AnswerRefused, RunBusy, StoreFailure
-from agentsm_fn.durable.sqlite._connection import SqliteConnection
+from agentsm_fn.durable.sqlite._connection import SqliteConnection, comparable
 from agentsm_fn.durable.sqlite._group import Op, after_done, complete_op, insert_op, journal_op
 from agentsm_fn.durable.sqlite._rows import transaction
 from agentsm_fn.durable.store import JournalRow, NewRun
@@ -91,7 +91,7 @@ class SqliteJournal(SqliteConnection):
             return db.execute(  # fenced like every write: a process that lost the run changes nothing
                 "UPDATE journal SET waiting = 1, effect = ? WHERE run_id = ? AND seq = ? AND outcome IS NULL "
                 "AND EXISTS (SELECT 1 FROM runs WHERE id = ? AND owner = ?)",
-                (row.effect, run_id, row.seq, run_id, owner),
+                (row.effect, run_id, comparable(row.seq), run_id, owner),
             ).rowcount
 
         return self._fenced(self._do("record wait", work, run_id), run_id)
@@ -107,7 +107,7 @@ class SqliteJournal(SqliteConnection):
                     "UPDATE journal SET outcome = ?, at = ? WHERE run_id = ? AND seq = ? AND waiting = 1 "
                     "AND outcome IS NULL AND NOT EXISTS "
                     "(SELECT 1 FROM runs WHERE id = ? AND status = 'finished')",
-                    (outcome, at, run_id, seq, run_id),
+                    (outcome, at, run_id, comparable(seq), run_id),
                 ).rowcount
                 if updated:
                     db.execute(
@@ -117,7 +117,7 @@ class SqliteJournal(SqliteConnection):
                     return None
                 row = db.execute(
                     "SELECT waiting, outcome IS NOT NULL FROM journal WHERE run_id = ? AND seq = ?",
-                    (run_id, seq),
+                    (run_id, comparable(seq)),
                 ).fetchone()
             return refusal(run_id, seq, row)
 
@@ -134,6 +134,6 @@ class SqliteJournal(SqliteConnection):
         ) + "AND EXISTS (SELECT 1 FROM runs WHERE id = ? AND owner = ?)"
 
         def work(db: sqlite3.Connection) -> int:
-            return db.execute(statement, (run_id, seq, run_id, owner)).rowcount
+            return db.execute(statement, (run_id, comparable(seq), run_id, owner)).rowcount
 
         return self._fenced(self._do("forget outcome", work, run_id), run_id)
