@@ -2,8 +2,10 @@
 
 The app is the routers of :data:`ROUTERS` (each a function ``(ctx) -> APIRouter`` over one
 :class:`~agentsm_fn.server.context.ServerContext`) behind the :class:`~agentsm_fn.server.security.Guard`,
-with every error as JSON. Another module adds its routes by passing its factory in ``routers``
-(``routers=(*ROUTERS, agui_router(...))``); ``/`` and ``/inspector`` are the web inspector's.
+with every error as JSON, behind the :class:`~agentsm_fn.server.headers.BrowserShield` (no framing,
+no cross-site requests, security headers on every response). Another module adds its routes by passing
+its factory in ``routers`` (``routers=(*ROUTERS, agui_router(...))``); ``/`` and ``/inspector`` are
+the web inspector's.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from agentsm_fn.server.changes import change_routes
 from agentsm_fn.server.context import MAX_BODY, POLL_INTERVAL, AnyDurable, ServerContext
 from agentsm_fn.server.errors import install_error_handlers
 from agentsm_fn.server.events import event_routes
+from agentsm_fn.server.headers import BrowserShield
 from agentsm_fn.server.inspector import PAGE_PATHS, inspector_routes
 from agentsm_fn.server.machines import machine_routes
 from agentsm_fn.server.models import ErrorBody
@@ -43,7 +46,7 @@ _ERRORS = {
     status: {"model": ErrorBody, "description": text}
     for status, text in (
         (401, "no token, or a wrong one"),
-        (403, "a Host header that is not this machine's (no token set)"),
+        (403, "a Host header that is not this machine's (no token set), or a browser's cross-site request"),
         (404, "no such run, machine or step"),
         (409, "refused where the run stands (answered already, nothing waits, run busy, machine changed)"),
         (413, "the body is over the limit"),
@@ -90,4 +93,5 @@ def create_app(
     app.state.context = ctx
     public = PAGE_PATHS if inspector_routes in routers else ()
     app.add_middleware(Guard, token=ctx.token, max_body=ctx.max_body, public=public)
+    app.add_middleware(BrowserShield)  # added last, so outermost: its headers are on the Guard's refusals too
     return app

@@ -61,6 +61,7 @@ def open_chromium(width: int = 1280, height: int = 800) -> WebDriver:
         f"--window-size={width},{height}",
     ):
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, for CSP violations
     chrome = webdriver.Chrome(service=Service(driver), options=options)
     chrome.set_window_size(width, height)
     return chrome
