@@ -15,6 +15,7 @@ import pytest
 from agentsm_fn.inspector import ASSETS
 from agentsm_fn.server import create_app
 from agentsm_fn.server.headers import CONTENT_SECURITY_POLICY
+from agentsm_fn.server.inspector import PAGE_PATHS
 from tests.durable.machines import DURABLE_ORDERS
 from tests.server.live import orders_store, serving
 
@@ -66,8 +67,9 @@ def test_every_response_forbids_framing_and_sniffing(served: str) -> None:
     for method, path in routes:
         answer = _answer(method, served + path, AUTH)
         assert _shielded(answer), (method, path, answer.status_code, answer.headers)
-        refused = _answer(method, served + path, {})  # the Guard's 401 too
-        assert refused.status_code == 401 and _shielded(refused), (method, path)
+        refused = _answer(method, served + path, {})  # the Guard's 401 too (the page itself is public)
+        assert refused.status_code == (200 if path in PAGE_PATHS else 401), (method, path)
+        assert _shielded(refused), (method, path)
     page = httpx.get(f"{served}/", headers=AUTH)
     assert page.headers["content-type"].startswith("text/html")
     assert "script-src 'self' 'wasm-unsafe-eval'" in page.headers["content-security-policy"]
