@@ -26,7 +26,7 @@ from returns.result import Failure, Success
 
 from agentsm_fn.core.effects import Effect
 
-__all__ = ["content_digest"]
+__all__ = ["content_digest", "undigestible"]
 
 
 _MEMO_LIMIT: Final = 50_000
@@ -86,3 +86,22 @@ def content_digest(effect: Effect[object]) -> bytes | None:
     hasher = hashlib.sha256(type(target).__qualname__.encode())
     hasher.update(data)
     return hasher.digest()
+
+
+def undigestible(value: object) -> str | None:
+    """Why an effect holding ``value`` could not be journaled (an int beyond 64 bits), or None.
+
+    Checked where values come in from outside (JSON into a memory), so a run is never stored
+    that fails at its first effect.
+
+    Example:
+        >>> undigestible(2**64 - 1) is None, undigestible([-(2**63) - 1])
+        (True, "can't serialize ints < -2**63 or > 2**64 - 1")
+    """
+    try:
+        _ENCODE(value)
+    except OverflowError as exc:
+        return str(exc)
+    except (TypeError, ValueError, RecursionError):  # not this check's business: the codec's own errors say
+        return None
+    return None

@@ -20,6 +20,8 @@ import pyrsistent.typing
 from pyrsistent import PMap, PVector, pmap, pvector
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.durable.digest import undigestible
+
 __all__ = ["FieldProblem", "changed_fields", "convert_fields", "memory_from_json"]
 
 _VECTORS = (PVector, pyrsistent.typing.PVector)
@@ -107,7 +109,7 @@ def convert_fields(kind: type, values: Mapping[str, object]) -> Result[dict[str,
         if hint is None:
             typed[name] = value
             continue
-        converted = _convert(value, hint)
+        converted = _convert(value, hint).bind(_storable)
         if isinstance(converted, Failure):
             shown = _shown(hint)
             detail = f"{converted.failure()} ({kind.__name__}.{name} is {shown})"
@@ -131,6 +133,12 @@ def _convert(value: object, hint: object) -> Result[object, str]:
         except Exception:  # unresolvable annotations inside: try the outer shape
             continue
     return Success(value)
+
+
+def _storable(value: object) -> Result[object, str]:
+    """``value`` if a run can journal an effect holding it (no int beyond 64 bits), else why not."""
+    problem = undigestible(value)
+    return Success(value) if problem is None else Failure(f"a stored run cannot hold it: {problem}")
 
 
 def _outer(hint: object) -> object:

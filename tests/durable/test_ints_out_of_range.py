@@ -56,3 +56,23 @@ def test_approve_of_an_entry_no_run_has_exits_4_on_every_store(store_db: str, se
     code, out, err = cli("--db", store_db, "approve", "wait-1", "--", str(seq))
     assert (code, out) == (int(Exit.REFUSED), "")
     assert f"entry {seq} refused: it has no such entry" in err and "Traceback" not in err
+
+
+UNDIGESTIBLE = st.one_of(st.integers(min_value=2**64), st.integers(max_value=-(2**63) - 1))
+"""Ints no effect can be journaled with (the digest's msgpack holds -2**63 .. 2**64 - 1)."""
+
+
+@_FUNCTION_STORE
+@given(value=UNDIGESTIBLE)
+def test_fork_set_of_an_int_a_run_cannot_store_is_a_usage_error_and_starts_nothing(
+    store_db: str, value: int
+) -> None:
+    store = open_store(store_db).unwrap()
+    if not store.runs().unwrap():
+        DURABLE_ORDERS.start(store, Order(items=2), run_id="done-1").unwrap()
+    before = store.runs().unwrap()
+    code, out, err = cli("--db", store_db, "fork", "done-1", "1", "--set", f"price={value}")
+    assert (code, out) == (int(Exit.USAGE), "")
+    assert "--set price: a stored run cannot hold it" in err and "(Order.price is int)" in err
+    assert store.runs().unwrap() == before
+    store.close()

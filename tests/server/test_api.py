@@ -271,3 +271,20 @@ def test_a_fork_or_state_at_an_out_of_range_step_is_a_422_naming_step(
         assert answer.status_code == 422, answer.text
         assert "step" in answer.json()["error"]["detail"]
     assert store.runs().unwrap() == before
+
+
+@_SHARED
+@given(value=st.one_of(st.integers(min_value=2**64), st.integers(max_value=-(2**63) - 1)))
+def test_an_int_a_run_cannot_store_is_a_422_naming_the_field_and_nothing_is_stored(
+    client: httpx.Client, store: SqliteStore, value: int
+) -> None:
+    before = store.runs().unwrap()
+    for answer in (
+        client.post("/runs/done-0/fork", json={"step": 1, "set": {"price": value}}),
+        client.post("/runs", json={"machine": DURABLE_ORDERS.name, "memory": {"items": 1, "price": value}}),
+    ):
+        assert answer.status_code == 422, answer.text
+        assert answer.json()["error"]["kind"] == "invalid_memory"
+        assert "price: a stored run cannot hold it" in answer.json()["error"]["detail"]
+        assert "(Order.price is int)" in answer.json()["error"]["detail"]
+    assert store.runs().unwrap() == before
