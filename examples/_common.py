@@ -17,7 +17,6 @@ from returns.result import Failure, Success
 from agentsm_fn.agents.react import ReactCompleted, RunResult
 from agentsm_fn.llm import AnyLlmProvider
 from agentsm_fn.providers import HttpProvider, anthropic_provider, ollama_provider, openai_provider
-from agentsm_fn.shell.scripted_llm import ScriptedLlm
 
 
 @attrs.frozen(kw_only=True)
@@ -32,7 +31,7 @@ class LlmChoice:
 
 # ---- the one place a real provider plugs in ------------------------------------------------
 def choose_llm(
-    offline: bool, script: Callable[[], ScriptedLlm], env: Mapping[str, str] = os.environ
+    offline: bool, script: Callable[[], AnyLlmProvider], env: Mapping[str, str] = os.environ
 ) -> LlmChoice:
     """A real provider when a key or URL is in the environment (and not ``offline``), else the script.
 

@@ -38,6 +38,7 @@ from agentsm_fn.agents.react import (
     Rejected,
     RunResult,
     State,
+    agent_failure,
 )
 from agentsm_fn.agents.react.outcomes import ApprovalDecision
 from agentsm_fn.agents.react.result import interpret_react
@@ -45,6 +46,8 @@ from agentsm_fn.durable import AnswerRefusal, AnswerRefused, Durable, DurableErr
 from agentsm_fn.durable.approvals import answer, pending
 from agentsm_fn.durable.travel import replay_stored
 from agentsm_fn.llm import AnyLlmProvider, LlmReply, ToolCall
+from agentsm_fn.llm.call import LlmRequest
+from agentsm_fn.llm.messages import ToolResultMessage
 from agentsm_fn.shell.react_agent import Agent, AgentBuilder
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
 from agentsm_fn.tools import tool
@@ -68,12 +71,24 @@ def send_email(to: str, subject: str, body: str) -> str:
 def ask_to_send() -> LlmReply:
     """The scripted LLM's first reply: send the email (the tool that needs approval)."""
     args = {"to": "team@example.com", "subject": "Release date", "body": "The release moves to Friday."}
-    return LlmReply(tool_calls=(ToolCall("", "send_email", args),))
+    return LlmReply(tool_calls=(ToolCall("call_send_email", "send_email", args),))
 
 
 def report_sent() -> LlmReply:
     """The scripted LLM's reply once the human decided."""
     return LlmReply(content="Done: the team has been told (or not) as the reviewer decided; see the history.")
+
+
+class EmailScript:
+    """A scripted LLM for any number of runs: it replies from the conversation, not from a call count.
+
+    Until the conversation holds the tool's result it asks to send the email; after it, it
+    reports. So every run the server starts, and every resumed one, gets the same two replies.
+    """
+
+    def complete(self, request: LlmRequest) -> LlmReply:
+        decided = any(isinstance(message, ToolResultMessage) for message in request.messages)
+        return report_sent() if decided else ask_to_send()
 
 
 def make_agent(llm: AnyLlmProvider) -> Agent:
@@ -99,10 +114,11 @@ def decision_from(name: str) -> ApprovalDecision:
 
 def durable_for(agent: Agent) -> Durable[State, Event, AgentMemory]:
     """The agent as a durable program: runs are stored under this name, effects performed by its shell."""
-    return Durable(name="human_approval_agent:EMAIL_AGENT", machine=agent.machine, shell=agent.shell)
+    name = "human_approval_agent:EMAIL_AGENT"
+    return Durable(name=name, machine=agent.machine, shell=agent.shell, failure=agent_failure)
 
 
-EMAIL_AGENT = durable_for(make_agent(choose_llm(False, lambda: ScriptedLlm([report_sent()])).provider))
+EMAIL_AGENT = durable_for(make_agent(choose_llm(False, EmailScript).provider))
 """What `agentsm-runs` loads to show, answer and resume this example's runs (it answers as process 3)."""
 
 

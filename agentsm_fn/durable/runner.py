@@ -84,6 +84,9 @@ class Durable(Generic[StateT, EventT, MemoryT]):
     lease: float = 300.0
     clock: Callable[[], float] | None = None
     """The clock for leases and store timestamps (default: the shell's)."""
+    failure: Callable[[Snapshot[StateT, MemoryT]], str | None] | None = None
+    """Why a run that reached a terminal state failed (None: it succeeded), e.g. an agent in its Error
+    state (:func:`~agentsm_fn.agents.react.agent_failure`): such a run is stored FAILED with that reason."""
 
     @property
     def fingerprint(self) -> str:
@@ -343,7 +346,9 @@ class Durable(Generic[StateT, EventT, MemoryT]):
                     store.forget(run_id, last[0], keep_started=keep, owner=session.owner)
             return stop_failed(failed)
         if snapshot.status is Status.FINISHED:
-            done = stop(attrs.evolve(record, status=RunStatus.FINISHED))
+            why = None if self.failure is None else self.failure(snapshot)
+            ended = RunStatus.FINISHED if why is None else RunStatus.FAILED
+            done = stop(attrs.evolve(record, status=ended, reason=why or ""))
             return done.map(lambda _: StoredRun(run_id=run_id, snapshot=snapshot))
         pause, session.pause = session.pause, None
         if held is not None:  # a checkpoint pause: the outcome goes in before the checkpoint that needs it

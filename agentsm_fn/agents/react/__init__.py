@@ -18,6 +18,7 @@ from agentsm_fn.agents.react.errors import (
     ReactError,
     SafetyCapExceededError,
     ToolEffectError,
+    agent_failure,
 )
 from agentsm_fn.agents.react.machine import (
     CYCLE_LENGTH,
@@ -77,6 +78,7 @@ __all__ = [
     "TokenBudget",
     "ToolBatchResult",
     "ToolEffectError",
+    "agent_failure",
     "build_messages",
     "compression_prompt",
     "is_valid_transition",

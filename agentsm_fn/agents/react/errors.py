@@ -39,6 +39,7 @@ __all__ = [
     "ReactError",
     "SafetyCapExceededError",
     "ToolEffectError",
+    "agent_failure",
     "from_error_state",
     "from_run_failure",
 ]
@@ -235,3 +236,19 @@ def from_error_state(snapshot: AgentSnapshot) -> AgentFailed:
         'Unknown error'
     """
     return AgentFailed(snapshot.memory.error or "Unknown error", snapshot)
+
+
+def agent_failure(snapshot: AgentSnapshot) -> str | None:
+    """Why a finished run failed: its :class:`AgentFailed` if it ended in Error, None if in Done.
+
+    It is what a :class:`~agentsm_fn.durable.Durable` agent passes as ``failure``, so a run that
+    ended in Error is stored as failed, with this reason.
+
+    Example:
+        >>> from agentsm_fn.core.snapshot import Snapshot
+        >>> agent_failure(Snapshot(state=State.Error, memory=AgentMemory.new("t")))
+        'Agent failed: Unknown error'
+        >>> agent_failure(Snapshot(state=State.Done, memory=AgentMemory.new("t"))) is None
+        True
+    """
+    return from_error_state(snapshot).describe() if snapshot.state is State.Error else None

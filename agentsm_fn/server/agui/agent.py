@@ -16,6 +16,7 @@ from typing import Any, Generic, TypeVar
 import attrs
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.agents.react.errors import agent_failure
 from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.states import Event, State
 from agentsm_fn.durable.fields import FieldProblem
@@ -87,5 +88,5 @@ def react_agui(agent: Agent, name: str) -> AguiAgent[State, Event, AgentMemory]:
     def answer(memory: AgentMemory) -> JsonValue:
         return memory.final_answer
 
-    durable = Durable(name=name, machine=agent.machine, shell=agent.shell)
+    durable = Durable(name=name, machine=agent.machine, shell=agent.shell, failure=agent_failure)
     return AguiAgent(durable=durable, memory=memory, result=answer)

@@ -1,0 +1,47 @@
+"""A served agent answers every run, and a run whose agent failed is listed as failed, with why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+
+from agentsm_fn.agents.react import State
+from agentsm_fn.durable import Durable, RunStatus, SqliteStore
+from agentsm_fn.server import create_app
+from agentsm_fn.shell.scripted_llm import ScriptedLlm
+from tests.example_modules import example
+from tests.server.live import serving
+
+
+def test_the_served_example_agent_runs_again_and_again(tmp_path: Path) -> None:
+    agents = example("human_approval_agent")
+    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
+    with serving(create_app(store, [agents.EMAIL_AGENT])) as url:
+        for n in range(3):  # one shared one-reply script failed every run after the first
+            body = {"machine": agents.EMAIL_AGENT.name, "memory": {"task": agents.TASK}}
+            made = httpx.post(f"{url}/runs", json={**body, "run_id": f"mail-{n}"}, timeout=30)
+            assert made.status_code == 201, made.text
+            record = made.json()
+            assert (record["status"], record["state"], record["reason"]) == ("finished", "Done", ""), record
+
+
+def test_an_agent_that_ends_in_error_is_stored_as_failed_with_its_reason(tmp_path: Path) -> None:
+    agents = example("human_approval_agent")
+    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
+    agent = agents.make_agent(ScriptedLlm([]))  # the LLM fails on its first call
+    ended = agents.durable_for(agent).start(store, agent.memory, "broken").unwrap()
+    assert ended.snapshot.state is State.Error
+    record = store.get("broken").unwrap()
+    assert record.status is RunStatus.FAILED and record.state == "Error"
+    assert record.reason.startswith("Agent failed: ") and "script_exhausted" in record.reason, record.reason
+    with serving(create_app(store, [agents.EMAIL_AGENT])) as url:
+        listed = httpx.get(f"{url}/runs").json()["runs"]
+        assert [(r["run_id"], r["status"], r["reason"]) for r in listed] == [
+            ("broken", "failed", record.reason)
+        ]
+        page = httpx.get(f"{url}/inspector/api/runs/broken").json()
+        assert page["run"]["status"] == "failed" and "script_exhausted" in page["failure"], page["failure"]
+    plain = Durable(name="plain:AGENT", machine=agent.machine, shell=agent.shell)  # no failure: finished
+    plain.start(store, agent.memory, "plain").unwrap()
+    assert store.get("plain").unwrap().status is RunStatus.FINISHED
