@@ -169,7 +169,11 @@ async def _send_error(send: Send, status: int, kind: str, detail: str) -> None:
         {
             "type": "http.response.start",
             "status": status,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *([(b"www-authenticate", b'Bearer realm="agentsm-runs"')] if status == 401 else []),
+            ],
         }
     )
     await send({"type": "http.response.body", "body": body})

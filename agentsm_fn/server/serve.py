@@ -14,7 +14,10 @@ from agentsm_fn.server.app import create_app
 from agentsm_fn.server.context import AnyDurable
 from agentsm_fn.server.security import TOKEN_ENV, bind_problem
 
-__all__ = ["serve_runs", "token_from"]
+__all__ = ["MIN_TOKEN", "serve_runs", "token_from"]
+
+MIN_TOKEN = 16
+"""The fewest characters a token may have: a shorter one is refused at startup (it could be guessed)."""
 
 
 def token_from(given: str | None) -> str | None:
@@ -34,14 +37,18 @@ def serve_runs(
     port: int = 8000,
     token: str | None = None,
 ) -> int:
-    """Serve ``store``'s runs of ``durables`` until interrupted; 2 if ``host`` is refused (``bind_problem``).
+    """Serve ``store``'s runs of ``durables`` until interrupted; 2 if ``host`` or a short token is refused.
 
     Example:
         >>> from agentsm_fn.durable.sqlite import SqliteStore
         >>> serve_runs(SqliteStore.open(":memory:").unwrap(), [], host="0.0.0.0")
         2
+        >>> serve_runs(SqliteStore.open(":memory:").unwrap(), [], token="short")
+        2
     """
     problem = bind_problem(host, token)
+    if token is not None and len(token) < MIN_TOKEN:
+        problem = f"the token is too short: give at least {MIN_TOKEN} characters (--token or {TOKEN_ENV})"
     if problem is not None:
         print(f"agentsm-runs serve: {problem}", file=sys.stderr)
         return 2

@@ -67,6 +67,7 @@ def test_with_a_token_every_route_needs_it(guarded: str, store: SqliteStore) -> 
             answer = httpx.request(method, guarded + path, headers=headers, json={})
             assert answer.status_code == 401, (method, path, headers)
             assert answer.json()["error"]["kind"] == "unauthorized" and TOKEN not in answer.text
+            assert answer.headers["www-authenticate"].startswith("Bearer "), (method, path)
     assert store.runs().unwrap() == before
     right = httpx.get(f"{guarded}/runs", headers={"Authorization": f"Bearer {TOKEN}"})
     assert right.status_code == 200 and len(right.json()["runs"]) == 3
@@ -122,6 +123,13 @@ def test_other_addresses_are_refused_without_a_token(
     assert serve_runs(store, [DURABLE_ORDERS], host="0.0.0.0") == 2
     assert serve_runs(store, [DURABLE_ORDERS], host="192.168.1.10") == 2
     assert "refusing to serve on 0.0.0.0 without a token" in capsys.readouterr().err
+
+
+def test_a_short_token_is_refused_at_startup(store: SqliteStore, capsys: pytest.CaptureFixture[str]) -> None:
+    for short in ("q", "z" * 15):
+        assert serve_runs(store, [DURABLE_ORDERS], host="0.0.0.0", token=short) == 2
+        said = capsys.readouterr().err
+        assert "at least 16 characters" in said and short not in said
 
 
 def test_no_stored_secret_reaches_a_response(tmp_path: Path) -> None:
