@@ -6,6 +6,7 @@
     ├── CodecFailure       a value could not be encoded, or stored bytes decoded (names run and field)
     ├── StoreFailure       the database refused (locked past the busy timeout, disk full, not a store)
     ├── RunNotFound        no stored run has this id
+    ├── NoSuchStep         the run's journal ends before the step asked for
     ├── MachineChanged     the run was stored by a machine with another fingerprint
     ├── Diverged           replaying the journal against this machine asks for other effects
     ├── RunBusy            another live process owns the run
@@ -31,6 +32,7 @@ __all__ = [
     "Diverged",
     "DurableError",
     "MachineChanged",
+    "NoSuchStep",
     "NotResumable",
     "RunBusy",
     "RunNotFound",
@@ -176,6 +178,24 @@ class RunBusy:
 
 
 @attrs.frozen(kw_only=True)
+class NoSuchStep:
+    """The run's journal ends before ``step``: it ``reaches`` that many transitions.
+
+    Example:
+        >>> NoSuchStep(run_id="r1", step=7, reaches=3).describe()
+        'run r1 has no step 7: its journal reaches step 3'
+    """
+
+    run_id: str
+    step: int
+    reaches: int
+
+    def describe(self) -> str:
+        """One line for logs and reports."""
+        return f"run {self.run_id} has no step {self.step}: its journal reaches step {self.reaches}"
+
+
+@attrs.frozen(kw_only=True)
 class NotResumable:
     """The run cannot go on from here: ``why`` says what it waits for.
 
@@ -252,6 +272,7 @@ DurableError: TypeAlias = (
     CodecFailure
     | StoreFailure
     | RunNotFound
+    | NoSuchStep
     | MachineChanged
     | Diverged
     | RunBusy

@@ -24,7 +24,7 @@ from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.durable._loading import initial_snapshot
 from agentsm_fn.durable.codec import from_bytes
 from agentsm_fn.durable.digest import content_digest
-from agentsm_fn.durable.errors import Diverged, DurableError, NotResumable
+from agentsm_fn.durable.errors import Diverged, DurableError, NoSuchStep, NotResumable
 from agentsm_fn.durable.runner import Durable, StoredRun
 from agentsm_fn.durable.store import RunStore
 
@@ -148,7 +148,9 @@ def fork(
     if isinstance(found, Failure):
         return found
     snap = found.unwrap()
-    if snap.status is not Status.READY or snap.steps != at_step:
+    if snap.steps < at_step:
+        return Failure(NoSuchStep(run_id=run_id, step=at_step, reaches=snap.steps))
+    if snap.status is not Status.READY:
         why = f"it has no step {at_step} to fork from (its journal ends at {snap.steps}, {snap.status.value})"
         return Failure(NotResumable(run_id=run_id, status=snap.status.value, why=why))
     memory = snap.memory if change is None else change(snap.memory)

@@ -24,6 +24,7 @@ from agentsm_fn.durable.errors import (
     Diverged,
     DurableError,
     MachineChanged,
+    NoSuchStep,
     NotResumable,
     RunBusy,
     RunNotFound,
@@ -78,6 +79,8 @@ def error_for(error: DurableError) -> ApiError:
     detail = error.describe()
     if isinstance(error, RunNotFound):
         return ApiError(404, "run_not_found", detail)
+    if isinstance(error, NoSuchStep):
+        return ApiError(404, "no_such_step", detail)
     if isinstance(error, AnswerRefused):
         status, kind = _REFUSALS[error.kind]
         return ApiError(status, kind, detail)

@@ -17,7 +17,7 @@ from returns.result import Failure, Result
 
 from agentsm_fn.core.effects import describe_effect
 from agentsm_fn.durable.codec import from_bytes
-from agentsm_fn.durable.errors import DurableError
+from agentsm_fn.durable.errors import DurableError, NoSuchStep
 from agentsm_fn.durable.pages import RunQuery, runs_page
 from agentsm_fn.durable.store import RunRecord, RunStatus
 from agentsm_fn.durable.travel import replay_stored
@@ -179,8 +179,7 @@ def run_routes(ctx: ServerContext) -> APIRouter:
         durable = ctx.durable(record(run_id).machine)
         snapshot = unwrapped(replay_stored(ctx.store, durable.machine, run_id, step))
         if step is not None and snapshot.steps < step:
-            detail = f"run {run_id} has no step {step}: its journal reaches step {snapshot.steps}"
-            raise ApiError(404, "no_such_step", detail)
+            raise error_for(NoSuchStep(run_id=run_id, step=step, reaches=snapshot.steps))
         pending = snapshot.pending
         return RunState(
             run_id=run_id,

@@ -40,6 +40,14 @@ def _record(db: str, run_id: str) -> RunRecord:
         store.close()
 
 
+def _runs(db: str) -> tuple[RunRecord, ...]:
+    store = open_store(db).unwrap()
+    try:
+        return store.runs().unwrap()
+    finally:
+        store.close()
+
+
 def _tables(path: Path) -> list[str]:
     with sqlite3.connect(path) as db:
         return sorted(r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
@@ -181,3 +189,12 @@ def test_replay_past_the_last_step_says_where_the_run_ends(db: str) -> None:
     assert f"after {steps} steps (there is no step 99: the stored run reaches step {steps})" in out
     code, out, _ = cli("--db", db, "replay", "done-1", "--step", str(steps))
     assert code == int(Exit.OK) and "there is no step" not in out
+
+
+def test_fork_past_the_last_step_is_not_found_and_starts_nothing(db: str) -> None:
+    before = _runs(db)
+    steps = _record(db, "done-1").steps
+    code, out, err = cli("--db", db, "fork", "done-1", "99")
+    assert (code, out) == (int(Exit.NOT_FOUND), "")
+    assert f"run done-1 has no step 99: its journal reaches step {steps}" in err
+    assert _runs(db) == before

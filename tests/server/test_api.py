@@ -162,7 +162,7 @@ def test_a_bad_fork_is_refused_with_the_clis_errors_and_stores_nothing(
             "memory.items: Expected `int`, got `str` (Order.items is int)",
         ),
         ({"step": 1, "set": {"colour": 1}}, 422, "Order has no field colour (fields: items"),
-        ({"step": 999}, 409, "has no step 999"),
+        ({"step": 999}, 404, "run done-0 has no step 999: its journal reaches step "),
         ({"step": -1}, 422, "step"),
         ({"step": 1, "extra": True}, 422, "extra"),
     ):
@@ -288,3 +288,11 @@ def test_an_int_a_run_cannot_store_is_a_422_naming_the_field_and_nothing_is_stor
         assert "price: a stored run cannot hold it" in answer.json()["error"]["detail"]
         assert "(Order.price is int)" in answer.json()["error"]["detail"]
     assert store.runs().unwrap() == before
+
+
+def test_a_fork_past_the_runs_last_step_is_a_404_in_the_words_of_state(client: httpx.Client) -> None:
+    state = client.get("/runs/done-0/state", params={"step": 99})
+    forked = client.post("/runs/done-0/fork", json={"step": 99})
+    assert (state.status_code, forked.status_code) == (404, 404)
+    assert forked.json()["error"] == state.json()["error"]
+    assert state.json()["error"]["kind"] == "no_such_step"

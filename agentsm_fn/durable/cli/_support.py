@@ -19,6 +19,7 @@ from agentsm_fn.durable.errors import (
     CodecFailure,
     DurableError,
     MachineChanged,
+    NoSuchStep,
     NotResumable,
     RunBusy,
     RunNotFound,
@@ -59,7 +60,7 @@ def exit_for(error: DurableError) -> Exit:
         >>> exit_for(RunNotFound(run_id="r1")).name
         'NOT_FOUND'
     """
-    if isinstance(error, RunNotFound):
+    if isinstance(error, RunNotFound | NoSuchStep):
         return Exit.NOT_FOUND
     if isinstance(error, AnswerRefused | NotResumable | MachineChanged | RunBusy):
         return Exit.REFUSED
