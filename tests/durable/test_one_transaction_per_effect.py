@@ -24,9 +24,10 @@ from pathlib import Path
 import pytest
 from pyrsistent import pvector
 
-from agentsm_fn.durable import SqliteStore
+from agentsm_fn.durable import SqliteStore, open_store
 from tests.durable import machines
 from tests.durable.payments import DURABLE_PAYMENTS, Payments, ledger_lines
+from tests.durable.round_trips import count_round_trips
 from tests.durable.transactions import counted_store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,3 +114,19 @@ def test_a_kill_at_every_point_loses_no_committed_outcome_and_pays_nothing_twice
     assert max(paid.values()) == 1, f"a payment was made twice: {paid}"
     assert sorted(paid) == sorted({f"p:{n}" for n in range(PAYMENTS) if n not in unknown} | paid_before)
     store.close()
+
+
+def test_on_postgresql_each_effect_is_one_round_trip(
+    postgres_url: str, ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = open_store(postgres_url).unwrap()
+    round_trips = count_round_trips(monkeypatch)
+    counts = []
+    for count in (1, 5, 9):  # no checkpoint yet
+        round_trips.count = 0
+        done = DURABLE_PAYMENTS.start(store, Payments(count=count), run_id=f"p{count}").unwrap()
+        assert done.finished and len(done.snapshot.memory.receipts) == count
+        counts.append(round_trips.count)
+    store.close()
+    # each effect one statement: its started row, fenced, completing the one before (before: four)
+    assert counts[1] - counts[0] == counts[2] - counts[1] == 4

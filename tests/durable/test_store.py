@@ -117,6 +117,29 @@ def test_the_owner_writes_and_a_second_writer_of_an_entry_is_refused(store: RunS
     assert store.runs().unwrap()[0].run_id == "r1" and len(store.runs().unwrap()) == 1
 
 
+def test_a_held_outcome_completes_with_the_next_write_or_nothing_is_written(store: RunStore) -> None:
+    assert store.start_effect("r1", entry(0), LOST, create=new_run()).unwrap() is None
+    assert store.start_effect("r1", entry(1), LOST, done=entry(0, b"o")).unwrap() is None
+    assert store.journal("r1").unwrap() == (entry(0, b"o"), entry(1))
+    finished = RunRecord(
+        run_id="r1", machine="m:M", fingerprint="", status=RunStatus.FINISHED, created=1, updated=9
+    )
+    for done in (entry(0, b"x"), entry(7, b"x")):  # already completed; never started
+        refused = {
+            "start_effect": store.start_effect("r1", entry(2), LOST, done=done),
+            "astart_effect": asyncio.run(store.astart_effect("r1", entry(2), LOST, done=done)),
+            "stop": store.stop("r1", finished, (), LOST, done=done),
+        }
+        assert {name: type(result.failure()) for name, result in refused.items()} == {
+            name: RunBusy for name in refused
+        }
+    assert store.journal("r1").unwrap() == (entry(0, b"o"), entry(1))  # nothing written
+    assert store.get("r1").unwrap().status is RunStatus.RUNNING
+    assert store.stop("r1", finished, (), LOST, done=entry(1, b"p")).unwrap() is None
+    assert store.journal("r1").unwrap() == (entry(0, b"o"), entry(1, b"p"))
+    assert store.get("r1").unwrap().status is RunStatus.FINISHED
+
+
 def test_a_waiting_effect_takes_exactly_one_answer_even_from_concurrent_processes(
     store: RunStore, store_db: str
 ) -> None:

@@ -86,7 +86,11 @@ def where(conninfo: str) -> Where:
 
 
 class PostgresConnection(StoreReads):
-    """A pool of connections; the store's queries build on :meth:`_do`, one transaction each."""
+    """A pool of connections; the store's queries build on :meth:`_do`, one transaction each.
+
+    A write that is one statement runs on the pool's autocommit connection without ``BEGIN``
+    and ``COMMIT`` (``one_statement``): the statement is its own transaction, one round trip.
+    """
 
     def __init__(self, pool: ConnectionPool[psycopg.Connection[tuple[object, ...]]], at: Where) -> None:
         self._pool = pool
@@ -102,10 +106,14 @@ class PostgresConnection(StoreReads):
         operation: str,
         work: Callable[[psycopg.Connection[tuple[object, ...]]], T],
         run_id: str = "",
+        one_statement: bool = False,
     ) -> Result[T, StoreFailure]:
         try:
-            with self._pool.connection() as db, db.transaction():
-                return Success(work(db))
+            with self._pool.connection() as db:
+                if one_statement:  # autocommit: the statement is its own transaction
+                    return Success(work(db))
+                with db.transaction():
+                    return Success(work(db))
         except (psycopg.Error, CorruptColumn) as exc:
             return Failure(self._where.failure(operation, exc, run_id))
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import attrs
 import psycopg
 from returns.result import Failure, Result, Success
 
@@ -25,7 +26,17 @@ if TYPE_CHECKING:
 
     from agentsm_fn.durable.postgres._connection import Where
 
-__all__ = ["OWNED", "Op", "after_done", "complete_op", "insert_op", "insert_run", "journal_op", "run_group"]
+__all__ = [
+    "OWNED",
+    "Op",
+    "Statement",
+    "complete_op",
+    "insert_op",
+    "insert_run",
+    "journal_op",
+    "run_group",
+    "start_op",
+]
 
 Db = psycopg.Connection[tuple[object, ...]]
 
@@ -44,67 +55,101 @@ def insert_run(db: Db, run: NewRun) -> None:
     db.execute(f"INSERT INTO runs({NEW_RUN_COLUMNS}) VALUES ({_MARKS})", new_run_values(run))
 
 
-def complete_op(run_id: str, owner: str, row: JournalRow) -> Op:
+@attrs.frozen
+class Statement:
+    """A journal write that is one SQL statement: it needs no transaction block of its own.
+
+    Run on an autocommit connection it is one round trip (no ``BEGIN``, no ``COMMIT``); it
+    is atomic all the same, as every PostgreSQL statement is.
+    """
+
+    sql: str
+    params: tuple[object, ...]
+
+    def __call__(self, db: Db) -> int:
+        """Run the statement; the rows it wrote."""
+        return db.execute(self.sql, self.params).rowcount
+
+
+_COMPLETE = (
+    "UPDATE journal SET outcome = %s, at = %s FROM owned WHERE journal.run_id = owned.id AND seq = %s "
+)
+_INSERT = "INSERT INTO journal(run_id, seq, digest, ticks, outcome, at, waiting, summary, effect) "
+_VALUES = "%s, %s::bytea, %s::bytea, %s::bytea, %s::double precision, %s, %s::text, %s::bytea"
+
+
+def complete_op(run_id: str, owner: str, row: JournalRow) -> Statement:
     """Complete the started row ``row.seq`` with ``row.outcome``, fenced by ownership."""
-
-    def complete(db: Db) -> int:
-        return db.execute(
-            OWNED + "UPDATE journal SET outcome = %s, at = %s FROM owned "
-            "WHERE journal.run_id = owned.id AND seq = %s AND outcome IS NULL",
-            (run_id, owner, row.outcome, row.at, row.seq),
-        ).rowcount
-
-    return complete
+    return Statement(OWNED + _COMPLETE + "AND outcome IS NULL", (run_id, owner, row.outcome, row.at, row.seq))
 
 
-def insert_op(run_id: str, owner: str, row: JournalRow, outcome: bytes | None, create: NewRun | None) -> Op:
-    """Insert ``row`` with ``outcome`` (after storing ``create``, the run itself), fenced by ownership."""
-
-    def insert(db: Db) -> int:
-        if create is not None:
-            insert_run(db, create)
-        return db.execute(
-            OWNED + "INSERT INTO journal(run_id, seq, digest, ticks, outcome, at, waiting, summary, effect) "
-            "SELECT id, %s, %s::bytea, %s::bytea, %s::bytea, %s::double precision, %s, %s::text, %s::bytea "
-            "FROM owned",
-            (
-                run_id,
-                owner,
-                row.seq,
-                row.digest,
-                pack_ticks(row.ticks),
-                outcome,
-                row.at,
-                row.waiting,
-                row.summary,
-                row.effect,
-            ),
-        ).rowcount
-
-    return insert
+def _values(row: JournalRow, outcome: bytes | None) -> tuple[object, ...]:
+    return (row.seq, row.digest, pack_ticks(row.ticks), outcome, row.at, row.waiting, row.summary, row.effect)
 
 
-def journal_op(run_id: str, owner: str, row: JournalRow, started: bool, create: NewRun | None) -> Op:
+def insert_op(
+    run_id: str, owner: str, row: JournalRow, outcome: bytes | None, create: NewRun | None
+) -> Statement:
+    """Insert ``row`` with ``outcome`` (after storing ``create``, the run itself), fenced by ownership.
+
+    With ``create`` the run's row is inserted by the same statement (a CTE), and the journal
+    row goes to the run just created: its owner is ``create.owner``.
+    """
+    if create is None:
+        return Statement(
+            OWNED + _INSERT + f"SELECT id, {_VALUES} FROM owned", (run_id, owner, *_values(row, outcome))
+        )
+    return Statement(
+        f"WITH owned AS (INSERT INTO runs({NEW_RUN_COLUMNS}) VALUES ({_MARKS}) RETURNING id) "
+        + _INSERT
+        + f"SELECT id, {_VALUES} FROM owned",
+        (*new_run_values(create), *_values(row, outcome)),
+    )
+
+
+def journal_op(run_id: str, owner: str, row: JournalRow, started: bool, create: NewRun | None) -> Statement:
     """The write of ``row``: complete a started row (``started`` and an outcome), or insert it (fenced)."""
     return complete_op(run_id, owner, row) if started else insert_op(run_id, owner, row, row.outcome, create)
 
 
-def after_done(run_id: str, owner: str, done: JournalRow | None, op: Op) -> Op:
-    """``op`` preceded by completing ``done`` (the effect before): nothing more is written if that fails."""
-    return op if done is None else after(complete_op(run_id, owner, done), op)
+def start_op(run_id: str, owner: str, row: JournalRow, create: NewRun | None, done: JournalRow | None) -> Op:
+    """Insert the started row ``row``, after completing ``done`` (the effect before), in one statement.
+
+    If completing ``done`` writes no row (another owner, or no such started row) the insert
+    writes none either: it selects from what the completion returned.
+    """
+    if done is None:
+        return insert_op(run_id, owner, row, None, create)
+    if create is not None:  # a run not stored has no started row: keep the two writes' exact order
+        return after(complete_op(run_id, owner, done), insert_op(run_id, owner, row, None, create))
+    return Statement(
+        OWNED
+        + ", done AS ("
+        + _COMPLETE
+        + "AND outcome IS NULL RETURNING journal.seq) "
+        + _INSERT
+        + f"SELECT owned.id, {_VALUES} FROM owned, done",
+        (run_id, owner, done.outcome, done.at, done.seq, *_values(row, None)),
+    )
 
 
 def run_group(pool: ConnectionPool[Db], where: Where, ops: list[Op]) -> list[Result[int, StoreFailure]]:
-    """Run ``ops`` in one transaction, each in a savepoint; every result is known once it committed."""
+    """Run ``ops`` in one transaction, each in a savepoint; every result is known once it committed.
+
+    A group of one statement is run alone on the autocommit connection: one round trip.
+    """
     results: list[Result[int, StoreFailure]] = []
     try:
-        with pool.connection() as db, db.transaction():
-            for op in ops:
-                try:
-                    with db.transaction():  # a savepoint: a refused write fails this op alone
-                        results.append(Success(op(db)))
-                except psycopg.Error as exc:
-                    results.append(Failure(where.failure("commit effect", exc)))
+        with pool.connection() as db:
+            if len(ops) == 1 and isinstance(ops[0], Statement):
+                return [Success(ops[0](db))]
+            with db.transaction():
+                for op in ops:
+                    try:
+                        with db.transaction():  # a savepoint: a refused write fails this op alone
+                            results.append(Success(op(db)))
+                    except psycopg.Error as exc:
+                        results.append(Failure(where.failure("commit effect", exc)))
     except psycopg.Error as exc:  # the transaction did not commit: no write of the group did
         return [Failure(where.failure("commit effect", exc))] * len(ops)
     return results

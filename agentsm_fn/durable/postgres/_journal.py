@@ -11,7 +11,7 @@ from agentsm_fn.durable._group import fenced
 from agentsm_fn.durable._rows import answered, refusal
 from agentsm_fn.durable.errors import AnswerRefusal, AnswerRefused, RunBusy, StoreFailure
 from agentsm_fn.durable.postgres._connection import PostgresConnection
-from agentsm_fn.durable.postgres._group import OWNED, Db, Op, after_done, insert_op, journal_op
+from agentsm_fn.durable.postgres._group import OWNED, Db, Op, Statement, insert_op, journal_op, start_op
 from agentsm_fn.durable.store import JournalRow, NewRun
 
 __all__ = ["PostgresJournal"]
@@ -33,7 +33,7 @@ class PostgresJournal(PostgresConnection):
         ``create``: the run itself, not stored yet; ``done``: the outcome of the effect before,
         completing its started row; all in one transaction (nothing is written if ``done`` is not).
         """
-        op = after_done(run_id, owner, done, insert_op(run_id, owner, row, None, create))
+        op = start_op(run_id, owner, row, create, done)
         return self._write("commit effect", run_id, op)
 
     def commit(
@@ -43,7 +43,7 @@ class PostgresJournal(PostgresConnection):
         return self._write("commit effect", run_id, journal_op(run_id, owner, row, started, create))
 
     def _write(self, operation: str, run_id: str, op: Op) -> Result[None, RunBusy | StoreFailure]:
-        return self._fenced(self._do(operation, op, run_id), run_id)
+        return self._fenced(self._do(operation, op, run_id, one_statement=isinstance(op, Statement)), run_id)
 
     def _fenced(self, done: Result[int, StoreFailure], run_id: str) -> Result[None, RunBusy | StoreFailure]:
         return fenced(done, run_id, duplicate_run='"runs_pkey"', duplicate_entry='"journal_pkey"')
@@ -57,7 +57,7 @@ class PostgresJournal(PostgresConnection):
         done: JournalRow | None = None,
     ) -> Result[None, RunBusy | StoreFailure]:
         """:meth:`start_effect` for async runs: committed with the writes of other runs (group commit)."""
-        op = after_done(run_id, owner, done, insert_op(run_id, owner, row, None, create))
+        op = start_op(run_id, owner, row, create, done)
         return self._fenced(await self._groups.current().submit(op), run_id)
 
     async def acommit(
@@ -73,14 +73,11 @@ class PostgresJournal(PostgresConnection):
         """Record that effect ``row.seq`` waits for an answer from outside (``row.effect`` says what)."""
         if not started:
             return self._write("record wait", run_id, insert_op(run_id, owner, row, None, create))
-
-        def mark(db: Db) -> int:
-            return db.execute(
-                OWNED + "UPDATE journal SET waiting = true, effect = %s FROM owned "
-                "WHERE journal.run_id = owned.id AND seq = %s AND outcome IS NULL",
-                (run_id, owner, row.effect, row.seq),
-            ).rowcount
-
+        mark = Statement(
+            OWNED + "UPDATE journal SET waiting = true, effect = %s FROM owned "
+            "WHERE journal.run_id = owned.id AND seq = %s AND outcome IS NULL",
+            (run_id, owner, row.effect, row.seq),
+        )
         return self._write("record wait", run_id, mark)
 
     def answer(
@@ -118,8 +115,4 @@ class PostgresJournal(PostgresConnection):
             if keep_started
             else "DELETE FROM journal USING owned WHERE journal.run_id = owned.id AND seq = %s"
         )
-
-        def work(db: Db) -> int:
-            return db.execute(statement, (run_id, owner, seq)).rowcount
-
-        return self._write("forget outcome", run_id, work)
+        return self._write("forget outcome", run_id, Statement(statement, (run_id, owner, seq)))

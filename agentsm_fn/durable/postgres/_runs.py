@@ -35,7 +35,7 @@ class PostgresRuns(PostgresConnection):
                 (run_id, text),
             )
 
-        return self._do("save trace context", work, run_id)
+        return self._do("save trace context", work, run_id, one_statement=True)
 
     def create(self, run: NewRun) -> Result[None, StoreFailure]:
         """Store a new run (status RUNNING, owned by ``run.owner``).
@@ -79,7 +79,8 @@ class PostgresRuns(PostgresConnection):
                 (run_id, owner, *checkpoint_values(checkpoint)),
             ).rowcount
 
-        return fenced(self._do("save checkpoint", work, run_id), run_id, '"runs_pkey"', '"journal_pkey"')
+        saved = self._do("save checkpoint", work, run_id, one_statement=True)
+        return fenced(saved, run_id, '"runs_pkey"', '"journal_pkey"')
 
     def stop(
         self,
@@ -128,7 +129,7 @@ class PostgresRuns(PostgresConnection):
             )
 
         try:
-            return self._do("stop run", work, run_id)
+            return self._do("stop run", work, run_id, one_statement=create is None and done is None)
         except _Lost:  # raised inside the transaction, so it rolled back
             return Failure(RunBusy(run_id=run_id, owner="another process (this one no longer owns the run)"))
 
