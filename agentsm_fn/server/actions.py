@@ -77,8 +77,7 @@ def action_routes(ctx: ServerContext) -> APIRouter:
         made = memory_from_json(kind, body.memory)
         if isinstance(made, Failure):
             raise _invalid(made.failure())
-        if body.run_id is not None and not isinstance(ctx.store.get(body.run_id), Failure):
-            raise ApiError(409, "run_exists", f"a run {body.run_id} is stored already")
+        _check_new_id(ctx, body.run_id)
         return settled(durable.start(ctx.store, made.unwrap(), body.run_id))
 
     @routes.post("/runs/{run_id}/fork", status_code=201, response_model=RunSummary)
@@ -89,8 +88,7 @@ def action_routes(ctx: ServerContext) -> APIRouter:
         checked = changed_fields(found.memory, body.set)  # checked before anything is stored
         if isinstance(checked, Failure):
             raise _invalid(checked.failure())
-        if body.run_id is not None and not isinstance(ctx.store.get(body.run_id), Failure):
-            raise ApiError(409, "run_exists", f"a run {body.run_id} is stored already")
+        _check_new_id(ctx, body.run_id)
         change: Callable[[object], object] = lambda _: checked.unwrap()  # noqa: E731 - the memory checked above
         return settled(fork(ctx.store, durable.machine, run_id, body.step, durable, change, body.run_id))
 
@@ -162,3 +160,17 @@ def action_routes(ctx: ServerContext) -> APIRouter:
         return RunSummary.model_validate(record_json(unwrapped(ctx.store.get(run_id))))
 
     return routes
+
+
+def _check_new_id(ctx: ServerContext, run_id: str | None) -> None:
+    """Refuse a run id given for a new run that looks like a credential (422) or is taken (409).
+
+    A run id is shown everywhere (lists, links, streams, the inspector) and cannot be redacted
+    without making the run unreachable, so one that redaction would change is refused up front.
+    """
+    if run_id is None:
+        return
+    if redact_credentials(run_id) != run_id:
+        raise ApiError(422, "credential_run_id", "the run_id looks like a credential: choose another id")
+    if not isinstance(ctx.store.get(run_id), Failure):
+        raise ApiError(409, "run_exists", f"a run {run_id} is stored already")

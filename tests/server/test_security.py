@@ -223,3 +223,18 @@ def test_with_a_token_only_the_inspector_page_and_its_files_are_served_without_i
         assert httpx.post(guarded + path, json={}).status_code == 401, path
     for path in ("/inspector/api/runs/done-0", "/inspector/nothing.js", "/inspector/../runs", "//runs"):
         assert httpx.get(guarded + path).status_code == 401, path
+
+
+def test_a_credential_shaped_run_id_is_refused_and_nothing_is_stored(
+    guarded: str, store: SqliteStore
+) -> None:
+    before = store.runs().unwrap()
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    for path, body in (
+        ("/runs", {"machine": DURABLE_ORDERS.name, "memory": {"items": 2}, "run_id": SECRET}),
+        ("/runs/done-0/fork", {"step": 1, "run_id": SECRET}),
+    ):
+        answer = httpx.post(guarded + path, json=body, headers=auth)
+        assert answer.status_code == 422, answer.text
+        assert answer.json()["error"]["kind"] == "credential_run_id" and SECRET not in answer.text
+    assert store.runs().unwrap() == before
