@@ -268,8 +268,8 @@ def inspect(db: Path, port: int) -> int:
         charge_orders(db, 3)
         ORDERS.start(store, Order(order_id="o-7"), run_id="o-7")  # a large order: waits for the manager
         fork(store, ORDER_MACHINE, "o-1", 1, ORDERS, lambda order: attrs.evolve(order, amount=45), "o-1b")
-    print(f"the run inspector: http://127.0.0.1:{port}/  (Ctrl-C stops it)", flush=True)
-    return serve_runs(store, [ORDERS], port=port)
+    announce = f"the run inspector: http://127.0.0.1:{port}/  (Ctrl-C stops it)"
+    return serve_runs(store, [ORDERS], port=port, announce=announce)  # announced once the port is held
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 import sys
 from collections.abc import Sequence
 
@@ -36,8 +37,12 @@ def serve_runs(
     host: str = "127.0.0.1",
     port: int = 8000,
     token: str | None = None,
+    announce: str | None = None,
 ) -> int:
     """Serve ``store``'s runs of ``durables`` until interrupted; 2 if ``host`` or a short token is refused.
+
+    The address is bound before it is announced: ``announce`` (or a line naming the address) is printed
+    only once the server holds its port, and a port that cannot be bound (taken, say) is 1 with its reason.
 
     Example:
         >>> from agentsm_fn.durable.sqlite import SqliteStore
@@ -52,8 +57,15 @@ def serve_runs(
     if problem is not None:
         print(f"agentsm-runs serve: {problem}", file=sys.stderr)
         return 2
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        listening = socket.create_server((host, port), family=family)
+    except OSError as exc:
+        print(f"agentsm-runs serve: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    print(announce or f"agentsm-runs serve: serving on http://{host}:{port}/ (Ctrl-C stops it)", flush=True)
     app = create_app(store, durables, token=token)
     config = uvicorn.Config(app, host=host, port=port, log_level="info", access_log=False)
-    with contextlib.suppress(KeyboardInterrupt):  # uvicorn stops on Ctrl-C, then raises it again
-        uvicorn.Server(config).run()
+    with listening, contextlib.suppress(KeyboardInterrupt):  # uvicorn stops on Ctrl-C, then raises it again
+        uvicorn.Server(config).run(sockets=[listening])
     return 0

@@ -71,3 +71,21 @@ def test_the_orders_example_serves_the_inspector_and_a_waiting_order_is_approved
         server.send_signal(signal.SIGINT)
         server.communicate(timeout=20)
     assert SqliteStore.open(db).unwrap().get("o-7").unwrap().status is RunStatus.FINISHED
+
+
+def test_a_taken_port_is_said_and_no_address_is_announced(tmp_path: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        command = [
+            sys.executable,
+            str(EXAMPLES / "durable_orders.py"),
+            "--db",
+            str(tmp_path / "runs.db"),
+            "--inspect",
+            "--port",
+            str(port),
+        ]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 1
+    assert "the run inspector" not in done.stdout  # it announced another process's address before
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr

@@ -36,17 +36,18 @@ def test_serve_answers_over_http_and_stops_on_sigint(tmp_path: Path) -> None:
         _command(tmp_path / "runs.db", "--port", str(port), DURABLE_ORDERS.name),
         cwd=ROOT,
         env=env,
-        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
     )
     listening = threading.Event()
     lines: list[str] = []
 
     def read() -> None:
-        assert process.stderr is not None
-        for line in process.stderr:
+        assert process.stdout is not None
+        for line in process.stdout:
             lines.append(line)
-            if "Uvicorn running on" in line:
+            if f"serving on http://127.0.0.1:{port}/" in line:  # printed once the port is held
                 listening.set()
 
     reader = threading.Thread(target=read, daemon=True)
@@ -63,8 +64,8 @@ def test_serve_answers_over_http_and_stops_on_sigint(tmp_path: Path) -> None:
         process.send_signal(signal.SIGINT)
         code = process.wait(STARTUP_TIMEOUT)
         reader.join(STARTUP_TIMEOUT)
-        assert process.stderr is not None
-        process.stderr.close()
+        assert process.stdout is not None
+        process.stdout.close()
     assert code == 0, "".join(lines)
     assert "from-the-env-123456789" not in "".join(lines)
 
