@@ -12,43 +12,18 @@ the classes' annotations.
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Final
+from typing import Final, get_args
 
 import attrs
 import msgspec
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.stream.events import (
-    AwaitingOutcome,
-    EffectCompleted,
-    EffectRequested,
-    Failed,
-    Finished,
-    LlmTextDelta,
-    OutcomeKind,
-    RunEvent,
-    RunStarted,
-    ToolCallArgsDelta,
-    Transitioned,
-)
+from agentsm_fn.stream.events import OutcomeKind, RunEvent
 
 __all__ = ["MalformedEvent", "event_from_json", "event_to_json"]
 
 _TYPES: Final[MappingProxyType[str, type[RunEvent]]] = MappingProxyType(
-    {
-        cls.__name__: cls
-        for cls in (
-            RunStarted,
-            Transitioned,
-            EffectRequested,
-            EffectCompleted,
-            LlmTextDelta,
-            ToolCallArgsDelta,
-            AwaitingOutcome,
-            Finished,
-            Failed,
-        )
-    }
+    {cls.__name__: cls for cls in get_args(RunEvent)}  # the union RunEvent is the one list of types
 )
 _FIELDS: Final = MappingProxyType(
     {
