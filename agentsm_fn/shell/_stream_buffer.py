@@ -6,7 +6,7 @@ Past ``capacity`` a delta is merged into the delta before it when both belong to
 same effect (text to text, fragments of one tool call), so a fast provider and a slow
 consumer keep the buffer at its size; every other event is kept. The run waits for
 room before each effect it performs (:meth:`EventBuffer.room`, awaited by the gated
-performers of :mod:`agentsm_fn.shell._stream_gate`), so the buffer holds at most
+performers of :mod:`agentsm_fn.shell.streaming`), so the buffer holds at most
 ``capacity`` events plus what one stretch of pure transitions between two effects adds.
 """
 
@@ -57,10 +57,8 @@ class EventBuffer:
         if capacity < 1:
             raise ValueError(f"a stream's buffer holds at least one event, not {capacity}")
         self.capacity = capacity
-        self.merged = 0
         self.waited = 0.0
         """Seconds the run has waited for room (taken out of its effects' durations)."""
-        """How many deltas were merged into the one before them (the consumer was behind)."""
         self._items: deque[RunEvent] = deque()
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None  # the consumer's, once it waits
@@ -84,7 +82,6 @@ class EventBuffer:
                 items.append(event)
             else:
                 items[-1] = merged
-                self.merged += 1
             waiter, self._ready = self._ready, None
         if waiter is not None:
             self._wake(waiter)
