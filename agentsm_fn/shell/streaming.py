@@ -146,7 +146,8 @@ def astream(
     events = EventBuffer(buffer)
     snapshot = start if isinstance(start, Snapshot) else None
     position = 1 if snapshot is None else history_length(snapshot)
-    watch = StreamWatch(run_id, events, position, emitted=0)
+    # a snapshot's history so far is the caller's already
+    watch = StreamWatch(run_id, events, position, emitted=position - 1)
     events.put(
         RunStarted(
             run_id=run_id,
@@ -157,8 +158,6 @@ def astream(
             resumed=snapshot is not None and snapshot.steps > 0,
         )
     )
-    if snapshot is not None:
-        watch.emitted = position - 1  # its history so far is the caller's already
 
     async def run() -> tuple[RunEvent, ...]:
         done = await arun(machine, start, streamed_shell(shell, watch))
