@@ -60,6 +60,13 @@ def stored_events(
     ``DurableError`` for one its store or codec stopped. Durations are the journal's
     clock readings. Nothing is performed, nothing written.
     """
+    return _stored(store, durable, run_id).map(lambda found: found[1])
+
+
+def _stored(
+    store: RunStore, durable: Durable[StateT, EventT, MemoryT], run_id: str
+) -> Result[tuple[RunRecord, tuple[RunEvent, ...]], DurableError]:
+    """:func:`stored_events`, with the run's record they were derived from."""
     found = store.get(run_id)
     if isinstance(found, Failure):
         return found
@@ -74,7 +81,7 @@ def stored_events(
     snapshot, failed = replay.unwrap()
     started = _started(durable, run_id, state_name or durable.machine.initial.name, steps)
     history = history_of(started, snapshot, redact_credentials)
-    return Success(history + _stored_standing(record, len(history), snapshot, failed))
+    return Success((record, history + _stored_standing(record, len(history), snapshot, failed)))
 
 
 def _stored_standing(
@@ -160,15 +167,16 @@ def _new_run(
     return events.events(run)
 
 
-def _resumes_at(store: RunStore, durable: Durable[StateT, EventT, MemoryT], record: RunRecord) -> int:
+def _resumes_at(
+    store: RunStore, durable: Durable[StateT, EventT, MemoryT], record: RunRecord, started: RunStarted
+) -> int:
     """The position of the first history event a resume reports (from the checkpoint it loads)."""
     point = store.checkpoint(record.run_id) if record.fingerprint == durable.fingerprint else None
     checkpoint = None if point is None or isinstance(point, Failure) else point.unwrap()
-    start = store.start(record.run_id)
-    if checkpoint is None or isinstance(start, Failure):
+    if checkpoint is None:
         return 1
     # RunStarted, the transitions since the start, effects 0..seq-1 requested and answered, seq requested
-    return 2 + (checkpoint.steps - start.unwrap()[1]) + 2 * checkpoint.seq
+    return 2 + (checkpoint.steps - started.steps) + 2 * checkpoint.seq
 
 
 async def _given(*events: RunEvent) -> AsyncGenerator[RunEvent, None]:
@@ -179,16 +187,15 @@ async def _given(*events: RunEvent) -> AsyncGenerator[RunEvent, None]:
 def _stored_run(
     durable: Durable[StateT, EventT, MemoryT], store: RunStore, run_id: str, after: int, buffer: int
 ) -> AsyncGenerator[RunEvent, None]:
-    found = stored_events(store, durable, run_id)
-    record = store.get(run_id)
-    if isinstance(found, Failure) or isinstance(record, Failure):
-        error = found.failure() if isinstance(found, Failure) else record.failure()
+    found = _stored(store, durable, run_id)
+    if isinstance(found, Failure):
+        error = found.failure()
         detail, reason = redact_credentials(error.describe()), type(error).__name__
         return _given(
             Failed(run_id=run_id, position=0, state="", steps=0, reason=reason, detail=detail, result=error)
         )
-    history = found.unwrap()
-    goes_on = record.unwrap().status not in (RunStatus.FINISHED, RunStatus.WAITING)
+    record, history = found.unwrap()
+    goes_on = record.status not in (RunStatus.FINISHED, RunStatus.WAITING)
     positions = [history_position(event) for event in history]
     shown = [
         event
@@ -201,7 +208,9 @@ def _stored_run(
     for event in shown:
         events.put(event)
     known = sum(position is not None for position in positions)
-    watch = StreamWatch(run_id, events, _resumes_at(store, durable, record.unwrap()), max(known - 1, after))
+    started = history[0]
+    assert isinstance(started, RunStarted)  # a stored run's events begin with its start
+    watch = StreamWatch(run_id, events, _resumes_at(store, durable, record, started), max(known - 1, after))
 
     async def run() -> tuple[RunEvent, ...]:
         return _standing(watch, await _streamed(durable, watch).aresume(store, run_id))
