@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 
 from agentsm_fn.core.effects import Effect
@@ -42,22 +42,40 @@ class _BothEffects:
                 streamed(delta)
 
 
+_Requested = Callable[[int, enum.Enum, str, str, float], None]
+"""A watch's optional ``effect_requested`` (see :mod:`agentsm_fn.core.observe`)."""
+
+
+def _requested(first: object, second: object) -> _Requested | None:
+    """What reports request rows to whichever of ``first`` and ``second`` has ``effect_requested``.
+
+    None when neither has it: the shell then skips request rows, as for one such watch.
+    """
+    wanted: list[_Requested] = [
+        found for watch in (first, second) if (found := getattr(watch, "effect_requested", None)) is not None
+    ]
+    if len(wanted) < 2:
+        return wanted[0] if wanted else None
+    one, other = wanted
+
+    def effect_requested(step: int, state: enum.Enum, effect: str, summary: str, at: float) -> None:
+        one(step, state, effect, summary, at)
+        other(step, state, effect, summary, at)
+
+    return effect_requested
+
+
 class _BothRuns:
-    __slots__ = ("first", "second")
+    __slots__ = ("effect_requested", "first", "second")
 
     def __init__(self, first: RunWatch | None, second: RunWatch | None) -> None:
         self.first, self.second = first, second
+        self.effect_requested = _requested(first, second)
 
     def transition(self, step: int, state: enum.Enum, event: enum.Enum, target: enum.Enum, at: float) -> None:
         for watch in (self.first, self.second):
             if watch is not None:
                 watch.transition(step, state, event, target, at)
-
-    def effect_requested(self, step: int, state: enum.Enum, effect: str, summary: str, at: float) -> None:
-        for watch in (self.first, self.second):
-            requested = getattr(watch, "effect_requested", None)
-            if requested is not None:
-                requested(step, state, effect, summary, at)
 
     def effect_started(self, effect: Effect[object], within: EffectWatch | None) -> EffectWatch:
         first_within, second_within = (

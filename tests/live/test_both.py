@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import enum
 import io
 
 from rich.console import Console
 
 from agentsm_fn import Performers, Shell, StepClock, run
+from agentsm_fn.core.observe import EffectWatch, RunEnd, RunStart, RunWatch
 from agentsm_fn.live import LiveView
 from agentsm_fn.shell.observers import Both
+from agentsm_fn.shell.observing import start_watching
 from tests.core.sample import Ask, Mem, sample_machine
 from tests.otel.spans import traced
 
@@ -28,3 +31,47 @@ def test_both_observers_see_the_run_and_the_trace_carrier_is_the_tracers() -> No
     (root,) = tracing.roots()
     assert root.context is not None
     assert {c["traceparent"].split("-")[2] for c in carriers} == {f"{root.context.span_id:016x}"}
+
+
+class _Ended:
+    def effect_ended(self, outcome: object, seconds: float) -> None:
+        pass
+
+    def effect_raised(self, error: BaseException, seconds: float) -> None:
+        pass
+
+
+class _Transitions:
+    """A watch of transitions only: it has no ``effect_requested``."""
+
+    def run_started(self, start: RunStart) -> RunWatch:
+        return self
+
+    def transition(self, *args: object) -> None:
+        pass
+
+    def effect_started(self, effect: object, within: EffectWatch | None) -> EffectWatch:
+        return _Ended()
+
+    def run_ended(self, end: RunEnd) -> None:
+        pass
+
+
+class _Requests(_Transitions):
+    """A watch that takes the trace's request rows too (a run stream's does)."""
+
+    def __init__(self) -> None:
+        self.requests: list[str] = []
+
+    def effect_requested(self, step: int, state: enum.Enum, effect: str, summary: str, at: float) -> None:
+        self.requests.append(summary)
+
+
+def test_request_rows_go_to_each_watch_that_takes_them_and_cost_nothing_when_none_does() -> None:
+    first, second = _Requests(), _Requests()
+    performers = Performers().on(Ask, lambda _effect: 5)
+    for both in (Both(first, second), Both(_Transitions(), second), Both(first, _Transitions())):
+        assert run(sample_machine(), Mem(), Shell(performers, StepClock(), both)).unwrap().finished
+    assert first.requests == ["Ask"] * 6 and second.requests == ["Ask"] * 6
+    nobody = start_watching(Both(_Transitions(), _Transitions()), sample_machine(), Mem())
+    assert nobody is not None and nobody.requested is None  # the shell skips request rows
