@@ -19,15 +19,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agentsm_fn.server.errors import error_body
 
-__all__ = ["CONTENT_SECURITY_POLICY", "SECURITY_HEADERS", "SKIP_LINK_HANDLER", "BrowserShield"]
-
-SKIP_LINK_HANDLER = "'sha256-S6NwCS4sFIVpp50kN1SFVf8Hm9LW1CED3pttlJhxIdw='"
-"""The hash of the page's one inline handler (the skip link's ``onclick``), allowed by 'unsafe-hashes'."""
+__all__ = ["CONTENT_SECURITY_POLICY", "SECURITY_HEADERS", "BrowserShield"]
 
 CONTENT_SECURITY_POLICY = "; ".join(
     (
         "default-src 'none'",
-        f"script-src 'self' 'wasm-unsafe-eval' 'unsafe-hashes' {SKIP_LINK_HANDLER}",
+        "script-src 'self' 'wasm-unsafe-eval'",
         "style-src 'self'",
         "img-src 'self' data:",
         "connect-src 'self'",

@@ -26,7 +26,7 @@ def test_the_run_page_draws_its_graph_with_no_policy_violation(
         _console(browser)  # forget what earlier tests logged
         visit(browser, f"{base}/#/runs/o-1?step=3", "run")
         assert browser.find_elements(By.CSS_SELECTOR, "svg .current")  # Graphviz's WebAssembly ran
-        browser.find_element(By.CSS_SELECTOR, "a.skip").send_keys("\n")  # the skip link's inline handler
+        browser.find_element(By.CSS_SELECTOR, "a.skip").send_keys("\n")  # the skip link's handler (in app.js)
         assert browser.execute_script("return document.activeElement.id") == "main"
         visit(browser, f"{base}/#/machines", "machines")
         logged = _console(browser)

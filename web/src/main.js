@@ -50,5 +50,10 @@ async function show() {
   }
 }
 
+// The skip link focuses the page's content; following its href would change the route.
+document.querySelector("a.skip").addEventListener("click", (event) => {
+  event.preventDefault();
+  main.focus();
+});
 window.addEventListener("hashchange", show);
 show();
