@@ -58,6 +58,7 @@ def _nothing_stored(store: SqliteStore) -> None:
         ({"threadId": None}, "threadId"),
         ({"runId": "a/b"}, "runId"),
         ({"runId": ""}, "runId"),
+        ({"runId": "sk-" + "s3cretvalue" * 3}, "runId: looks like a credential"),
         ({"messages": "hi"}, "messages"),
         ({"messages": []}, "messages: no user message"),
         (

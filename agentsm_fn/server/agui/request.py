@@ -5,7 +5,8 @@ required); :func:`read_request` then checks what we rely on and converts the con
 to our messages (:data:`agentsm_fn.llm.Message`)::
 
     threadId, runId     1-128 characters: letters, digits, ``.``, ``_``, ``:``, ``-``
-                        (a runId names a stored run; it appears in URLs of the run API)
+                        (a runId names a stored run; it appears in URLs of the run API,
+                        so one that looks like a credential is refused, as the run API does)
     messages            user, system, developer (as system), assistant (its tool calls'
                         arguments must be JSON objects) and tool messages; text parts only;
                         activity and reasoning messages are not conversation and are left out
@@ -50,6 +51,7 @@ from agentsm_fn.llm.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from agentsm_fn.shell.credentials import redact_credentials
 
 __all__ = ["AguiRequest", "read_request"]
 
@@ -139,6 +141,8 @@ def read_request(given: RunAgentInput) -> Result[AguiRequest, FieldProblem]:
             return Failure(
                 FieldProblem(field=field, detail="must be 1-128 letters, digits, '.', '_', ':' or '-'")
             )
+    if redact_credentials(given.run_id) != given.run_id:  # a run id is shown everywhere, never redacted
+        return Failure(FieldProblem(field="runId", detail="looks like a credential: choose another id"))
     messages: list[Message] = []
     names: dict[str, str] = {}
     for index, message in enumerate(given.messages):
