@@ -16,9 +16,7 @@ cannot be read, an ``event: error`` with the JSON error ends the stream.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import logging
 from collections.abc import AsyncIterator, Mapping
 
 import anyio
@@ -26,21 +24,19 @@ from fastapi import APIRouter, Header, Query
 from returns.result import Failure
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from agentsm_fn.durable.errors import StoreFailure
+from agentsm_fn.durable.errors import DurableError, StoreFailure
 from agentsm_fn.durable.store import RunRecord, RunStore
 from agentsm_fn.server.context import ServerContext
 from agentsm_fn.server.errors import ApiError, error_body, error_for
 from agentsm_fn.server.events import PING_SECONDS
+from agentsm_fn.server.follow import Poller
 from agentsm_fn.server.runs import pair_cursor, pair_of, unwrapped
 from agentsm_fn.server.values import record_json
-from agentsm_fn.shell.credentials import redact_credentials
 
 __all__ = ["CHANGES_INTERVAL", "StoreWatch", "change_routes", "changed_runs"]
 
 CHANGES_INTERVAL = 0.25
 """The least time between two looks at every run (each reads all records; a run's stream looks more often)."""
-
-_log = logging.getLogger(__name__)
 
 _Mark = tuple[str, str, int, int, str, float]
 
@@ -71,50 +67,44 @@ def changed_runs(before: Mapping[str, RunRecord], now: Mapping[str, RunRecord]) 
     return tuple(changed)
 
 
-class StoreWatch:
+class StoreWatch(Poller):
     """Every stored run, looked at while someone listens: the latest records and how often they were read."""
 
     def __init__(self, store: RunStore, interval: float) -> None:
-        self.store, self.interval = store, interval
+        failure = StoreFailure(operation="watch runs", detail="the server failed to read them")
+        super().__init__(interval, failure)
+        self.store = store
         self.records: dict[str, RunRecord] = {}
         self.looks = 0
-        self.error: StoreFailure | None = None
-        self.clients = 0
-        self._changed = asyncio.Condition()
-        self._task: asyncio.Task[None] | None = None
 
-    async def _run(self) -> None:
-        while self.clients:
-            try:
-                found = await anyio.to_thread.run_sync(self.store.runs)
-            except Exception as exc:  # a bug here must end the clients' streams, not leave them waiting
-                _log.error("watching the runs failed: %s", redact_credentials(repr(exc)))
-                found = Failure(StoreFailure(operation="watch runs", detail="the server failed to read them"))
-            async with self._changed:
-                if isinstance(found, Failure):
-                    self.error = found.failure()
-                else:
-                    self.records = {record.run_id: record for record in found.unwrap()}
-                self.looks += 1
-                self._changed.notify_all()
-            if self.error is not None:
-                return
-            await asyncio.sleep(self.interval)
+    async def refresh(self) -> None:
+        """Read every record, and wake every client (each compares with what it was sent)."""
+        found = await anyio.to_thread.run_sync(self.store.runs)
+        if isinstance(found, Failure):
+            await self._fail(found.failure())
+            return
+        async with self._changed:
+            self.records = {record.run_id: record for record in found.unwrap()}
+            self.looks += 1
+            self._changed.notify_all()
+
+    def join(self) -> None:
+        """A client came: after a failed look, a new client has the store read again."""
+        if self._task is None or self._task.done():
+            self.error, self.over = None, False
+        super().join()
 
     async def changes(
         self, known: Mapping[str, RunRecord], machine: str | None
-    ) -> AsyncIterator[RunRecord | StoreFailure]:
+    ) -> AsyncIterator[RunRecord | DurableError]:
         """Each run not as in ``known`` when it changes, for as long as the client listens."""
-        self.clients += 1
-        if self._task is None or self._task.done():
-            self.error = None
-            self._task = asyncio.get_running_loop().create_task(self._run())
+        self.join()
         try:
             sent = {key: record for key, record in known.items() if machine in (None, record.machine)}
             looks = self.looks
             while True:
                 async with self._changed:
-                    while self.looks == looks:
+                    while self.looks == looks and not self.over:
                         await self._changed.wait()
                     looks, error = self.looks, self.error
                     now = {
@@ -130,7 +120,7 @@ class StoreWatch:
                 for record in changed:
                     yield record
         finally:
-            self.clients -= 1
+            self.leave()
 
 
 def _change_id(header: str | None, query: str | None) -> tuple[float, str] | None:

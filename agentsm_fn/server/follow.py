@@ -9,6 +9,11 @@ and the run's standing events (waiting, finished, failed) replace the last ones.
 read the shared history by position, so each gets every event once, in order, however many
 follow the run. A follower stops when its last client leaves; the :class:`Followers` hub
 makes one per run on demand.
+
+A :class:`Poller` is what a follower and the store-wide watch of ``GET /events``
+(:class:`~agentsm_fn.server.changes.StoreWatch`) share: a look at the store every
+``interval`` seconds while a client listens, one look for every client, and a bug in a
+look logged (redacted) and ending every client's stream with a typed failure.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from agentsm_fn.durable.streaming import stored_events
 from agentsm_fn.shell.credentials import redact_credentials
 from agentsm_fn.stream.events import RunEvent, history_position
 
-__all__ = ["Follower", "Followers"]
+__all__ = ["Follower", "Followers", "Poller"]
 
 _log = logging.getLogger(__name__)
 
@@ -36,22 +41,68 @@ _Marker = tuple[str, float, tuple[tuple[int, bool], ...]]
 """What changes when a run moves: its status, its update time, its journal rows from the first open one."""
 
 
-class Follower:
+class Poller:
+    """A look at the store every ``interval`` seconds while a client listens, shared by every client.
+
+    A subclass says what one look is (:meth:`refresh`, which wakes the clients waiting on
+    ``_changed`` when it found something). Looking starts with the first client
+    (:meth:`join`) and ends after the last (:meth:`leave`) or once :attr:`over`; an
+    exception in a look is logged, redacted, and ends every client's stream with ``failure``.
+    """
+
+    def __init__(self, interval: float, failure: StoreFailure) -> None:
+        self.interval, self.failure = interval, failure
+        self.over = False
+        self.error: DurableError | None = None
+        self.clients = 0
+        self._changed = asyncio.Condition()
+        self._task: asyncio.Task[None] | None = None
+
+    async def refresh(self) -> None:
+        """Look at the store once (reads go to a worker thread: the store blocks)."""
+        raise NotImplementedError
+
+    async def _fail(self, error: DurableError) -> None:
+        async with self._changed:
+            self.error, self.over = error, True
+            self._changed.notify_all()
+
+    async def _run(self) -> None:
+        try:
+            while not self.over:
+                await self.refresh()
+                if not self.over:
+                    await asyncio.sleep(self.interval)
+        except Exception as exc:  # a bug here must end the clients' streams, not leave them waiting
+            _log.error("%s: %s", self.failure.describe(), redact_credentials(repr(exc)))
+            await self._fail(self.failure)
+
+    def join(self) -> None:
+        """A client came: look on the running loop, unless looking goes on already."""
+        self.clients += 1
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def leave(self) -> None:
+        """A client left; after the last one, stop looking."""
+        self.clients -= 1
+        if self.clients == 0 and self._task is not None:
+            self._task.cancel()
+
+
+class Follower(Poller):
     """One run, followed in the store; its history so far and where it stands now."""
 
     def __init__(
         self, store: RunStore, durable: Durable[Any, Any, Any], run_id: str, interval: float
     ) -> None:
-        self.store, self.durable, self.run_id, self.interval = store, durable, run_id, interval
+        failure = StoreFailure(operation="follow run", detail="the server failed to follow it", run_id=run_id)
+        super().__init__(interval, failure)
+        self.store, self.durable, self.run_id = store, durable, run_id
         self.history: list[RunEvent] = []
         self.standing: tuple[RunEvent, ...] = ()
-        self.over = False
-        self.error: DurableError | None = None
-        self.clients = 0
-        self._changed = asyncio.Condition()
         self._open_from = 0
         self._marker: _Marker | None = None
-        self._task: asyncio.Task[None] | None = None
 
     def _look(self) -> tuple[_Marker, int] | DurableError:
         """The run's marker, and the first journal row still open (in a worker thread: the store blocks)."""
@@ -77,59 +128,22 @@ class Follower:
         """Look at the store once; if the run moved, take its new events and wake the clients."""
         looked = await anyio.to_thread.run_sync(self._look)
         if not isinstance(looked, tuple):
-            await self._publish(error=looked)
+            await self._fail(looked)
             return
         marker, next_open = looked
         if marker == self._marker:
             return
         events = await anyio.to_thread.run_sync(self._events)
         if not isinstance(events, tuple):
-            await self._publish(error=events)
+            await self._fail(events)
             return
         self._marker, self._open_from = marker, next_open
         history = [event for event in events if history_position(event) is not None]
-        standing = tuple(event for event in events if history_position(event) is None)
-        over = marker[0] in (RunStatus.FINISHED.value, RunStatus.FAILED.value)
-        await self._publish(history=history, standing=standing, over=over)
-
-    async def _publish(
-        self,
-        history: list[RunEvent] | None = None,
-        standing: tuple[RunEvent, ...] = (),
-        over: bool = False,
-        error: DurableError | None = None,
-    ) -> None:
         async with self._changed:
-            if error is not None:
-                self.error, self.over = error, True
-            else:
-                assert history is not None
-                self.history.extend(history[len(self.history) :])  # positions are stable: a prefix is kept
-                self.standing, self.over = standing, over
+            self.history.extend(history[len(self.history) :])  # positions are stable: a prefix is kept
+            self.standing = tuple(event for event in events if history_position(event) is None)
+            self.over = marker[0] in (RunStatus.FINISHED.value, RunStatus.FAILED.value)
             self._changed.notify_all()
-
-    async def _run(self) -> None:
-        try:
-            while not self.over:
-                await self.refresh()
-                if not self.over:
-                    await asyncio.sleep(self.interval)
-        except Exception as exc:  # a bug here must end the clients' streams, not leave them waiting
-            _log.error("following run %s failed: %s", self.run_id, redact_credentials(repr(exc)))
-            failure = StoreFailure(
-                operation="follow run", detail="the server failed to follow it", run_id=self.run_id
-            )
-            await self._publish(error=failure)
-
-    def start(self) -> None:
-        """Follow the run on the running loop until it is over or no client is left."""
-        if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(self._run())
-
-    def stop(self) -> None:
-        """Stop following (the last client left)."""
-        if self._task is not None:
-            self._task.cancel()
 
     async def events(self, after: int) -> AsyncIterator[RunEvent]:
         """The run's history after position ``after``, then its standing events, as they come, until over."""
@@ -168,15 +182,13 @@ class Followers:
         follower = self._runs.get(run_id)
         if follower is None:
             follower = self._runs[run_id] = Follower(self.store, durable, run_id, self.interval)
-        follower.clients += 1
-        follower.start()
+        follower.join()
         try:
             async for event in follower.events(after):
                 yield event
             if follower.error is not None:
                 yield follower.error
         finally:
-            follower.clients -= 1
+            follower.leave()
             if follower.clients == 0:
-                follower.stop()
                 self._runs.pop(run_id, None)
