@@ -16,10 +16,11 @@ from collections.abc import Callable
 from typing import Any
 
 import attrs
-from returns.result import Failure, Success
+from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.snapshot import Snapshot
 from agentsm_fn.durable.codec import from_bytes
+from agentsm_fn.durable.errors import DurableError
 from agentsm_fn.durable.runner import Durable
 from agentsm_fn.durable.store import JournalRow, RunRecord, RunStore
 from agentsm_fn.durable.travel import replay_stored
@@ -31,7 +32,7 @@ from agentsm_fn.shell.credentials import credential_redactor
 from agentsm_fn.shell.keys import EffectKey
 from agentsm_fn.shell.notes import duration, outcome_note
 
-__all__ = ["record_data", "run_view"]
+__all__ = ["record_data", "run_view", "steps_view"]
 
 Redact = Callable[[str], str]
 
@@ -136,16 +137,30 @@ def _changed(
     return why
 
 
-def run_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord) -> dict[str, JsonValue]:
-    """Everything the run page shows about ``record``, replayed against ``durable``'s machine."""
+def _replay(
+    store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord
+) -> tuple[list[Snapshot[Any, Any]], Result[Snapshot[Any, Any], DurableError]]:
+    """The first snapshot of each step, and the replay's end (one replay of the journal)."""
     firsts: list[Snapshot[Any, Any]] = []
 
     def seen(snap: Snapshot[Any, Any]) -> None:
         if not firsts or snap.steps > firsts[-1].steps:
             firsts.append(snap)
 
+    return firsts, replay_stored(store, durable.machine, record.run_id, seen=seen)
+
+
+def steps_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord) -> dict[str, JsonValue]:
+    """What :func:`~agentsm_fn.inspector.compare.compare_views` reads of a run view: its record and steps."""
+    firsts, replayed = _replay(store, durable, record)
+    final = replayed.unwrap() if isinstance(replayed, Success) else None
+    return {"run": record_data(record), "steps": _steps(firsts, final, credential_redactor())}
+
+
+def run_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord) -> dict[str, JsonValue]:
+    """Everything the run page shows about ``record``, replayed against ``durable``'s machine."""
     redact = credential_redactor()
-    replayed = replay_stored(store, durable.machine, record.run_id, seen=seen)
+    firsts, replayed = _replay(store, durable, record)
     final = replayed.unwrap() if isinstance(replayed, Success) else None
     rows = store.journal(record.run_id)
     journal, outcomes = _journal(record.run_id, rows.value_or(()), redact)

@@ -12,16 +12,24 @@ which asks for the token once and sends it as ``Authorization: Bearer`` on every
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from fastapi import APIRouter, Response
 from fastapi.responses import JSONResponse
 
+from agentsm_fn.durable.runner import Durable
+from agentsm_fn.durable.store import RunRecord, RunStore
 from agentsm_fn.inspector import ASSETS, compare_views, machine_view, run_view
+from agentsm_fn.inspector.run_view import steps_view
 from agentsm_fn.llm.json import JsonValue
 from agentsm_fn.server.context import ServerContext
 from agentsm_fn.server.errors import ApiError
 from agentsm_fn.server.runs import unwrapped
 
 __all__ = ["PAGE_PATHS", "inspector_routes"]
+
+_RunView = Callable[[RunStore, Durable[Any, Any, Any], RunRecord], dict[str, JsonValue]]
 
 _TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -49,9 +57,9 @@ def inspector_routes(ctx: ServerContext) -> APIRouter:
     """The inspector's page, files and views over ``ctx``'s store and machines."""
     routes = APIRouter()
 
-    def view(run_id: str) -> dict[str, JsonValue]:
+    def view(run_id: str, of: _RunView = run_view) -> dict[str, JsonValue]:
         record = unwrapped(ctx.store.get(run_id))
-        return run_view(ctx.store, ctx.durable(record.machine), record)
+        return of(ctx.store, ctx.durable(record.machine), record)
 
     @routes.get("/", include_in_schema=False)
     def index() -> Response:
@@ -74,6 +82,6 @@ def inspector_routes(ctx: ServerContext) -> APIRouter:
     @routes.get("/inspector/api/compare/{a}/{b}", tags=["inspector"])
     def compare(a: str, b: str) -> JSONResponse:
         """Two runs side by side: the step where their paths part, and each step's memory differences."""
-        return JSONResponse(compare_views(view(a), view(b)))
+        return JSONResponse(compare_views(view(a, steps_view), view(b, steps_view)))  # only their steps
 
     return routes
