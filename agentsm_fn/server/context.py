@@ -7,7 +7,6 @@ route reaches the store and the machines through ``ctx`` alone and serves any
 
 from __future__ import annotations
 
-import enum
 import typing
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
@@ -107,8 +106,3 @@ class ServerContext:
             known = ", ".join(sorted(self.durables)) or "none"
             raise ApiError(404, "machine_not_found", f"no machine {name} is served here (served: {known})")
         return found
-
-
-def state_names(states: type[enum.Enum]) -> list[str]:
-    """The names of a machine's states, in declaration order."""
-    return [state.name for state in states]
