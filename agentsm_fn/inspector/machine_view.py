@@ -27,13 +27,27 @@ from verification.verify import Report, verify
 __all__ = ["graph_data", "machine_view"]
 
 
-_GRAPHS: dict[str, dict[str, JsonValue]] = {}
+_VERIFIED: dict[str, tuple[Report, dict[str, JsonValue]]] = {}
 _KEEP = 64
-"""How many machines' graphs :func:`graph_data` keeps (a server serves a few machines; each run page asks)."""
+"""How many machines' reports and graphs are kept (a server serves a few machines; each run page asks)."""
+
+
+def _verified(machine: Machine[Any, Any, Any]) -> tuple[Report, dict[str, JsonValue]]:
+    """The verifier's report on ``machine`` and its graph, made once per machine (by fingerprint)."""
+    key = machine_fingerprint(machine)
+    found = _VERIFIED.get(key)
+    if found is None:
+        if len(_VERIFIED) >= _KEEP:
+            _VERIFIED.clear()
+        report = verify(machine)
+        found = _VERIFIED[key] = (report, _graph(report))
+    return found
 
 
 def graph_data(machine: Machine[Any, Any, Any], report: Report | None = None) -> dict[str, JsonValue]:
     """The machine's graph as data: states (initial, terminal, budgeted), rows, and what ``report`` marks.
+
+    Without ``report``, the verifier's report on ``machine`` (made once per machine).
 
     Example:
         >>> from verification._examples import ONE_STEP  # A --GO--> B, B terminal
@@ -41,12 +55,11 @@ def graph_data(machine: Machine[Any, Any, Any], report: Report | None = None) ->
         >>> graph["initial"], graph["rows"]
         ('A', [{'source': 'A', 'event': 'GO', 'target': 'B', 'codes': []}])
     """
-    key = machine_fingerprint(machine)
-    if key in _GRAPHS:
-        return _GRAPHS[key]
-    if len(_GRAPHS) >= _KEEP:
-        _GRAPHS.clear()
-    model, marks = marks_of(report if report is not None else verify(machine))
+    return _verified(machine)[1] if report is None else _graph(report)
+
+
+def _graph(report: Report) -> dict[str, JsonValue]:
+    model, marks = marks_of(report)
     graph: dict[str, JsonValue] = {
         "name": model.name,
         "initial": model.initial,
@@ -70,7 +83,6 @@ def graph_data(machine: Machine[Any, Any, Any], report: Report | None = None) ->
             for r in model.rows
         ],
     }
-    _GRAPHS[key] = graph
     return graph
 
 
@@ -86,7 +98,7 @@ def machine_view(store: RunStore, durable: Durable[Any, Any, Any]) -> dict[str, 
         >>> view["ok"], view["checks"]
         (True, [])
     """
-    report = verify(durable.machine)
+    report, graph = _verified(durable.machine)
     redact = credential_redactor()
     checked = check_runs(store, durable.machine, durable.name)
     checks: list[JsonValue] = (
@@ -109,7 +121,7 @@ def machine_view(store: RunStore, durable: Durable[Any, Any, Any]) -> dict[str, 
     return {
         "name": durable.name,
         "fingerprint": machine_fingerprint(durable.machine),
-        "graph": graph_data(durable.machine, report),
+        "graph": graph,
         "ok": report.ok,
         "findings": [
             {
