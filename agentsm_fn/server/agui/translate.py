@@ -91,14 +91,8 @@ class Translator:
             case EffectStarted(effect=LlmCall()):
                 self.reply = ReplyEvents(self._message_id, self.announced)
                 return []
-            case Streamed(delta=TextDelta(text=text)) if self.reply is not None:
-                return self.reply.text(text)
-            case Streamed(delta=ToolCallStarted(index=index, id=call_id, name=name)) if (
-                self.reply is not None
-            ):
-                return self.reply.call_started(index, call_id, name)
-            case Streamed(delta=ToolCallArguments(index=index, fragment=fragment)) if self.reply is not None:
-                return self.reply.call_arguments(index, fragment)
+            case Streamed(delta=delta) if self.reply is not None:
+                return _streamed(self.reply, delta)
             case EffectEnded(effect=LlmCall(), outcome=outcome) if self.reply is not None:
                 reply, self.reply = self.reply, None
                 return reply.finish(outcome if isinstance(outcome, LlmReply) else None)
