@@ -51,11 +51,13 @@ from agentsm_fn.llm.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from agentsm_fn.server.models import RUN_ID
 from agentsm_fn.shell.credentials import redact_credentials
 
 __all__ = ["AguiRequest", "read_request"]
 
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
+_ID = re.compile(RUN_ID)
+"""A threadId or runId: what the run API takes as a run id."""
 
 
 @attrs.frozen(kw_only=True)
