@@ -8,7 +8,8 @@ result), every delta a streaming provider reports to the effect it performs (its
 tool-call argument fragments, as they are decoded) and the run's end. Performers may run
 on worker threads, so items are put with ``call_soon_threadsafe``, which keeps their order.
 The queue is unbounded: a run puts a few items per step and a few per streamed delta, and
-the stream's reader takes them as fast as the client reads.
+the stream's reader takes them as fast as the client reads. Once the client left (the
+stream is closed) the run goes on, and the feed queues nothing more.
 """
 
 from __future__ import annotations
@@ -118,10 +119,27 @@ class Feed:
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.queue: asyncio.Queue[Happening] = asyncio.Queue()
+        self.closed = False
 
     def put(self, happening: Happening) -> None:
-        """Queue ``happening`` on the feed's loop (from any thread)."""
-        self.loop.call_soon_threadsafe(self.queue.put_nowait, happening)
+        """Queue ``happening`` on the feed's loop (from any thread), unless the feed is closed."""
+        if not self.closed:
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, happening)
+
+    def close(self) -> None:
+        """Nobody reads the queue any more (the client left): queue nothing from now on.
+
+        Example:
+            >>> async def after_close() -> int:
+            ...     feed = Feed(asyncio.get_running_loop())
+            ...     feed.close()
+            ...     feed.put(Moved("Idle", "Planning"))
+            ...     await asyncio.sleep(0)
+            ...     return feed.queue.qsize()
+            >>> asyncio.run(after_close())
+            0
+        """
+        self.closed = True
 
     def run_started(self, start: RunStart) -> RunWatch | None:
         """A watch for every run of the request's shell."""

@@ -118,18 +118,21 @@ async def run_events(
     task: asyncio.Task[Outcome] = asyncio.ensure_future(_go(agent, store, opening, feed))
     _RUNNING.add(task)
     task.add_done_callback(_RUNNING.discard)
-    while not task.done():
-        taking = asyncio.ensure_future(feed.queue.get())
-        await asyncio.wait((taking, task), return_when=asyncio.FIRST_COMPLETED)
-        if not taking.done():
-            taking.cancel()
-            break
-        for event in translator.feed(taking.result()):
-            yield encode(event)
-    await asyncio.sleep(0)  # let the last items the run put from other threads arrive
-    while not feed.queue.empty():
-        for event in translator.feed(feed.queue.get_nowait()):
-            yield encode(event)
+    try:
+        while not task.done():
+            taking = asyncio.ensure_future(feed.queue.get())
+            await asyncio.wait((taking, task), return_when=asyncio.FIRST_COMPLETED)
+            if not taking.done():
+                taking.cancel()
+                break
+            for event in translator.feed(taking.result()):
+                yield encode(event)
+        await asyncio.sleep(0)  # let the last items the run put from other threads arrive
+        while not feed.queue.empty():
+            for event in translator.feed(feed.queue.get_nowait()):
+                yield encode(event)
+    finally:  # the run is over, or its client left and it runs on: nobody reads the feed now
+        feed.close()
     for event in translator.stopping(translator.state):  # a run that never started: its step ends here
         yield encode(event)
     yield encode(_last(store, agent, request, task.result()))
