@@ -50,6 +50,7 @@ def event_to_json(event: RunEvent) -> str:
     """The event as one line of JSON.
 
     Example:
+        >>> from agentsm_fn.stream.events import LlmTextDelta
         >>> event_to_json(LlmTextDelta(run_id="r1", position=2, text="Hi"))
         '{"type":"LlmTextDelta","run_id":"r1","position":2,"text":"Hi"}'
     """
