@@ -50,12 +50,11 @@ class Served:
     """An app served by uvicorn on a free loopback port, in a thread of this process."""
 
     def __init__(self, app: FastAPI) -> None:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        sock = socket.socket()  # bound here and handed over: no other process can take the port meanwhile
+        sock.bind(("127.0.0.1", 0))
+        self.port = sock.getsockname()[1]
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
         self.thread.start()
         started = threading.Event()
         for _ in range(2000):  # readiness poll on uvicorn's own flag, bounded
