@@ -18,7 +18,7 @@ import attrs
 import msgspec
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.stream.events import OutcomeKind, RunEvent
+from agentsm_fn.stream.events import RunEvent
 
 __all__ = ["MalformedEvent", "event_from_json", "event_to_json"]
 
@@ -57,8 +57,7 @@ def event_to_json(event: RunEvent) -> str:
     name = type(event).__name__
     data: dict[str, object] = {"type": name}
     for field in _FIELDS[name]:
-        value = getattr(event, field)
-        data[field] = value.value if isinstance(value, OutcomeKind) else value
+        data[field] = getattr(event, field)  # msgspec writes an OutcomeKind as its value
     return _ENCODER.encode(data).decode()
 
 
