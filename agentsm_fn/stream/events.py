@@ -117,9 +117,10 @@ class Transitioned:
 class EffectRequested:
     """A performer is about to perform an effect the run (``state``) asked for.
 
-    ``effect`` is its type's name, ``summary`` what it says of itself (credentials
-    redacted). A *part* of an effect (one call of a parallel tool batch) has ``part``
-    set to its index and carries the position of the effect it is part of.
+    ``effect`` is its type's name, ``summary`` what it says of itself, as the trace keeps
+    it (``Effect.summary`` never includes a secret; it is not redacted again here). A *part*
+    of an effect (one call of a parallel tool batch) has ``part`` set to its index and
+    carries the position of the effect it is part of.
 
     Example:
         >>> EffectRequested(run_id="r1", position=2, state="Planning", effect="LlmCall",
