@@ -284,7 +284,9 @@ class Durable(Generic[StateT, EventT, MemoryT]):
     ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
         journaled = attrs.evolve(shell, performers=session.performers(shell.performers), clock=session.clock)
         while True:
-            settled = self._settle(session, shell, await arun(self.machine, start, journaled))
+            result = await arun(self.machine, start, journaled)
+            # Settling writes to the store (stop, checkpoint): in a thread, so the loop's other runs go on.
+            settled = await asyncio.to_thread(self._settle, session, shell, result)
             if not isinstance(settled, Snapshot):
                 return settled
             start = settled

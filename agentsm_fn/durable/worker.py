@@ -150,7 +150,7 @@ class _Worker:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-            release(self.store, run_id, self.owner, self.settings.clock())
+            await asyncio.to_thread(release, self.store, run_id, self.owner, self.settings.clock())
             del self.held[task]
 
     async def renew(self) -> None:
