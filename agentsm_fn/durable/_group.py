@@ -19,7 +19,7 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import RunBusy, StoreFailure
 
-__all__ = ["GroupCommit", "Groups", "after", "fenced"]
+__all__ = ["LOST", "GroupCommit", "Groups", "after", "fenced", "owned"]
 
 Op = TypeVar("Op")
 """One journal write, as the store that writes it knows it."""
@@ -118,6 +118,20 @@ def fenced(
         if duplicate_entry in failure.detail:
             return Failure(RunBusy(run_id=run_id, owner="another process (it wrote this entry first)"))
         return Failure(failure)
-    if done.unwrap() == 0:
-        return Failure(RunBusy(run_id=run_id, owner="another process (this one no longer owns the run)"))
-    return Success(None)
+    return owned(done, run_id)
+
+
+LOST = "another process (this one no longer owns the run)"
+"""Who holds a run, as :class:`RunBusy` says it when a write of its former owner wrote nothing."""
+
+
+def owned(done: Written, run_id: str) -> Result[None, RunBusy | StoreFailure]:
+    """A write fenced by ownership: ``RunBusy`` when it wrote no row (the writer no longer owns the run).
+
+    Example:
+        >>> owned(Success(1), "r1"), owned(Success(0), "r1").failure().owner == LOST
+        (<Success: None>, True)
+    """
+    if isinstance(done, Failure):
+        return done
+    return Success(None) if done.unwrap() else Failure(RunBusy(run_id=run_id, owner=LOST))

@@ -2,8 +2,9 @@
 
 A store's reads never lock, never fence and never differ between the databases, so they are
 written once here; each store brings :meth:`StoreReads._query`, which runs one statement in its
-own way and builds the result inside the query (a corrupt row is then a ``StoreFailure``). Writes,
-claims, answers and the group commit differ: they live in each store's subpackage.
+own way and builds the result inside the query (a corrupt row is then a ``StoreFailure``). The
+writes both databases make alike are in :mod:`agentsm_fn.durable._writes`; fenced journal writes,
+claims, stops and the group commit differ: they live in each store's subpackage.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from agentsm_fn.durable.errors import RunNotFound, StoreFailure
 from agentsm_fn.durable.pages import RunQuery
 from agentsm_fn.durable.store import Checkpoint, JournalRow, RunRecord
 
-__all__ = ["Rows", "StoreReads"]
+__all__ = ["Rows", "StoreReads", "comparable"]
 
 T = TypeVar("T")
 
@@ -38,6 +39,22 @@ _MOST = 2**63 - 1
 """The largest LIMIT both databases take."""
 
 _JOURNAL_COLUMNS = "seq, digest, ticks, outcome, at, waiting, summary, effect"
+
+
+_INTEGER = range(-(2**63), 2**63)
+"""The ints an SQLite INTEGER holds."""
+
+
+def comparable(value: object) -> object:
+    """``value`` as a query binds it: an int beyond SQLite's INTEGER compares as the REAL it is near.
+
+    So a seq or step no stored row can have matches no row, on either database, instead of failing to bind.
+
+    Example:
+        >>> comparable(3), comparable(10**20)
+        (3, 1e+20)
+    """
+    return float(value) if isinstance(value, int) and value not in _INTEGER else value
 
 
 def _first(build: Callable[[tuple[object, ...]], T]) -> Callable[[Rows], T | None]:

@@ -18,8 +18,9 @@ from psycopg_pool import ConnectionPool
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable._group import Groups
-from agentsm_fn.durable._reads import Rows, StoreReads
+from agentsm_fn.durable._reads import Rows
 from agentsm_fn.durable._rows import CorruptColumn
+from agentsm_fn.durable._writes import Execute, StoreWrites
 from agentsm_fn.durable.errors import StoreFailure
 from agentsm_fn.durable.postgres._group import Op, run_group
 from agentsm_fn.shell.credentials import redact_credentials, redact_values
@@ -85,7 +86,7 @@ def where(conninfo: str) -> Where:
     )
 
 
-class PostgresConnection(StoreReads):
+class PostgresConnection(StoreWrites):
     """A pool of connections; the store's queries build on :meth:`_do`, one transaction each.
 
     A write that is one statement runs on the pool's autocommit connection without ``BEGIN``
@@ -129,3 +130,13 @@ class PostgresConnection(StoreReads):
         return self._do(
             operation, lambda db: build(db.execute(sql.replace("?", "%s"), params).fetchall()), run_id
         )
+
+    def _change(
+        self, operation: str, work: Callable[[Execute], T], run_id: str = "", one_statement: bool = False
+    ) -> Result[T, StoreFailure]:
+        """Run the shared writes' SQL (``?`` marks a parameter; psycopg's mark is ``%s``)."""
+
+        def written(db: psycopg.Connection[tuple[object, ...]]) -> T:
+            return work(lambda sql, params: db.execute(sql.replace("?", "%s"), params))
+
+        return self._do(operation, written, run_id, one_statement)

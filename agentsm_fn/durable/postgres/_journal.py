@@ -1,4 +1,4 @@
-"""The journal of a PostgresStore: effects started, committed, waiting, answered.
+"""The journal of a PostgresStore: effects started, committed, waiting (answered: ``durable._writes``).
 
 Every write is fenced by ownership (see :mod:`agentsm_fn.durable.postgres._group`).
 """
@@ -8,10 +8,9 @@ from __future__ import annotations
 from returns.result import Result
 
 from agentsm_fn.durable._group import fenced
-from agentsm_fn.durable._rows import answered, refusal
-from agentsm_fn.durable.errors import AnswerRefusal, AnswerRefused, RunBusy, StoreFailure
+from agentsm_fn.durable.errors import RunBusy, StoreFailure
 from agentsm_fn.durable.postgres._connection import PostgresConnection
-from agentsm_fn.durable.postgres._group import OWNED, Db, Op, Statement, insert_op, journal_op, start_op
+from agentsm_fn.durable.postgres._group import OWNED, Op, Statement, insert_op, journal_op, start_op
 from agentsm_fn.durable.store import JournalRow, NewRun
 
 __all__ = ["PostgresJournal"]
@@ -79,31 +78,6 @@ class PostgresJournal(PostgresConnection):
             (run_id, owner, row.effect, row.seq),
         )
         return self._write("record wait", run_id, mark)
-
-    def answer(
-        self, run_id: str, seq: int, outcome: bytes, at: float
-    ) -> Result[None, AnswerRefused | StoreFailure]:
-        """Commit the answer to a waiting effect, once: a second answer (even a concurrent one) is refused."""
-
-        def work(db: Db) -> tuple[AnswerRefusal, str] | None:
-            updated = db.execute(
-                "UPDATE journal SET outcome = %s, at = %s WHERE run_id = %s AND seq = %s AND waiting AND "
-                "outcome IS NULL AND NOT EXISTS (SELECT 1 FROM runs WHERE id = %s AND status = 'finished')",
-                (outcome, at, run_id, seq, run_id),
-            ).rowcount
-            if updated:
-                db.execute(
-                    "UPDATE runs SET status = 'ready', updated = %s WHERE id = %s AND status = 'waiting'",
-                    (at, run_id),
-                )
-                return None
-            found = db.execute(
-                "SELECT waiting, outcome IS NOT NULL FROM journal WHERE run_id = %s AND seq = %s",
-                (run_id, seq),
-            ).fetchone()
-            return refusal(run_id, seq, found)
-
-        return answered(self._do("answer", work, run_id), run_id, seq)
 
     def forget(
         self, run_id: str, seq: int, keep_started: bool, owner: str

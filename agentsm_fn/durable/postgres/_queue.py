@@ -16,15 +16,15 @@ import socket
 from collections.abc import AsyncIterator
 
 import psycopg
-from returns.result import Failure, Result, Success
+from returns.result import Result, Success
 
 from agentsm_fn.durable._owner import owner_alive
 from agentsm_fn.durable._rows import RUN_COLUMNS, record_from
-from agentsm_fn.durable.errors import RunBusy, StoreFailure
+from agentsm_fn.durable.errors import StoreFailure
 from agentsm_fn.durable.postgres._connection import PostgresConnection
-from agentsm_fn.durable.postgres._group import Db, insert_run
+from agentsm_fn.durable.postgres._group import Db
 from agentsm_fn.durable.queue import Wakeups
-from agentsm_fn.durable.store import NewRun, RunRecord
+from agentsm_fn.durable.store import RunRecord
 
 __all__ = ["CHANNEL", "QUEUE_SCHEMA", "PostgresQueue"]
 
@@ -42,18 +42,6 @@ QUEUE_SCHEMA = (
 
 class PostgresQueue(PostgresConnection):
     """Queueing and claiming runs (see :mod:`agentsm_fn.durable.queue`)."""
-
-    def enqueue(self, run: NewRun) -> Result[None, StoreFailure]:
-        """Store ``run`` as READY, owned by nobody (the trigger announces it when this commits)."""
-
-        def work(db: Db) -> None:
-            insert_run(db, run)
-            db.execute(
-                "UPDATE runs SET status = 'ready', owner = NULL, lease_until = NULL WHERE id = %s",
-                (run.run_id,),
-            )
-
-        return self._do("enqueue run", work, run.run_id)
 
     def claim_next(
         self, machines: tuple[str, ...], owner: str, now: float, until: float
@@ -86,24 +74,6 @@ class PostgresQueue(PostgresConnection):
             return record
 
         return self._do("claim run", work)
-
-    def renew(self, run_id: str, owner: str, until: float) -> Result[None, RunBusy | StoreFailure]:
-        """Extend ``owner``'s lease on the run to ``until``; ``RunBusy`` if it no longer owns it."""
-        done = self._do(
-            "renew lease",
-            lambda db: (
-                db.execute(
-                    "UPDATE runs SET lease_until = %s WHERE id = %s AND owner = %s AND status = 'running'",
-                    (until, run_id, owner),
-                ).rowcount
-            ),
-            run_id,
-        )
-        if isinstance(done, Failure):
-            return done
-        if not done.unwrap():
-            return Failure(RunBusy(run_id=run_id, owner="another process (this one no longer owns the run)"))
-        return Success(None)
 
     @contextlib.asynccontextmanager
     async def listen(self) -> AsyncIterator[Wakeups]:

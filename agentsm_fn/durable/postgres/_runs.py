@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from returns.result import Failure, Result
 
-from agentsm_fn.durable._group import fenced
+from agentsm_fn.durable._group import LOST, fenced
 from agentsm_fn.durable._rows import (
-    carrier_text,
     checkpoint_values,
     claimed,
     holder,
@@ -24,26 +21,6 @@ __all__ = ["PostgresRuns"]
 
 class PostgresRuns(PostgresConnection):
     """Reading and writing run records (see :mod:`agentsm_fn.durable.postgres` for the whole store)."""
-
-    def save_trace_context(self, run_id: str, carrier: Mapping[str, str]) -> Result[None, StoreFailure]:
-        """Keep ``carrier`` as the run's trace context, unless it has one (the first is kept)."""
-        text = carrier_text(carrier)
-
-        def work(db: Db) -> None:
-            db.execute(
-                "INSERT INTO trace_contexts(run_id, carrier) VALUES (%s, %s) ON CONFLICT (run_id) DO NOTHING",
-                (run_id, text),
-            )
-
-        return self._do("save trace context", work, run_id, one_statement=True)
-
-    def create(self, run: NewRun) -> Result[None, StoreFailure]:
-        """Store a new run (status RUNNING, owned by ``run.owner``).
-
-        A durable run does not call this: its run row is written with its first journal row
-        (or when it stops), in the same transaction, saving one commit per run.
-        """
-        return self._do("create run", lambda db: insert_run(db, run), run.run_id)
 
     def claim(
         self, run_id: str, owner: str, now: float, until: float
@@ -131,7 +108,7 @@ class PostgresRuns(PostgresConnection):
         try:
             return self._do("stop run", work, run_id, one_statement=create is None and done is None)
         except _Lost:  # raised inside the transaction, so it rolled back
-            return Failure(RunBusy(run_id=run_id, owner="another process (this one no longer owns the run)"))
+            return Failure(RunBusy(run_id=run_id, owner=LOST))
 
 
 class _Lost(Exception):

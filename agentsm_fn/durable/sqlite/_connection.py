@@ -10,32 +10,20 @@ from typing import TypeVar
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable._group import Groups
-from agentsm_fn.durable._reads import Rows, StoreReads
+from agentsm_fn.durable._reads import Rows, comparable
 from agentsm_fn.durable._rows import CorruptColumn
+from agentsm_fn.durable._writes import Execute, StoreWrites
 from agentsm_fn.durable.errors import StoreFailure
 from agentsm_fn.durable.sqlite._group import Op, run_group
+from agentsm_fn.durable.sqlite._rows import transaction
 
-__all__ = ["SqliteConnection", "comparable"]
+__all__ = ["SqliteConnection"]
 
 T = TypeVar("T")
 
-_INTEGER = range(-(2**63), 2**63)
-"""The ints an SQLite INTEGER holds."""
 
-
-def comparable(value: object) -> object:
-    """``value`` as a query binds it: an int beyond SQLite's INTEGER compares as the REAL it is near.
-
-    So a seq or step no stored row can have matches no row (as on PostgreSQL) instead of failing to bind.
-
-    >>> comparable(3), comparable(10**20)
-    (3, 1e+20)
-    """
-    return float(value) if isinstance(value, int) and value not in _INTEGER else value
-
-
-class SqliteConnection(StoreReads):
-    """One SQLite connection behind a lock; queries build on :meth:`_do`, shared reads on :meth:`_query`."""
+class SqliteConnection(StoreWrites):
+    """One SQLite connection behind a lock; queries build on :meth:`_do`, shared ones on _query/_change."""
 
     def __init__(self, connection: sqlite3.Connection, path: str) -> None:
         self._db = connection
@@ -67,3 +55,14 @@ class SqliteConnection(StoreReads):
     ) -> Result[T, StoreFailure]:
         bound = tuple(map(comparable, params))
         return self._do(operation, lambda db: build(db.execute(sql, bound).fetchall()), run_id)
+
+    def _change(
+        self, operation: str, work: Callable[[Execute], T], run_id: str = "", one_statement: bool = False
+    ) -> Result[T, StoreFailure]:
+        def written(db: sqlite3.Connection) -> T:
+            if one_statement:
+                return work(db.execute)
+            with transaction(db):
+                return work(db.execute)
+
+        return self._do(operation, written, run_id)

@@ -1,4 +1,4 @@
-"""The journal of a SqliteStore: effects started, committed, waiting, answered.
+"""The journal of a SqliteStore: effects started, committed, waiting (answered: ``durable._writes``).
 
 Every write is fenced by ownership: a row is written only while the writing process owns the run.
 """
@@ -10,9 +10,9 @@ import sqlite3
 from returns.result import Result
 
 from agentsm_fn.durable._group import fenced
-from agentsm_fn.durable._rows import answered, refusal
-from agentsm_fn.durable.errors import AnswerRefusal, AnswerRefused, RunBusy, StoreFailure
-from agentsm_fn.durable.sqlite._connection import SqliteConnection, comparable
+from agentsm_fn.durable._reads import comparable
+from agentsm_fn.durable.errors import RunBusy, StoreFailure
+from agentsm_fn.durable.sqlite._connection import SqliteConnection
 from agentsm_fn.durable.sqlite._group import Op, after_done, complete_op, insert_op, journal_op
 from agentsm_fn.durable.sqlite._rows import transaction
 from agentsm_fn.durable.store import JournalRow, NewRun
@@ -95,33 +95,6 @@ class SqliteJournal(SqliteConnection):
             ).rowcount
 
         return self._fenced(self._do("record wait", work, run_id), run_id)
-
-    def answer(
-        self, run_id: str, seq: int, outcome: bytes, at: float
-    ) -> Result[None, AnswerRefused | StoreFailure]:
-        """Commit the answer to a waiting effect, once: a second answer is refused."""
-
-        def work(db: sqlite3.Connection) -> tuple[AnswerRefusal, str] | None:
-            with transaction(db):
-                updated = db.execute(
-                    "UPDATE journal SET outcome = ?, at = ? WHERE run_id = ? AND seq = ? AND waiting = 1 "
-                    "AND outcome IS NULL AND NOT EXISTS "
-                    "(SELECT 1 FROM runs WHERE id = ? AND status = 'finished')",
-                    (outcome, at, run_id, comparable(seq), run_id),
-                ).rowcount
-                if updated:
-                    db.execute(
-                        "UPDATE runs SET status = 'ready', updated = ? WHERE id = ? AND status = 'waiting'",
-                        (at, run_id),
-                    )
-                    return None
-                row = db.execute(
-                    "SELECT waiting, outcome IS NOT NULL FROM journal WHERE run_id = ? AND seq = ?",
-                    (run_id, comparable(seq)),
-                ).fetchone()
-            return refusal(run_id, seq, row)
-
-        return answered(self._do("answer", work, run_id), run_id, seq)
 
     def forget(
         self, run_id: str, seq: int, keep_started: bool, owner: str

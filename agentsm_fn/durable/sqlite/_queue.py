@@ -1,4 +1,4 @@
-"""The queue of a SqliteStore: enqueue, claim the next READY or orphaned run, renew a lease.
+"""The queue of a SqliteStore: claim the next READY or orphaned run (enqueue, renew: ``durable._writes``).
 
 SQLite serialises writers (``BEGIN IMMEDIATE``), so a claim reads and takes its run in one
 transaction that no other claimant can interleave with. There is no notification between
@@ -13,34 +13,21 @@ import socket
 import sqlite3
 from collections.abc import AsyncIterator
 
-from returns.result import Failure, Result, Success
+from returns.result import Result, Success
 
 from agentsm_fn.durable._owner import run_orphaned
 from agentsm_fn.durable._rows import RUN_COLUMNS, record_from
-from agentsm_fn.durable.errors import RunBusy, StoreFailure
+from agentsm_fn.durable.errors import StoreFailure
 from agentsm_fn.durable.queue import Wakeups
 from agentsm_fn.durable.sqlite._connection import SqliteConnection
-from agentsm_fn.durable.sqlite._rows import insert_run, transaction
-from agentsm_fn.durable.store import NewRun, RunRecord, RunStatus
+from agentsm_fn.durable.sqlite._rows import transaction
+from agentsm_fn.durable.store import RunRecord, RunStatus
 
 __all__ = ["SqliteQueue"]
 
 
 class SqliteQueue(SqliteConnection):
     """Queueing and claiming runs (see :mod:`agentsm_fn.durable.queue`)."""
-
-    def enqueue(self, run: NewRun) -> Result[None, StoreFailure]:
-        """Store ``run`` as READY, owned by nobody."""
-
-        def work(db: sqlite3.Connection) -> None:
-            with transaction(db):
-                insert_run(db, run)
-                db.execute(
-                    "UPDATE runs SET status = 'ready', owner = NULL, lease_until = NULL WHERE id = ?",
-                    (run.run_id,),
-                )
-
-        return self._do("enqueue run", work, run.run_id)
 
     def claim_next(
         self, machines: tuple[str, ...], owner: str, now: float, until: float
@@ -71,24 +58,6 @@ class SqliteQueue(SqliteConnection):
                 return None
 
         return self._do("claim run", work)
-
-    def renew(self, run_id: str, owner: str, until: float) -> Result[None, RunBusy | StoreFailure]:
-        """Extend ``owner``'s lease on the run to ``until``; ``RunBusy`` if it no longer owns it."""
-        done = self._do(
-            "renew lease",
-            lambda db: (
-                db.execute(
-                    "UPDATE runs SET lease_until = ? WHERE id = ? AND owner = ? AND status = 'running'",
-                    (until, run_id, owner),
-                ).rowcount
-            ),
-            run_id,
-        )
-        if isinstance(done, Failure):
-            return done
-        if not done.unwrap():
-            return Failure(RunBusy(run_id=run_id, owner="another process (this one no longer owns the run)"))
-        return Success(None)
 
     @contextlib.asynccontextmanager
     async def listen(self) -> AsyncIterator[Wakeups]:

@@ -6,14 +6,13 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from agentsm_fn.durable._rows import NEW_RUN_COLUMNS, new_run_values
+from agentsm_fn.durable._rows import new_run_values
+from agentsm_fn.durable._writes import INSERT_RUN
 from agentsm_fn.durable.store import NewRun
-
-_MARKS = ", ".join(["?"] * len(NEW_RUN_COLUMNS.split(",")))
 
 
 def insert_run(db: sqlite3.Connection, run: NewRun) -> None:
-    db.execute(f"INSERT INTO runs({NEW_RUN_COLUMNS}) VALUES ({_MARKS})", new_run_values(run))
+    db.execute(INSERT_RUN, new_run_values(run))
 
 
 @contextmanager

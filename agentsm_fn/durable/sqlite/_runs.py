@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
 
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.durable._group import fenced
+from agentsm_fn.durable._group import LOST, fenced
 from agentsm_fn.durable._rows import (
-    carrier_text,
     checkpoint_values,
     claimed,
     holder,
@@ -26,27 +24,6 @@ __all__ = ["SqliteRuns"]
 
 class SqliteRuns(SqliteConnection):
     """Reading and writing run records (see :mod:`agentsm_fn.durable.sqlite` for the whole store)."""
-
-    def save_trace_context(self, run_id: str, carrier: Mapping[str, str]) -> Result[None, StoreFailure]:
-        """Keep ``carrier`` as the run's trace context, unless it has one (the first is kept)."""
-        text = carrier_text(carrier)
-
-        def work(db: sqlite3.Connection) -> None:
-            db.execute("INSERT OR IGNORE INTO trace_contexts(run_id, carrier) VALUES (?, ?)", (run_id, text))
-
-        return self._do("save trace context", work, run_id)
-
-    def create(self, run: NewRun) -> Result[None, StoreFailure]:
-        """Store a new run (status RUNNING, owned by ``run.owner``).
-
-        A durable run does not call this: its run row is written with its first journal row
-        (or when it stops), in the same transaction, saving one commit per run.
-        """
-
-        def work(db: sqlite3.Connection) -> None:
-            insert_run(db, run)
-
-        return self._do("create run", work, run.run_id)
 
     def claim(
         self, run_id: str, owner: str, now: float, until: float
@@ -136,5 +113,5 @@ class SqliteRuns(SqliteConnection):
 
         stopped = self._do("stop run", work, run_id)
         if isinstance(stopped, Success) and not stopped.unwrap():
-            return Failure(RunBusy(run_id=run_id, owner="another process (this one no longer owns the run)"))
+            return Failure(RunBusy(run_id=run_id, owner=LOST))
         return stopped.map(lambda _: None)

@@ -15,9 +15,10 @@ serialises their writes and waits up to ``busy_timeout`` seconds for a lock.
 * ``Durability.FULL``: every commit is flushed (``fsync``) before it returns, so it also
   survives a power cut; each commit then costs a disk flush.
 
-The store's methods live in one module per part: the connection (``_sqlite_base``), run
-records, leases and checkpoints (``_sqlite_runs``), the journal and its waits
-(``_sqlite_journal``); this module opens the file and migrates its schema.
+The store's methods live in one module per part: the connection (``_connection``), run
+records, leases and checkpoints (``_runs``), the journal and its waits (``_journal``), the
+queue (``_queue``); the reads and writes both stores make alike are ``durable._reads`` and
+``durable._writes``. This module opens the file and migrates its schema.
 """
 
 from __future__ import annotations
