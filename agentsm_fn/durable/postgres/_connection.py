@@ -17,11 +17,11 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.durable._group import Groups
+from agentsm_fn.durable._group import Groups, fenced
 from agentsm_fn.durable._reads import Rows
 from agentsm_fn.durable._rows import CorruptColumn
 from agentsm_fn.durable._writes import Execute, StoreWrites
-from agentsm_fn.durable.errors import StoreFailure
+from agentsm_fn.durable.errors import RunBusy, StoreFailure
 from agentsm_fn.durable.postgres._group import Op, run_group
 from agentsm_fn.shell.credentials import redact_credentials, redact_values
 
@@ -117,6 +117,10 @@ class PostgresConnection(StoreWrites):
                     return Success(work(db))
         except (psycopg.Error, CorruptColumn) as exc:
             return Failure(self._where.failure(operation, exc, run_id))
+
+    def _fenced(self, done: Result[int, StoreFailure], run_id: str) -> Result[None, RunBusy | StoreFailure]:
+        """A fenced write's result (:func:`~agentsm_fn.durable._group.fenced`, with this database's words)."""
+        return fenced(done, run_id, duplicate_run='"runs_pkey"', duplicate_entry='"journal_pkey"')
 
     def _query(
         self,

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from returns.result import Result
 
-from agentsm_fn.durable._group import fenced
 from agentsm_fn.durable.errors import RunBusy, StoreFailure
 from agentsm_fn.durable.postgres._connection import PostgresConnection
 from agentsm_fn.durable.postgres._group import OWNED, Op, Statement, insert_op, journal_op, start_op
@@ -43,9 +42,6 @@ class PostgresJournal(PostgresConnection):
 
     def _write(self, operation: str, run_id: str, op: Op) -> Result[None, RunBusy | StoreFailure]:
         return self._fenced(self._do(operation, op, run_id, one_statement=isinstance(op, Statement)), run_id)
-
-    def _fenced(self, done: Result[int, StoreFailure], run_id: str) -> Result[None, RunBusy | StoreFailure]:
-        return fenced(done, run_id, duplicate_run='"runs_pkey"', duplicate_entry='"journal_pkey"')
 
     async def astart_effect(
         self,

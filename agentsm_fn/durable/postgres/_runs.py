@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from returns.result import Failure, Result
 
-from agentsm_fn.durable._group import LOST, fenced
+from agentsm_fn.durable._group import LOST
 from agentsm_fn.durable._rows import (
     checkpoint_values,
     claimed,
@@ -57,7 +57,7 @@ class PostgresRuns(PostgresConnection):
             ).rowcount
 
         saved = self._do("save checkpoint", work, run_id, one_statement=True)
-        return fenced(saved, run_id, '"runs_pkey"', '"journal_pkey"')
+        return self._fenced(saved, run_id)
 
     def stop(
         self,

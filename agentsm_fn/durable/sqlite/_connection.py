@@ -9,11 +9,11 @@ from typing import TypeVar
 
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.durable._group import Groups
+from agentsm_fn.durable._group import Groups, fenced
 from agentsm_fn.durable._reads import Rows, comparable
 from agentsm_fn.durable._rows import CorruptColumn
 from agentsm_fn.durable._writes import Execute, StoreWrites
-from agentsm_fn.durable.errors import StoreFailure
+from agentsm_fn.durable.errors import RunBusy, StoreFailure
 from agentsm_fn.durable.sqlite._group import Op, run_group
 from agentsm_fn.durable.sqlite._rows import transaction
 
@@ -44,6 +44,10 @@ class SqliteConnection(StoreWrites):
                 return Success(work(self._db))
             except (sqlite3.Error, CorruptColumn, OverflowError) as exc:  # Overflow: an int no column holds
                 return Failure(StoreFailure(operation=operation, detail=str(exc), run_id=run_id))
+
+    def _fenced(self, done: Result[int, StoreFailure], run_id: str) -> Result[None, RunBusy | StoreFailure]:
+        """A fenced write's result (:func:`~agentsm_fn.durable._group.fenced`, with this database's words)."""
+        return fenced(done, run_id, duplicate_run="runs.id", duplicate_entry="UNIQUE")
 
     def _query(
         self,

@@ -9,7 +9,6 @@ import sqlite3
 
 from returns.result import Result
 
-from agentsm_fn.durable._group import fenced
 from agentsm_fn.durable._reads import comparable
 from agentsm_fn.durable.errors import RunBusy, StoreFailure
 from agentsm_fn.durable.sqlite._connection import SqliteConnection
@@ -57,9 +56,6 @@ class SqliteJournal(SqliteConnection):
                 return op(db)
 
         return self._fenced(self._do("commit effect", work, run_id), run_id)
-
-    def _fenced(self, done: Result[int, StoreFailure], run_id: str) -> Result[None, RunBusy | StoreFailure]:
-        return fenced(done, run_id, duplicate_run="runs.id", duplicate_entry="UNIQUE")
 
     async def astart_effect(
         self,

@@ -6,7 +6,7 @@ import sqlite3
 
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.durable._group import LOST, fenced
+from agentsm_fn.durable._group import LOST
 from agentsm_fn.durable._rows import (
     checkpoint_values,
     claimed,
@@ -57,7 +57,7 @@ class SqliteRuns(SqliteConnection):
                 (run_id, *checkpoint_values(checkpoint), run_id, owner),
             ).rowcount
 
-        return fenced(self._do("save checkpoint", work, run_id), run_id, "runs.id", "UNIQUE")
+        return self._fenced(self._do("save checkpoint", work, run_id), run_id)
 
     def stop(
         self,
