@@ -265,17 +265,20 @@ NEW_RUN_COLUMNS = (
 """The columns a new run is inserted with, in the order of :func:`new_run_values`."""
 
 
-def new_run_values(run: NewRun) -> tuple[object, ...]:
-    """A new run's row (RUNNING, owned by ``run.owner``) in the order of :data:`NEW_RUN_COLUMNS`."""
+def new_run_values(run: NewRun, queued: bool = False) -> tuple[object, ...]:
+    """A new run's row in the order of :data:`NEW_RUN_COLUMNS`: RUNNING, owned by ``run.owner``.
+
+    ``queued``: READY and owned by nobody instead, for a worker to claim.
+    """
     return (
         run.run_id,
         run.machine,
         run.fingerprint,
-        RunStatus.RUNNING.value,
+        (RunStatus.READY if queued else RunStatus.RUNNING).value,
         run.created,
         run.created,
-        run.owner,
-        run.lease_until,
+        None if queued else run.owner,
+        None if queued else run.lease_until,
         run.parent,
         run.parent_step,
         run.memory,

@@ -77,13 +77,9 @@ class StoreWrites(StoreReads):
         """Store ``run`` as READY, owned by nobody (PostgreSQL's trigger announces it when this commits)."""
 
         def work(execute: Execute) -> None:
-            execute(INSERT_RUN, new_run_values(run))
-            execute(
-                "UPDATE runs SET status = 'ready', owner = NULL, lease_until = NULL WHERE id = ?",
-                (run.run_id,),
-            )
+            execute(INSERT_RUN, new_run_values(run, queued=True))
 
-        return self._change("enqueue run", work, run.run_id)
+        return self._change("enqueue run", work, run.run_id, one_statement=True)
 
     def renew(self, run_id: str, owner: str, until: float) -> Result[None, RunBusy | StoreFailure]:
         """Extend ``owner``'s lease on the run to ``until``; ``RunBusy`` if it no longer owns it."""
