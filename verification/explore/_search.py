@@ -16,8 +16,8 @@ from typing import Generic, TypeVar
 import attrs
 
 from agentsm_fn.core.snapshot import Snapshot, Status
-from verification.explore._successors import Choices, transitions
-from verification.kit._drive import Moved
+from verification.explore._successors import Choices
+from verification.kit._drive import Moved, branches
 from verification.kit._render import short
 from verification.kit._rules import Broken, RunRules, holds
 from verification.kit.run_properties import Monitors, begin_all, end_all
@@ -130,7 +130,7 @@ class Search(Generic[StateT, EventT, MemoryT]):
                     return None
                 steps = self.depth[node]
                 here = Snapshot(state=self.state[node], memory=self.memory[node], steps=steps)
-                for went in transitions(machine, here, self.choices, rules.max_effects):
+                for went in branches(machine, here, self.choices, rules.max_effects):
                     if not isinstance(went, Moved):
                         fed = tuple(short(o) for o in went.outcomes)
                         broken_stop = rules.judge_stop(went.failure, fed)

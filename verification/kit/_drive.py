@@ -1,9 +1,15 @@
-"""Private: take one transition with the real pure engine, choosing outcomes on the way."""
+"""Private: take one transition with the real pure engine, choosing outcomes on the way.
+
+:func:`branches` walks every way a transition can go (each outcome of each effect requested
+on the way); :func:`advance`, one transition of a generated or scripted run, is its first
+branch with one chosen outcome per effect, and the explorer (:mod:`verification.explore`)
+walks them all: one step/resume loop for both.
+"""
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import Generic, TypeVar
 
 import attrs
@@ -32,7 +38,7 @@ class Moved(Generic[StateT, EventT, MemoryT]):
 
 @attrs.frozen
 class Stopped(Generic[StateT, MemoryT]):
-    """The engine returned a failure (or the handler asked for too many effects in one step)."""
+    """The engine returned a failure (None: an effect had no outcome to feed, or one too many was asked)."""
 
     failure: RunFailed[StateT, MemoryT] | None
     effects: tuple[Effect[object], ...]
@@ -54,6 +60,52 @@ def last_row(
     return machine.states[entry.state], machine.events[entry.event], machine.states[entry.target]
 
 
+def branches(
+    machine: Machine[StateT, EventT, MemoryT],
+    snapshot: Snapshot[StateT, MemoryT],
+    options: Callable[[StateT, Effect[object]], Sequence[object]],
+    max_effects: int = 20,
+) -> Iterator[Moved[StateT, EventT, MemoryT] | Stopped[StateT, MemoryT]]:
+    """Every way one transition can go: step, and resume with each outcome ``options`` gives each effect.
+
+    One result per combination of outcomes fed on the way (a tree when a handler asks for
+    several effects in one step), depth first, so the first is the run that takes the first
+    option every time (:func:`advance`). An effect with no option, or beyond ``max_effects``
+    in one transition, ends its branch as a :class:`Stopped` with no failure and that effect last.
+    """
+    now = float(len(snapshot.journal))
+
+    def walk(
+        current: Snapshot[StateT, MemoryT], effects: tuple[Effect[object], ...], outcomes: tuple[object, ...]
+    ) -> Iterator[Moved[StateT, EventT, MemoryT] | Stopped[StateT, MemoryT]]:
+        pending = current.pending
+        if current.status is not Status.AWAITING or pending is None:
+            yield from settle(step(machine, current, now), effects, outcomes)
+            return
+        asked = (*effects, pending)
+        tries = options(current.state, pending) if len(effects) < max_effects else ()
+        if not tries:
+            yield Stopped(None, asked, outcomes)
+        for outcome in tries:
+            yield from settle(resume(machine, current, outcome, now), asked, (*outcomes, outcome))
+
+    def settle(
+        result: Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT]],
+        effects: tuple[Effect[object], ...],
+        outcomes: tuple[object, ...],
+    ) -> Iterator[Moved[StateT, EventT, MemoryT] | Stopped[StateT, MemoryT]]:
+        if isinstance(result, Failure):
+            yield Stopped(result.failure(), effects, outcomes)
+            return
+        current = result.unwrap()
+        if current.status is Status.AWAITING:
+            yield from walk(current, effects, outcomes)
+        else:
+            yield Moved(current, last_row(machine, current), effects, outcomes)
+
+    return walk(snapshot, (), ())
+
+
 def advance(
     machine: Machine[StateT, EventT, MemoryT],
     snapshot: Snapshot[StateT, MemoryT],
@@ -61,23 +113,4 @@ def advance(
     max_effects: int = 20,
 ) -> Moved[StateT, EventT, MemoryT] | Stopped[StateT, MemoryT]:
     """Step (and resume with chosen outcomes) until one transition is taken or the run fails."""
-    effects: list[Effect[object]] = []
-    outcomes: list[object] = []
-    now = float(len(snapshot.journal))
-    current = snapshot
-    result: Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT]]
-    while True:
-        if current.status is Status.AWAITING and current.pending is not None:
-            if len(effects) >= max_effects:
-                return Stopped(None, tuple(effects), tuple(outcomes))
-            effects.append(current.pending)
-            outcome = choose(current.pending)
-            outcomes.append(outcome)
-            result = resume(machine, current, outcome, now)
-        else:
-            result = step(machine, current, now)
-        if isinstance(result, Failure):
-            return Stopped(result.failure(), tuple(effects), tuple(outcomes))
-        current = result.unwrap()
-        if current.status is not Status.AWAITING:
-            return Moved(current, last_row(machine, current), tuple(effects), tuple(outcomes))
+    return next(branches(machine, snapshot, lambda state, effect: (choose(effect),), max_effects))
