@@ -19,8 +19,8 @@ from agentsm_fn.core.snapshot import Snapshot, Status
 from verification.explore._successors import Choices
 from verification.kit._drive import Moved, branches
 from verification.kit._render import short
-from verification.kit._rules import Broken, RunRules, holds
-from verification.kit.run_properties import Monitors, begin_all, end_all
+from verification.kit._rules import Broken, RunRules
+from verification.kit.run_properties import Monitors, begin_all
 
 __all__ = ["Found", "Search", "Unhashable"]
 
@@ -115,11 +115,9 @@ class Search(Generic[StateT, EventT, MemoryT]):
                 continue
             start = Snapshot(state=state, memory=memory)
             node = self._add(-1, None, (), start, rules.limit_for(state, memory), monitors)
-            for inv in rules.memory_invariants:
-                ok, why = holds(inv.holds, memory)
-                if not ok:
-                    broken: Broken = ("invariant", f"start memory breaks {inv.name!r}{why}")
-                    return Found(broken=broken, node=node, event=None, target=None, outcomes=())
+            broken = rules.judge_start(memory)
+            if broken is not None:
+                return Found(broken=broken, node=node, event=None, target=None, outcomes=())
             if state not in terminals:
                 level.append(node)
         while level:
@@ -135,7 +133,7 @@ class Search(Generic[StateT, EventT, MemoryT]):
                         fed = tuple(short(o) for o in went.outcomes)
                         broken_stop = rules.judge_stop(went.failure, fed)
                         if broken_stop is None:
-                            broken_stop = self._ended(node)
+                            broken_stop = rules.judge_end(self.monitors[node])
                         if broken_stop is not None:
                             return Found(
                                 broken=broken_stop, node=node, event=None, target=None, outcomes=went.outcomes
@@ -157,7 +155,7 @@ class Search(Generic[StateT, EventT, MemoryT]):
                     child = self._add(node, event, went.outcomes, after, self.limit[node], monitors)
                     self.deepest = max(self.deepest, steps + 1)
                     if after.status is Status.FINISHED:
-                        broken_end = self._ended(child)
+                        broken_end = rules.judge_end(monitors)
                         if broken_end is not None:
                             return Found(broken=broken_end, node=child, event=None, target=None, outcomes=())
                     elif depth is not None and steps + 1 >= depth:
@@ -166,10 +164,6 @@ class Search(Generic[StateT, EventT, MemoryT]):
                         following.append(child)
             level = following
         return None
-
-    def _ended(self, node: int) -> Broken | None:
-        problem = end_all(self.rules.properties, self.monitors[node])
-        return None if problem is None else ("property", problem)
 
     def chain(self, node: int) -> list[int]:
         """The nodes from a start to ``node``, in order."""

@@ -1,8 +1,9 @@
 """Private: the rules the kit checks after each transition of a run, read from a machine once.
 
 :class:`RunRules` holds them (declared events, invariants, run properties, the step bound,
-which engine failures are legitimate ends) and judges a transition (:meth:`RunRules.judge`)
-or an engine stop (:meth:`RunRules.judge_stop`) as a value: the first broken rule's kind and
+which engine failures are legitimate ends) and judges a start memory (:meth:`RunRules.judge_start`),
+a transition (:meth:`RunRules.judge`), an engine stop (:meth:`RunRules.judge_stop`) or the end of
+a run (:meth:`RunRules.judge_end`) as a value: the first broken rule's kind and
 message, in the order the kit documents. :class:`~verification.kit._runner.CheckedRun` (generated
 and scripted runs) and the explorer (:mod:`verification.explore`) both ask it, so they mean
 the same thing by a broken rule.
@@ -24,7 +25,7 @@ from verification.bound import StepBound
 from verification.events import emittable_events
 from verification.kit._drive import Moved
 from verification.kit.invariants import MemoryInvariant, Transition, TransitionInvariant
-from verification.kit.run_properties import Monitors, RunProperty, advance_all
+from verification.kit.run_properties import Monitors, RunProperty, advance_all, end_all
 from verification.verify import step_bound
 
 __all__ = ["Broken", "RunRules", "ViolationKind", "holds"]
@@ -115,6 +116,14 @@ class RunRules(Generic[StateT, EventT, MemoryT]):
             return self.bound.max_transitions(0)
         return None if self.budget is None else self.bound.max_transitions(self.budget(memory))
 
+    def judge_start(self, memory: MemoryT) -> Broken | None:
+        """The memory invariant a run's start memory breaks, if any."""
+        for inv in self.memory_invariants:
+            ok, why = holds(inv.holds, memory)
+            if not ok:
+                return "invariant", f"start memory breaks {inv.name!r}{why}"
+        return None
+
     def judge(
         self,
         before: MemoryT,
@@ -166,6 +175,11 @@ class RunRules(Generic[StateT, EventT, MemoryT]):
                 f"{moved.snapshot.steps} transitions exceed the derived bound {limit}",
             )
         return monitors, None
+
+    def judge_end(self, monitors: Monitors) -> Broken | None:
+        """The run property an ended run (terminal, or an accepted failure) breaks, if any."""
+        problem = end_all(self.properties, monitors)
+        return None if problem is None else ("property", problem)
 
     def judge_stop(self, failure: RunFailed[StateT, MemoryT] | None, fed: tuple[str, ...]) -> Broken | None:
         """The rule a run stopped by the engine breaks, or None when ``accept_failure`` accepts it."""

@@ -25,9 +25,9 @@ from agentsm_fn.core.failures import InvalidTransition, RunFailed
 from agentsm_fn.core.snapshot import Snapshot, Status
 from verification.kit._drive import Moved, advance
 from verification.kit._render import short
-from verification.kit._rules import RunRules, ViolationKind, holds
+from verification.kit._rules import RunRules, ViolationKind
 from verification.kit.coverage import CoverageRecorder
-from verification.kit.run_properties import begin_all, end_all
+from verification.kit.run_properties import begin_all
 
 __all__ = ["CheckedRun", "PathStep", "RunRules", "RunViolation", "ViolationKind"]
 
@@ -104,10 +104,9 @@ class CheckedRun(Generic[StateT, EventT, MemoryT]):
         self.monitors = begin_all(rules.properties, memory)
         if coverage is not None:
             coverage.start(state)
-        for inv in rules.memory_invariants:
-            ok, why = holds(inv.holds, memory)
-            if not ok:
-                raise self.fail("invariant", f"start memory breaks {inv.name!r}{why}")
+        broken = rules.judge_start(memory)
+        if broken is not None:
+            raise self.fail(*broken)
 
     def fail(self, kind: ViolationKind, message: str) -> RunViolation:
         """A :class:`RunViolation` carrying this run's path."""
@@ -143,9 +142,9 @@ class CheckedRun(Generic[StateT, EventT, MemoryT]):
         return moved.row
 
     def _ended(self) -> None:
-        problem = end_all(self.rules.properties, self.monitors)
-        if problem is not None:
-            raise self.fail("property", problem)
+        broken = self.rules.judge_end(self.monitors)
+        if broken is not None:
+            raise self.fail(*broken)
 
     def _stopped(self, failure: RunFailed[StateT, MemoryT] | None, fed: tuple[str, ...]) -> None:
         if failure is not None and isinstance(failure.reason, InvalidTransition):
