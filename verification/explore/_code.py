@@ -17,7 +17,7 @@ from typing import cast
 import attrs
 from pyrsistent import PVector
 
-from verification.kit._render import field_default
+from verification.kit._render import at_default
 
 __all__ = ["Source"]
 
@@ -89,12 +89,7 @@ class Source:
             if not field.init:
                 continue
             current = getattr(value, field.name)
-            has_default, default = field_default(field)
-            try:
-                same = has_default and bool(current == default)
-            except Exception:  # an odd __eq__: write the field
-                same = False
-            if not same:
+            if not at_default(field, current):
                 shown.append(f"{field.alias}={self.value(current)}")
         return f"{self.name(klass)}({', '.join(shown)})"
 

@@ -9,7 +9,7 @@ import attrs
 _FACTORY: type = type(attrs.Factory(list))
 
 
-def field_default(field: attrs.Attribute[object]) -> tuple[bool, object]:
+def _default(field: attrs.Attribute[object]) -> tuple[bool, object]:
     default = field.default
     if default is attrs.NOTHING:
         return False, None
@@ -18,6 +18,15 @@ def field_default(field: attrs.Attribute[object]) -> tuple[bool, object]:
             return False, None
         return True, getattr(default, "factory")()  # noqa: B009 - the stubs type Factory as a function
     return True, default
+
+
+def at_default(field: attrs.Attribute[object], current: object) -> bool:
+    """Whether ``current`` equals ``field``'s default (False when it has none, or ``==`` raises)."""
+    has_default, default = _default(field)
+    try:
+        return has_default and bool(current == default)
+    except Exception:  # an odd __eq__ must not break a report
+        return False
 
 
 def render(value: object) -> str:
@@ -30,12 +39,7 @@ def render(value: object) -> str:
     shown: list[str] = []
     for field in attrs.fields(cast(type[attrs.AttrsInstance], type(value))):
         current = getattr(value, field.name)
-        has_default, default = field_default(field)
-        try:
-            same = has_default and bool(current == default)
-        except Exception:  # an odd __eq__ must not break a report
-            same = False
-        if not same:
+        if not at_default(field, current):
             shown.append(f"{field.name}={render(current)}")
     return f"{type(value).__name__}({', '.join(shown)})"
 
