@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 import attrs
+from hypothesis import strategies as st
 from returns.result import Result
 
 from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory, Event, State
@@ -13,7 +14,9 @@ from agentsm_fn.agents.react.planning import Decided, plan, receive_plan
 from agentsm_fn.agents.react.prompt import compression_request
 from agentsm_fn.agents.react.reflecting import receive_summary, reflect
 from agentsm_fn.core import Fault, Perform, effectful, perform, pure
-from agentsm_fn.llm import LlmCall, LlmOutcome
+from agentsm_fn.llm import LlmCall, LlmOutcome, LlmReply, ToolCall
+from verification.kit import Outcomes
+from verification.kit.react_strategies import react_llm_outcomes, react_memories, react_outcomes
 
 
 def observe_forgetting_the_tool_call(
@@ -75,6 +78,25 @@ SKIPPING_APPROVAL = REACT_MACHINE.extend(
     handlers={State.Planning: effectful(plan, plan_skipping_approval, failure_event=Event.FatalError)}
 )
 """The ReAct machine whose Planning never asks for approval."""
+
+
+def banning_shell() -> st.SearchStrategy[AgentMemory]:
+    """Memories that ban "shell" (a known tool with an argument-free schema) and allow a few steps."""
+    return react_memories().map(
+        lambda m: attrs.evolve(
+            m,
+            blacklisted_tools={"shell"},
+            config=attrs.evolve(m.config, max_steps=max(m.config.max_steps, 3)),
+        )
+    )
+
+
+def risky_outcomes() -> Outcomes:
+    """The ReAct outcomes, with a model that often asks for exactly the tools the policies are about."""
+    risky = st.sampled_from(
+        [LlmReply(tool_calls=(ToolCall("call_1", name, {"q": "x"}),)) for name in ("shell", "delete_file")]
+    )
+    return react_outcomes().on(LlmCall, lambda call: st.one_of(react_llm_outcomes(call), risky))
 
 
 def reflect_ignoring_the_budget(

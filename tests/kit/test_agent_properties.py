@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-import attrs
 import pytest
-from hypothesis import strategies as st
 
 from agentsm_fn.agents.plan_execute import PLAN_EXECUTE_MACHINE
 from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory, Event, State
 from agentsm_fn.core import Machine
-from agentsm_fn.llm import LlmCall, LlmReply, ToolCall
 from tests.agents.plan_execute.test_properties import OUTCOMES, entries, memories
 from verification.kit import RunViolation, check_machine, kit_settings
 from verification.kit.plan_execute_properties import PLAN_EXECUTE_PROPERTIES, plan_execute_budget
 from verification.kit.react_invariants import REACT_PROPERTIES, react_budget
 from verification.kit.react_strategies import (
     react_entries,
-    react_llm_outcomes,
     react_memories,
     react_outcomes,
 )
 
-from .planted import IGNORING_BLACKLIST, SKIPPING_APPROVAL
+from .planted import IGNORING_BLACKLIST, SKIPPING_APPROVAL, banning_shell, risky_outcomes
 
 
 def test_the_react_agents_run_properties_hold_on_the_kits_runs() -> None:
@@ -63,22 +59,11 @@ def test_the_plan_execute_agents_run_properties_hold_on_the_kits_runs() -> None:
 def test_the_react_properties_catch_a_planning_state_that_ignores_its_policy(
     machine: Machine[State, Event, AgentMemory], rule: str
 ) -> None:
-    banning_shell = react_memories().map(
-        lambda m: attrs.evolve(
-            m,
-            blacklisted_tools={"shell"},
-            config=attrs.evolve(m.config, max_steps=max(m.config.max_steps, 3)),
-        )
-    )
-    risky = st.sampled_from(
-        [LlmReply(tool_calls=(ToolCall("call_1", name, {"q": "x"}),)) for name in ("shell", "delete_file")]
-    )
-    outcomes = react_outcomes().on(LlmCall, lambda call: st.one_of(react_llm_outcomes(call), risky))
     with pytest.raises(RunViolation, match=rule) as caught:
         check_machine(
             machine,
-            banning_shell,
-            outcomes=outcomes,
+            banning_shell(),
+            outcomes=risky_outcomes(),
             budget=react_budget,
             properties=REACT_PROPERTIES,
             settings=kit_settings(stateful_step_count=10),

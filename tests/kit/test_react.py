@@ -4,23 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import attrs
 import pytest
 from hypothesis import strategies as st
 
 from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory, Event, State
 from agentsm_fn.core import Machine
-from agentsm_fn.llm import LlmCall, LlmReply, ToolCall
 from verification.kit import CoverageReport, Outcomes, RunViolation, check_machine, kit_settings
 from verification.kit.react_invariants import BUDGET_RESPECTED, REACT_INVARIANTS, ReactInvariant, react_budget
 from verification.kit.react_strategies import (
     react_entries,
-    react_llm_outcomes,
     react_memories,
     react_outcomes,
 )
 
-from .planted import FORGETFUL_REACT, IGNORING_BLACKLIST, OVERSPENDING_REACT, SKIPPING_APPROVAL
+from .planted import (
+    FORGETFUL_REACT,
+    IGNORING_BLACKLIST,
+    OVERSPENDING_REACT,
+    SKIPPING_APPROVAL,
+    banning_shell,
+    risky_outcomes,
+)
 
 # Every built-in rule but the budget one, which the agent breaks today (see the last test).
 HOLDING = tuple(REACT_INVARIANTS)
@@ -97,27 +101,14 @@ def test_the_budget_rule_holds_for_the_agent() -> None:
 def test_the_safety_invariants_catch_a_planning_state_that_ignores_its_policy(
     machine: Machine[State, Event, AgentMemory], rule: str
 ) -> None:
-    # Memories that ban "shell" (a known tool with an argument-free schema) and allow a few steps.
-    banning_shell = react_memories().map(
-        lambda m: attrs.evolve(
-            m,
-            blacklisted_tools={"shell"},
-            config=attrs.evolve(m.config, max_steps=max(m.config.max_steps, 3)),
-        )
-    )
-    # ...and a model that often asks for exactly the tools the policy is about.
-    risky = st.sampled_from(
-        [LlmReply(tool_calls=(ToolCall("call_1", name, {"q": "x"}),)) for name in ("shell", "delete_file")]
-    )
-    outcomes = react_outcomes().on(LlmCall, lambda call: st.one_of(react_llm_outcomes(call), risky))
     with pytest.raises(RunViolation, match=rule) as caught:
         check_react(
             machine,
             steps=10,
             require_all_transitions=False,
-            memories=banning_shell,
+            memories=banning_shell(),
             entries=False,
-            outcomes=outcomes,
+            outcomes=risky_outcomes(),
         )
     assert caught.value.path[-1].source in {"Acting", "ParallelActing"}
     assert len(caught.value.path) <= 6
