@@ -23,7 +23,7 @@ import attrs
 from agentsm_fn.core.handlers import Handler
 from agentsm_fn.core.machine import Machine
 
-__all__ = ["EventReading", "emittable_events", "read_events"]
+__all__ = ["EventReading", "emittable_events", "read_events", "return_annotation"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
@@ -68,6 +68,24 @@ def _collect(tp: object, events: type[enum.Enum], found: set[enum.Enum], foreign
         _collect(arg, events, found, foreign)
 
 
+def return_annotation(fn: Callable[..., object]) -> object | str:
+    """``fn``'s evaluated return annotation, or why there is none (as a finding's message).
+
+    Example:
+        >>> def half(n: int) -> float:
+        ...     return n / 2
+        >>> return_annotation(half), return_annotation(lambda n: n)
+        (<class 'float'>, '<lambda> has no return annotation')
+    """
+    name = getattr(fn, "__qualname__", repr(fn))
+    try:
+        hints = typing.get_type_hints(fn)
+    except Exception as exc:  # any error inside user annotations becomes a finding
+        return f"the annotations of {name} cannot be evaluated ({type(exc).__name__}: {exc})"
+    returned: object = hints.get("return", f"{name} has no return annotation")
+    return returned
+
+
 def _read_function(
     fn: Callable[..., object], events: type[enum.Enum]
 ) -> tuple[set[enum.Enum], set[str]] | str:
@@ -75,15 +93,12 @@ def _read_function(
     name = getattr(fn, "__qualname__", repr(fn))
     if name.endswith("<lambda>"):
         return f"{name} is a lambda, whose return type cannot be annotated"
-    try:
-        hints = typing.get_type_hints(fn)
-    except Exception as exc:  # any error inside user annotations becomes a finding
-        return f"the annotations of {name} cannot be evaluated ({type(exc).__name__}: {exc})"
-    if "return" not in hints:
-        return f"{name} has no return annotation"
+    returned = return_annotation(fn)
+    if isinstance(returned, str):
+        return returned
     found: set[enum.Enum] = set()
     foreign: set[str] = set()
-    _collect(hints["return"], events, found, foreign)
+    _collect(returned, events, found, foreign)
     return found, foreign
 
 

@@ -28,7 +28,7 @@ from langgraph.constants import END, START
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
-from verification.events import Origin
+from verification.events import Origin, return_annotation
 from verification.findings import Location
 from verification.foreign_graph import Node, assemble_graph
 from verification.foreign_langgraph_interrupts import AnyGraph, function_of, interrupt_finding, node_location
@@ -73,22 +73,11 @@ def _leaves(tp: object, values: set[str], opaque: list[str]) -> None:
         opaque.append(getattr(tp, "__name__", repr(tp)))
 
 
-def _returned(fn: Callable[..., object]) -> object | str:
-    """``fn``'s return annotation, or why there is none."""
-    name = getattr(fn, "__qualname__", repr(fn))
-    try:
-        hints = typing.get_type_hints(fn)
-    except Exception as exc:  # any error inside user annotations becomes a finding
-        return f"the annotations of {name} cannot be evaluated ({type(exc).__name__}: {exc})"
-    returned: object = hints.get("return", f"{name} has no return annotation")
-    return returned
-
-
 def _routes(fn: Callable[..., object] | None) -> frozenset[str] | str:
     """The values a routing function's ``Literal`` return annotation names, or why they cannot be read."""
     if fn is None:
         return "the routing function is not a plain function"
-    returned = _returned(fn)
+    returned = return_annotation(fn)
     if isinstance(returned, str):
         return returned
     values: set[str] = set()
@@ -101,7 +90,7 @@ def _routes(fn: Callable[..., object] | None) -> frozenset[str] | str:
 
 def _unannotated_command(fn: Callable[..., object] | None) -> bool:
     """Whether ``fn`` is annotated to return a ``Command`` without naming its destinations."""
-    returned = None if fn is None else _returned(fn)
+    returned = None if fn is None else return_annotation(fn)
     found: list[bool] = []
 
     def walk(tp: object) -> None:
