@@ -83,9 +83,7 @@ def _explore(settings: ExploreSettings) -> Exploration[enum.Enum, enum.Enum, obj
     properties = _load(settings.properties, "a sequence of run properties", _sequence)
     key = _load(settings.key, "a function of memory", callable)
     budget = _load(settings.budget, "a function of memory", callable)
-    entries = _load(
-        settings.entries, "an iterable of (state, memory) pairs", lambda v: isinstance(v, Iterable)
-    )
+    entries = _load(settings.entries, "an iterable of (state, memory) pairs", _iterable)
     accept = _load(settings.accept_failure, "a function of a RunFailed", callable)
     try:
         return explore(

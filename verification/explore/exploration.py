@@ -57,9 +57,9 @@ class Counterexample(Generic[StateT, EventT, MemoryT]):
     case: ScriptedCase[StateT, EventT, MemoryT]
     path: tuple[PathStep, ...]
     reproduced: bool
+    """Whether replaying ``case`` with the engine broke the same rule (always, unless the explorer errs)."""
     initial: bool = True
     """Whether the run starts in the machine's initial state (else in an ``entries=`` state)."""
-    """Whether replaying ``case`` with the engine broke the same rule (always, unless the explorer errs)."""
 
     def violation(self) -> RunViolation:
         """The :class:`~verification.kit.RunViolation` this run raises (message included)."""
