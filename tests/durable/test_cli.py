@@ -9,14 +9,16 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
-from agentsm_fn.durable import open_store
+from agentsm_fn.durable import is_postgres, open_store
 from agentsm_fn.durable.cli._support import Exit
 from agentsm_fn.durable.cli.commands import main
 from agentsm_fn.durable.travel import replay_stored
 from tests.durable.machines import DURABLE_ORDERS, Order
+from tests.durable.stores import execute
 
 ROOT = Path(__file__).resolve().parents[2]
 NAME = DURABLE_ORDERS.name
@@ -43,8 +45,72 @@ def test_a_store_that_does_not_exist_is_an_error_and_is_not_created(tmp_path: Pa
     missing = tmp_path / "runs.db"
     code, out, err = cli("--db", str(missing), "list")
     assert (code, out) == (int(Exit.STORE), "")
-    assert f"no store at {missing}" in err and "--db FILE" in err
+    assert f"no store at {missing}" in err and f"create it with `agentsm-runs --db {missing} init`" in err
     assert not missing.exists()
+
+
+def tables(db: str) -> list[str]:
+    """The tables of ``db`` (a SQLite file or the PostgreSQL database's current schema), sorted."""
+    sql = (
+        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1"
+        if is_postgres(db)
+        else "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY 1"
+    )
+    return [str(name) for (name,) in execute(db, sql)]
+
+
+def test_init_creates_an_empty_store_and_leaves_a_store_as_it_was(store_db: str) -> None:
+    code, out, err = cli("--db", store_db, "init")
+    assert (code, err) == (0, "") and out.endswith(": an empty run store created\n")
+    assert {"runs", "journal", "meta"} <= set(tables(store_db))
+    assert cli("--db", store_db, "list")[0] == 0
+    run_id = waiting(store_db)
+    code, out, err = cli("--db", store_db, "init")
+    assert (code, err) == (0, "") and out.endswith(": a run store already, left as it was\n")
+    store = open_store(store_db, create=False).unwrap()
+    assert [record.run_id for record in store.runs().unwrap()] == [run_id]
+    store.close()
+
+
+def test_init_names_a_postgresql_database_without_its_password(postgres_url: str) -> None:
+    password = urlsplit(postgres_url).password
+    assert password
+    code, out, err = cli("--db", postgres_url, "init")
+    assert code == 0 and "postgresql://" in out and password not in out + err
+
+
+def test_init_refuses_another_programs_database_and_changes_nothing(store_db: str) -> None:
+    execute(store_db, "CREATE TABLE notes (body text)")
+    execute(store_db, "INSERT INTO notes VALUES ('keep me')")
+    code, out, err = cli("--db", store_db, "init")
+    assert (code, out) == (int(Exit.STORE), "")
+    assert "is not a run store: it holds the tables notes and no store schema" in err
+    assert tables(store_db) == ["notes"] and execute(store_db, "SELECT body FROM notes") == [("keep me",)]
+
+
+@pytest.mark.parametrize("command", ["serve", "worker"])
+def test_serve_and_worker_refuse_a_new_store_and_name_the_init_to_run(store_db: str, command: str) -> None:
+    code, out, err = cli("--db", store_db, command, NAME)
+    assert (code, out) == (int(Exit.STORE), "")
+    if is_postgres(store_db):
+        password = urlsplit(store_db).password
+        assert password and password not in err
+        assert "holds no run store (create it with `agentsm-runs --db URL init`, URL being the same" in err
+        assert tables(store_db) == []
+    else:
+        assert f"no store at {store_db} (create it with `agentsm-runs --db {store_db} init`)" in err
+        assert not Path(store_db).exists()
+    assert "before the command" not in err  # --db was given: the message does not ask for it
+
+
+def test_without_db_a_missing_store_names_init_and_db(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTSM_RUNS_DB", str(tmp_path / "runs.db"))
+    code, _, err = cli("worker", NAME)
+    assert code == int(Exit.STORE)
+    assert "create it with `agentsm-runs init`, or name another store with --db DB before the command" in err
+    assert cli("init")[0] == 0 and cli("list")[0] == 0
 
 
 def waiting(db: str) -> str:
@@ -57,6 +123,7 @@ def waiting(db: str) -> str:
 @pytest.mark.parametrize(
     "command",
     [
+        "init",
         "list",
         "show",
         "export",

@@ -29,6 +29,17 @@ def step_number(text: str) -> int:
     return number
 
 
+def store_name(args: argparse.Namespace) -> str:
+    """The store the command line names: ``--db``, else ``$AGENTSM_RUNS_DB``, else ``runs.db``.
+
+    Example:
+        >>> store_name(parser().parse_args(["--db", "x.db", "list"]))
+        'x.db'
+    """
+    given: str | None = args.db
+    return given if given is not None else os.environ.get("AGENTSM_RUNS_DB", "runs.db")
+
+
 def parser() -> argparse.ArgumentParser:
     """The parser of ``agentsm-runs``' command line.
 
@@ -38,19 +49,23 @@ def parser() -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(
         prog="agentsm-runs",
-        description="Stored durable runs: list, show, export, replay, resume, answer, fork, check, recover, "
-        "worker, serve.",
+        description="Stored durable runs: init, list, show, export, replay, resume, answer, fork, check, "
+        "recover, worker, serve.",
         epilog="Exit codes: 0 done; 1 check found a diverging run; 2 usage; 3 no such run or machine; "
         "4 refused; 5 store or stored data failed (check: a stored run could not be read); "
         "6 the run failed or diverged.",
     )
     parser.add_argument(
         "--db",
-        default=os.environ.get("AGENTSM_RUNS_DB", "runs.db"),
         help="the store, given before the command: a SQLite file or a postgresql:// connection string "
-        "(default: $AGENTSM_RUNS_DB or runs.db)",
+        "(default: $AGENTSM_RUNS_DB or runs.db); only `init` creates one",
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser(
+        "init",
+        help="create an empty store (a SQLite file, or the tables in a PostgreSQL schema); "
+        "a store of ours is left as it is, another program's database refused",
+    )
     listing = sub.add_parser("list", help="runs with status, machine, state and age (unfinished by default)")
     listing.add_argument("--all", action="store_true", help="include finished runs")
     for name, text in (("show", "the run's trace as a table"), ("export", "the run as JSON")):

@@ -16,7 +16,7 @@ from agentsm_fn.durable.errors import StoreFailure
 from agentsm_fn.durable.sqlite import SqliteStore
 from agentsm_fn.durable.store import RunStore
 
-__all__ = ["is_postgres", "open_store"]
+__all__ = ["is_postgres", "no_store_yet", "open_store"]
 
 _KEY_VALUE = re.compile(r"(?:^|\s)(?:host|hostaddr|dbname|service)\s*=")
 
@@ -56,3 +56,25 @@ def open_store(db: str, create: bool = True) -> Result[RunStore, StoreFailure]:
     if not create and os.path.isfile(db) and os.path.getsize(db) == 0:  # nor make a store of an empty file
         return Failure(StoreFailure(operation="open", detail=f"{db} is not a run store: it is empty"))
     return SqliteStore.open(db)
+
+
+def no_store_yet(db: str, failure: StoreFailure) -> bool:
+    """Whether ``open_store(db, create=False)`` failed only because ``db`` holds no store yet.
+
+    Then ``agentsm-runs --db DB init`` (``open_store(db)``) makes one: a SQLite file that does
+    not exist or is empty, or a PostgreSQL database (or schema) without tables.
+
+    Example:
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "runs.db")
+        >>> no_store_yet(path, open_store(path, create=False).failure())
+        True
+    """
+    if is_postgres(db):
+        return failure.detail.endswith(_NO_POSTGRES_STORE)
+    return not os.path.exists(db) or (os.path.isfile(db) and os.path.getsize(db) == 0)
+
+
+_NO_POSTGRES_STORE = " holds no run store"
+"""How :meth:`PostgresStore.open <agentsm_fn.durable.postgres.PostgresStore.open>` ends the detail of a
+database without a store (``create=False``)."""
