@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -39,6 +38,7 @@ from returns.result import Failure, Result
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.durable.approvals import answer, answer_for, pending
 from agentsm_fn.durable.check import check_runs
+from agentsm_fn.durable.cli._init import hint, init
 from agentsm_fn.durable.cli._parser import parser, store_name
 from agentsm_fn.durable.cli._support import (
     BadField,
@@ -52,13 +52,12 @@ from agentsm_fn.durable.cli._support import (
     watching,
 )
 from agentsm_fn.durable.cli._worker import run_worker
-from agentsm_fn.durable.errors import DurableError, StoreFailure
+from agentsm_fn.durable.errors import DurableError
 from agentsm_fn.durable.queue import RunQueue
 from agentsm_fn.durable.recover import recover
 from agentsm_fn.durable.runner import Durable, StoredRun
 from agentsm_fn.durable.store import RunRecord, RunStore
-from agentsm_fn.durable.stores import is_postgres, open_store
-from agentsm_fn.durable.stores.opening import no_store_yet
+from agentsm_fn.durable.stores import open_store
 from agentsm_fn.durable.travel import fork, replay_stored
 from agentsm_fn.durable.worker import WorkerSettings
 
@@ -118,11 +117,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     db = store_name(args)
     if args.command == "init":
-        return _init(db)
+        return init(db, _fail)
     opened = open_store(db, create=False)  # never create an empty store by reading a mistyped path
     if isinstance(opened, Failure):
         return _fail(
-            f"{opened.failure().describe()}{_hint(db, args.db is not None, opened.failure())}", Exit.STORE
+            f"{opened.failure().describe()}{hint(db, args.db is not None, opened.failure())}", Exit.STORE
         )
     store = opened.unwrap()
     try:
@@ -132,44 +131,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(Exit.OK)
     finally:
         store.close()
-
-
-def _init(db: str) -> int:
-    """Create the store ``db`` names, unless it is one already; another program's database is refused."""
-    shown = _shown(db)
-    found = open_store(db, create=False)
-    if isinstance(found, Failure) and no_store_yet(db, found.failure()):
-        found = open_store(db)
-        said = "an empty run store created"
-    else:
-        said = "a run store already, left as it was"
-    if isinstance(found, Failure):
-        return _fail(found.failure())
-    found.unwrap().close()
-    print(f"{shown}: {said}")
-    return int(Exit.OK)
-
-
-def _shown(db: str) -> str:
-    """``db`` as it may be printed: a connection string without its password."""
-    if not is_postgres(db):
-        return db
-    from agentsm_fn.durable.postgres._connection import where  # noqa: PLC0415  # the driver: only now
-
-    return where(db).shown
-
-
-def _hint(db: str, given: bool, failure: StoreFailure) -> str:
-    """What to do when ``db`` cannot be opened: ``init`` it if no store is there yet, or name another."""
-    if no_store_yet(db, failure):
-        if not given:
-            return (
-                " (create it with `agentsm-runs init`, or name another store with --db DB before the command)"
-            )
-        named = "URL" if is_postgres(db) else shlex.quote(db)
-        same = ", URL being the same connection string" if is_postgres(db) else ""
-        return f" (create it with `agentsm-runs --db {named} init`{same})"
-    return "" if given else " (name the store with --db DB, before the command)"
 
 
 def _dispatch(store: RunStore, args: argparse.Namespace) -> int:
