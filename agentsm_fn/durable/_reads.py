@@ -27,6 +27,7 @@ from agentsm_fn.durable._rows import (
 from agentsm_fn.durable.errors import RunNotFound, StoreFailure
 from agentsm_fn.durable.pages import RunQuery
 from agentsm_fn.durable.store import Checkpoint, JournalRow, RunRecord
+from agentsm_fn.durable.updates import Updates
 
 __all__ = ["Rows", "StoreReads", "comparable"]
 
@@ -103,6 +104,31 @@ class StoreReads:
         sql = f"SELECT {RUN_COLUMNS} FROM runs {clause} ORDER BY created DESC, id LIMIT ?"
         limit = max(0, min(query.limit, _MOST))
         return self._query("list runs", sql, (*args, limit), lambda rows: tuple(map(record_from, rows)))
+
+    def updated_since(self, after: tuple[float, str], limit: int) -> Result[Updates, StoreFailure]:
+        """The runs updated after ``after`` and the count (:mod:`agentsm_fn.durable.updates`): one statement.
+
+        One statement reads both in one snapshot, on the ``(updated, id)`` index; with no run
+        updated, the outer join still gives the count (one row of NULL columns).
+        """
+        sql = (
+            f"SELECT n.total, r.* FROM (SELECT count(*) AS total FROM runs) AS n LEFT JOIN "
+            f"(SELECT {RUN_COLUMNS} FROM runs WHERE (updated, id) > (?, ?) ORDER BY updated, id LIMIT ?) "
+            "AS r ON 1 = 1 ORDER BY r.updated, r.id"
+        )
+        limit = max(0, min(limit, _MOST))
+
+        def build(rows: Rows) -> Updates:
+            total = int(rows[0][0]) if rows else 0  # type: ignore[call-overload]  # count(*) is an int
+            found = tuple(record_from(row[1:]) for row in rows if row[1] is not None)
+            return Updates(records=found, total=total)
+
+        return self._query("read updated runs", sql, (after[0], after[1], limit), build)
+
+    def forks(self, parent: str) -> Result[tuple[RunRecord, ...], StoreFailure]:
+        """The runs forked from ``parent``, newest first (:mod:`agentsm_fn.durable.forks`): on an index."""
+        sql = f"SELECT {RUN_COLUMNS} FROM runs WHERE parent = ? ORDER BY created DESC, id"
+        return self._query("list forks", sql, (parent,), lambda rows: tuple(map(record_from, rows)), parent)
 
     def initial_memory(self, run_id: str) -> Result[bytes, RunNotFound | StoreFailure]:
         """The encoded memory the run started from."""

@@ -1,31 +1,36 @@
 """``GET /events``: every stored run's changes as Server-Sent Events, one connection for a whole list.
 
-A :class:`StoreWatch` looks at the store through the ``RunStore`` protocol alone (``runs()``, so
-SQLite, PostgreSQL, and runs executing in any process alike) every ``interval`` seconds while
-a client listens, one look shared by every client. Each client compares what the store holds
-with what it was sent and gets, in order of ``(updated, run_id)``, one event per run that is
-new or whose status, state, steps, effects, reason or update time changed: ``data:`` the
-run's record as ``GET /runs/{id}`` shows it, ``id:`` an opaque token of ``(updated, run_id)``.
-A run that was forgotten is an ``event: removed`` with ``{"run_id": ...}``. A client that
-comes without ``Last-Event-ID`` gets the changes after its request was answered (the runs are
-read before the response starts, so a page that loads its list after the stream opened misses
-none); one that reconnects with the last id it saw first gets every run updated after it,
-then the changes as they come. If the store
-cannot be read, an ``event: error`` with the JSON error ends the stream.
+A :class:`StoreWatch` looks at the store through the ``RunStore`` protocol (so SQLite,
+PostgreSQL, and runs executing in any process alike) every ``interval`` seconds while a client
+listens, one look shared by every client; a look reads the runs updated since the last one
+(``updates_since``: an index on ``(updated, id)``, with ``runs()`` for a store without it) and
+how many runs there are, not every run. Each client compares what changed with what it was
+sent and gets, in order of ``(updated, run_id)``, one event per run that is new or whose
+status, state, steps, effects, reason or update time changed: ``data:`` the run's record as
+``GET /runs/{id}`` shows it, ``id:`` an opaque token of ``(updated, run_id)``. A run that was
+removed from the store is an ``event: removed`` with ``{"run_id": ...}`` (the count told the
+watch; it then read every run once). A client that comes without ``Last-Event-ID`` gets the
+changes after its request was answered (the runs are read before the response starts, so a
+page that loads its list after the stream opened misses none); one that reconnects with the
+last id it saw first gets every run updated after it, then the changes as they come. If the
+store cannot be read, an ``event: error`` with the JSON error ends the stream.
 """
 
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import AsyncIterator, Mapping
 
 import anyio
+import attrs
 from fastapi import APIRouter, Header, Query
 from returns.result import Failure
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from agentsm_fn.durable.errors import DurableError, StoreFailure
 from agentsm_fn.durable.store import RunRecord, RunStore
+from agentsm_fn.durable.updates import Updates, updates_since
 from agentsm_fn.server.context import ServerContext
 from agentsm_fn.server.errors import ApiError, error_body, error_for
 from agentsm_fn.server.events import PING_SECONDS
@@ -33,10 +38,31 @@ from agentsm_fn.server.follow import Poller
 from agentsm_fn.server.runs import pair_cursor, pair_of, unwrapped
 from agentsm_fn.server.values import record_json
 
-__all__ = ["CHANGES_INTERVAL", "StoreWatch", "change_routes", "changed_runs"]
+__all__ = [
+    "CHANGES_INTERVAL",
+    "LOOKBACK",
+    "RESYNC_LOOKS",
+    "Removed",
+    "StoreWatch",
+    "change_routes",
+    "changed_runs",
+]
 
 CHANGES_INTERVAL = 0.25
-"""The least time between two looks at every run (each reads all records; a run's stream looks more often)."""
+"""The least time between two looks at the store (a run's own stream looks more often)."""
+
+LOOKBACK = 10.0
+"""Seconds before the latest update seen that each look reads again: a write whose clock reading is
+up to this much older than its commit (it waited for a lock, SQLite's ``busy_timeout``) is still seen."""
+
+RESYNC_LOOKS = 240
+"""Every this many looks (a minute at 0.25 s) read every run: whatever a look missed shows then."""
+
+_PAGE = 1000
+"""Runs read per query of a look."""
+
+_LOGGED = 256
+"""Looks whose changed runs are kept for clients that fell behind (further behind: compare every run)."""
 
 _Mark = tuple[str, str, int, int, str, float]
 
@@ -67,8 +93,23 @@ def changed_runs(before: Mapping[str, RunRecord], now: Mapping[str, RunRecord]) 
     return tuple(changed)
 
 
+@attrs.frozen
+class Removed:
+    """A run that was in the store and is no more (sent as ``event: removed``)."""
+
+    run_id: str
+
+
 class StoreWatch(Poller):
-    """Every stored run, looked at while someone listens: the latest records and how often they were read."""
+    """Every stored run, looked at while someone listens: the latest records and how often they were read.
+
+    The first look reads every run; each later one only the runs updated since the latest
+    update seen, less :data:`LOOKBACK`, and the count (:func:`~agentsm_fn.durable.updates.updates_since`:
+    one query on the ``(updated, id)`` index). When the count differs from the runs known, a
+    run was removed (or written with an update time older than the window): that look, and
+    every :data:`RESYNC_LOOKS`-th, reads every run again. ``full_reads`` and ``rows_read``
+    count what the looks read.
+    """
 
     def __init__(self, store: RunStore, interval: float) -> None:
         failure = StoreFailure(operation="watch runs", detail="the server failed to read them")
@@ -76,17 +117,71 @@ class StoreWatch(Poller):
         self.store = store
         self.records: dict[str, RunRecord] = {}
         self.looks = 0
+        self.full_reads = 0
+        self.rows_read = 0
+        self._latest: float | None = None
+        self._log: deque[frozenset[str]] = deque(maxlen=_LOGGED)
+
+    def _updates(self, since: float) -> Updates | DurableError:
+        """Every run updated from ``since`` on, a page at a time, and the count (in a worker thread)."""
+        found: list[RunRecord] = []
+        after = (since, "")
+        while True:
+            page = updates_since(self.store, after, _PAGE)
+            if isinstance(page, Failure):
+                failed: DurableError = page.failure()
+                return failed
+            found.extend(page.unwrap().records)
+            if len(page.unwrap().records) < _PAGE:
+                return Updates(records=tuple(found), total=page.unwrap().total)
+            after = (found[-1].updated, found[-1].run_id)
 
     async def refresh(self) -> None:
-        """Read every record, and wake every client (each compares with what it was sent)."""
-        found = await anyio.to_thread.run_sync(self.store.runs)
-        if isinstance(found, Failure):
-            await self._fail(found.failure())
-            return
+        """Read what changed (every record, now and then), and wake every client to compare it."""
+        fresh: tuple[RunRecord, ...] | None = None
+        if self._latest is not None and self.looks % RESYNC_LOOKS:
+            looked = await anyio.to_thread.run_sync(self._updates, self._latest - LOOKBACK)
+            if not isinstance(looked, Updates):
+                await self._fail(looked)
+                return
+            self.rows_read += len(looked.records)
+            known = set(self.records) | {record.run_id for record in looked.records}
+            fresh = looked.records if looked.total == len(known) else None
+        if fresh is None:
+            found = await anyio.to_thread.run_sync(self.store.runs)
+            if isinstance(found, Failure):
+                await self._fail(found.failure())
+                return
+            fresh = found.unwrap()
+            self.rows_read += len(fresh)
+            self.full_reads += 1
+            gone = set(self.records) - {record.run_id for record in fresh}
+        else:
+            gone = set()
         async with self._changed:
-            self.records = {record.run_id: record for record in found.unwrap()}
+            touched = set(gone)
+            for run_id in gone:
+                del self.records[run_id]
+            for record in fresh:
+                before = self.records.get(record.run_id)
+                if before is None or _mark(before) != _mark(record):
+                    self.records[record.run_id] = record
+                    touched.add(record.run_id)
+            if fresh:
+                newest = max(record.updated for record in fresh)
+                self._latest = newest if self._latest is None else max(self._latest, newest)
+            elif self._latest is None:
+                self._latest = 0.0
+            self._log.append(frozenset(touched))
             self.looks += 1
             self._changed.notify_all()
+
+    def _touched_since(self, looks: int) -> set[str] | None:
+        """The runs changed or removed by the looks after ``looks`` (None: too many ago, compare all)."""
+        behind = self.looks - looks
+        if behind > len(self._log):
+            return None
+        return set().union(*list(self._log)[len(self._log) - behind :]) if behind else set()
 
     def join(self) -> None:
         """A client came: after a failed look, a new client has the store read again."""
@@ -96,29 +191,42 @@ class StoreWatch(Poller):
 
     async def changes(
         self, known: Mapping[str, RunRecord], machine: str | None
-    ) -> AsyncIterator[RunRecord | DurableError]:
-        """Each run not as in ``known`` when it changes, for as long as the client listens."""
+    ) -> AsyncIterator[RunRecord | Removed | DurableError]:
+        """Each run not as in ``known`` when it changes (or goes), for as long as the client listens.
+
+        The first look after the client came is compared run by run with ``known``; later ones
+        only on the runs those looks changed.
+        """
         self.join()
         try:
             sent = {key: record for key, record in known.items() if machine in (None, record.machine)}
-            looks = self.looks
+            looks: int | None = None
+            start = self.looks
             while True:
                 async with self._changed:
-                    while self.looks == looks and not self.over:
+                    while self.looks == (start if looks is None else looks) and not self.over:
                         await self._changed.wait()
-                    looks, error = self.looks, self.error
+                    error = self.error
+                    touched = None if looks is None else self._touched_since(looks)
+                    looks = self.looks
+                    ids = set(self.records) | set(sent) if touched is None else touched
                     now = {
-                        key: record
-                        for key, record in self.records.items()
-                        if machine in (None, record.machine)
+                        key: self.records[key]
+                        for key in ids
+                        if key in self.records and machine in (None, self.records[key].machine)
                     }
                 if error is not None:
                     yield error
                     return
-                changed = changed_runs(sent, now)
-                sent = now
+                gone = sorted(key for key in ids if key in sent and key not in now)
+                changed = changed_runs({key: sent[key] for key in now if key in sent}, now)
+                for key in gone:
+                    del sent[key]
+                sent.update(now)
                 for record in changed:
                     yield record
+                for key in gone:
+                    yield Removed(key)
         finally:
             self.leave()
 
@@ -164,6 +272,8 @@ def change_routes(ctx: ServerContext) -> APIRouter:
                 if isinstance(item, RunRecord):
                     body = json.dumps(record_json(item))
                     yield ServerSentEvent(data=body, id=pair_cursor(item.updated, item.run_id))
+                elif isinstance(item, Removed):
+                    yield ServerSentEvent(data=json.dumps({"run_id": item.run_id}), event="removed")
                 else:
                     refused = error_for(item)
                     yield ServerSentEvent(

@@ -68,8 +68,9 @@ class PostgresQueue(PostgresConnection):
                 return None
             record = record_from(row)
             db.execute(
-                "UPDATE runs SET status = 'running', owner = %s, lease_until = %s WHERE id = %s",
-                (owner, until, record.run_id),
+                "UPDATE runs SET status = 'running', owner = %s, lease_until = %s, updated = CASE "
+                "WHEN status = 'ready' THEN GREATEST(updated, %s) ELSE updated END WHERE id = %s",
+                (owner, until, now, record.run_id),
             )
             return record
 

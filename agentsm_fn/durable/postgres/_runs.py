@@ -35,8 +35,9 @@ class PostgresRuns(PostgresConnection):
             if not held:
                 db.execute(
                     "UPDATE runs SET owner = %s, lease_until = %s, status = CASE WHEN status = 'ready' "
-                    "THEN 'running' ELSE status END WHERE id = %s",
-                    (owner, until, run_id),
+                    "THEN 'running' ELSE status END, updated = CASE WHEN status = 'ready' "
+                    "THEN GREATEST(updated, %s) ELSE updated END WHERE id = %s",  # a new status: an update
+                    (owner, until, now, run_id),
                 )
             return held
 

@@ -31,6 +31,8 @@ SCHEMA = (
     "CREATE INDEX IF NOT EXISTS runs_by_created ON runs (created DESC, id)",
     "CREATE INDEX IF NOT EXISTS runs_by_status_created ON runs (status, created DESC, id)",
     "CREATE INDEX IF NOT EXISTS runs_by_machine_created ON runs (machine, created DESC, id)",
+    "CREATE INDEX IF NOT EXISTS runs_by_updated ON runs (updated, id)",
+    "CREATE INDEX IF NOT EXISTS runs_by_parent ON runs (parent, created DESC, id)",
     """CREATE TABLE IF NOT EXISTS journal (
         run_id text NOT NULL,
         seq integer NOT NULL,
@@ -59,5 +61,6 @@ SCHEMA = (
 """The statements that create the tables (idempotent), in the database's current schema.
 
 The constraint names PostgreSQL gives (``runs_pkey``, ``journal_pkey``) tell a duplicate run
-from a duplicate journal entry.
+from a duplicate journal entry. Every open creates what is missing (the indexes
+``runs_by_updated`` and ``runs_by_parent`` came after schema 1), so an older store gains it.
 """

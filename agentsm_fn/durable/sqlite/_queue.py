@@ -51,8 +51,9 @@ class SqliteQueue(SqliteConnection):
                     if running and not run_orphaned(True, record.owner, record.lease_until, now):
                         continue  # a live process on this host runs it
                     db.execute(
-                        "UPDATE runs SET status = 'running', owner = ?, lease_until = ? WHERE id = ?",
-                        (owner, until, record.run_id),
+                        "UPDATE runs SET status = 'running', owner = ?, lease_until = ?, updated = CASE "
+                        "WHEN status = 'ready' THEN max(updated, ?) ELSE updated END WHERE id = ?",
+                        (owner, until, now, record.run_id),
                     )
                     return record
                 return None

@@ -38,8 +38,9 @@ class SqliteRuns(SqliteConnection):
                     return held
                 db.execute(
                     "UPDATE runs SET owner = ?, lease_until = ?, status = CASE WHEN status = 'ready' "
-                    "THEN 'running' ELSE status END WHERE id = ?",
-                    (owner, until, run_id),
+                    "THEN 'running' ELSE status END, updated = CASE WHEN status = 'ready' "
+                    "THEN max(updated, ?) ELSE updated END WHERE id = ?",  # a changed status is an update
+                    (owner, until, now, run_id),
                 )
                 return ""
 

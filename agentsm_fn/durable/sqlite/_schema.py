@@ -28,6 +28,8 @@ SCHEMA = (
     "CREATE INDEX IF NOT EXISTS runs_by_created ON runs (created DESC, id)",
     "CREATE INDEX IF NOT EXISTS runs_by_status_created ON runs (status, created DESC, id)",
     "CREATE INDEX IF NOT EXISTS runs_by_machine_created ON runs (machine, created DESC, id)",
+    "CREATE INDEX IF NOT EXISTS runs_by_updated ON runs (updated, id)",
+    "CREATE INDEX IF NOT EXISTS runs_by_parent ON runs (parent, created DESC, id)",
     """CREATE TABLE IF NOT EXISTS journal (
         run_id TEXT NOT NULL,
         seq INTEGER NOT NULL,
@@ -57,5 +59,7 @@ SCHEMA = (
 
 ``trace_contexts`` came after schema 1 was released: a table of its own (a run's W3C trace
 context, JSON), created when a store is opened, so an older store gains it and stays
-readable, and an older version of this library opening a newer store ignores it.
+readable, and an older version of this library opening a newer store ignores it. So do the
+indexes ``runs_by_updated`` (a watch's look at what changed) and ``runs_by_parent`` (a run's
+forks): every open creates what is missing, so an older store gains them.
 """
