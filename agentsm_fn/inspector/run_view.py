@@ -5,7 +5,8 @@ first snapshot of each step: step 0 gives the whole memory, every later step onl
 changed (:func:`~agentsm_fn.inspector.plain.changes`), so a 1,000-step run is sent once
 and the page moves between steps without asking again. With it: the transitions taken,
 the journal's effects (outcome in words, how long each took, its idempotency key), the
-pending effect, the chat transcript of a built-in agent, the forks of the run, and why a
+pending effect, the chat transcript of a built-in agent, the forks of the run (one read keyed by
+the parent, :func:`~agentsm_fn.durable.forks.forks_of`), and why a
 failed run failed.
 """
 
@@ -21,6 +22,7 @@ from returns.result import Failure, Result, Success
 from agentsm_fn.core.snapshot import Snapshot
 from agentsm_fn.durable.codec import from_bytes
 from agentsm_fn.durable.errors import DurableError
+from agentsm_fn.durable.forks import forks_of
 from agentsm_fn.durable.runner import Durable
 from agentsm_fn.durable.store import JournalRow, RunRecord, RunStore
 from agentsm_fn.durable.travel import replay_stored
@@ -165,8 +167,8 @@ def run_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord
     rows = store.journal(record.run_id)
     journal, outcomes = _journal(record.run_id, rows.value_or(()), redact)
     waiting = next((j for j in journal if isinstance(j, dict) and j["waiting"]), None)
-    children = store.runs().value_or(())
-    errors = [r.failure().describe() for r in (replayed, rows) if isinstance(r, Failure)]
+    forks = forks_of(store, record.run_id)
+    errors = [r.failure().describe() for r in (replayed, rows, forks) if isinstance(r, Failure)]
     return {
         "run": record_data(record),
         "graph": graph_data(durable.machine),
@@ -186,8 +188,7 @@ def run_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord
         "transcript": transcript(firsts[0].memory if firsts else None, outcomes, redact),
         "forks": [
             {"run_id": c.run_id, "step": c.parent_step, "status": c.status.value}
-            for c in children
-            if c.parent == record.run_id
+            for c in forks.value_or(())
         ],
         "failure": plain(record.reason, redact) if record.reason else None,
         "changed": _changed(durable, record, final),

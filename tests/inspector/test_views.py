@@ -10,8 +10,9 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
+from returns.result import Result
 
-from agentsm_fn.durable import SqliteStore
+from agentsm_fn.durable import RunRecord, SqliteStore, StoreFailure
 from agentsm_fn.durable.travel import fork, replay_stored
 from agentsm_fn.inspector import apply_changes, changes, compare_views, plain, run_view
 from agentsm_fn.inspector.compare import memories
@@ -54,6 +55,28 @@ def test_a_fork_and_its_parent_part_where_the_fork_changed_course(store: SqliteS
     steps = {s["step"]: s for s in compared["steps"]}
     assert steps[2]["differs"] == [{"field": "target", "a": 6, "b": 3}]
     assert views[0]["forks"] == [{"run_id": "child", "step": 2, "status": "finished"}]
+
+
+class _Unlisted(SqliteStore):
+    """A store whose every-run read fails the test: a run's page must not need it."""
+
+    def runs(self, unfinished_only: bool = False) -> Result[tuple[RunRecord, ...], StoreFailure]:
+        raise AssertionError("the run page read every run")
+
+
+def test_a_runs_page_lists_its_forks_newest_first_without_reading_every_run(tmp_path: Path) -> None:
+    store = _Unlisted.open(tmp_path / "runs.db").unwrap()
+    COUNTER.start(store, Count(target=6), run_id="parent").unwrap()
+    COUNTER.start(store, Count(target=6), run_id="other").unwrap()
+    for step, child in ((2, "first"), (4, "second")):
+        fork(store, COUNTER.machine, "parent", step, COUNTER, lambda m: m, child).unwrap()
+    fork(store, COUNTER.machine, "other", 1, COUNTER, lambda m: m, "elsewhere").unwrap()
+    view = run_view(store, COUNTER, store.get("parent").unwrap())
+    assert view["forks"] == [
+        {"run_id": "second", "step": 4, "status": "finished"},
+        {"run_id": "first", "step": 2, "status": "finished"},
+    ]
+    assert view["problem"] is None
 
 
 def test_the_benchmark_runs(capsys: object) -> None:
