@@ -1,4 +1,4 @@
-"""The ``GET /events`` look benchmark keeps working (no timing here: benchmarks/watch.py prints the figures)."""
+"""The ``GET /events`` look benchmark keeps working (no timing here: benchmarks/watch.py prints them)."""
 
 from __future__ import annotations
 

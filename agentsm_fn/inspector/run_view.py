@@ -187,8 +187,7 @@ def run_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord
         "pending": waiting,
         "transcript": transcript(firsts[0].memory if firsts else None, outcomes, redact),
         "forks": [
-            {"run_id": c.run_id, "step": c.parent_step, "status": c.status.value}
-            for c in forks.value_or(())
+            {"run_id": c.run_id, "step": c.parent_step, "status": c.status.value} for c in forks.value_or(())
         ],
         "failure": plain(record.reason, redact) if record.reason else None,
         "changed": _changed(durable, record, final),
