@@ -113,9 +113,15 @@ def decision_from(name: str) -> ApprovalDecision:
 
 
 def durable_for(agent: Agent) -> Durable[State, Event, AgentMemory]:
-    """The agent as a durable program: runs are stored under this name, effects performed by its shell."""
+    """The agent as a durable program: runs are stored under this name, effects performed by its shell.
+
+    Its template is the agent's memory, so a run started from JSON (``POST /runs`` with only
+    a ``task``) has the agent's tool, system prompt and approval settings.
+    """
     name = "human_approval_agent:EMAIL_AGENT"
-    return Durable(name=name, machine=agent.machine, shell=agent.shell, failure=agent_failure)
+    return Durable(
+        name=name, machine=agent.machine, shell=agent.shell, failure=agent_failure, template=agent.memory
+    )
 
 
 EMAIL_AGENT = durable_for(make_agent(choose_llm(False, EmailScript).provider))

@@ -1,11 +1,12 @@
 """JSON values into a memory's fields, by the fields' declared types: one set of rules for every door.
 
 ``agentsm-runs fork --set FIELD=JSON`` and the HTTP server (a fork's changed fields, a new
-run's memory) convert JSON the same way, with the same errors: each value is converted to
-its field's declared type with msgspec (a JSON list to a tuple, a string to an enum, an
-object to an attrs class), persistent vectors and maps included (``PVector[T]`` from a
-list, ``PMap[K, V]`` from an object). A value that does not fit is a
-:class:`FieldProblem` naming the field and its type; nothing raises.
+run's memory, filled into its durable program's template when it has one) convert JSON the
+same way, with the same errors: each value is converted to its field's declared type with
+msgspec (a JSON list to a tuple, a string to an enum, an object to an attrs class),
+persistent vectors and maps included (``PVector[T]`` from a list, ``PMap[K, V]`` from an
+object). A value that does not fit is a :class:`FieldProblem` naming the field and its
+type; nothing raises.
 """
 
 from __future__ import annotations
@@ -170,8 +171,12 @@ def changed_fields(memory: object, values: Mapping[str, object]) -> Result[objec
     return _built(type(memory), lambda typed: attrs.evolve(memory, **typed), converted.unwrap())  # type: ignore[misc]  # an attrs class: convert_fields checked
 
 
-def memory_from_json(kind: type, data: object) -> Result[object, FieldProblem]:
+def memory_from_json(kind: type, data: object, template: object = None) -> Result[object, FieldProblem]:
     """A new ``kind`` (an attrs class) from a JSON object of its fields; missing fields take their defaults.
+
+    With a ``template`` (a memory of ``kind``: a :class:`~agentsm_fn.durable.Durable`'s
+    ``template``), the fields are filled into it instead and missing ones keep its values,
+    by :func:`changed_fields`' rules and errors.
 
     Example:
         >>> import attrs
@@ -182,10 +187,14 @@ def memory_from_json(kind: type, data: object) -> Result[object, FieldProblem]:
         Order(items=2)
         >>> memory_from_json(Order, {}).failure().describe()
         'items: Order needs this field (Order.items is int)'
+        >>> memory_from_json(Order, {}, template=Order(items=5)).unwrap()
+        Order(items=5)
     """
     if not isinstance(data, Mapping):
         detail = f"the memory is a JSON object, not {type(data).__name__}"
         return Failure(FieldProblem(field="", detail=detail))
+    if template is not None:
+        return changed_fields(template, data)
     converted = convert_fields(kind, data)
     if isinstance(converted, Failure):
         return converted

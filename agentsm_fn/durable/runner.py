@@ -87,6 +87,10 @@ class Durable(Generic[StateT, EventT, MemoryT]):
     failure: Callable[[Snapshot[StateT, MemoryT]], str | None] | None = None
     """Why a run that reached a terminal state failed (None: it succeeded), e.g. an agent in its Error
     state (:func:`~agentsm_fn.agents.react.agent_failure`): such a run is stored FAILED with that reason."""
+    template: MemoryT | None = None
+    """The memory a run started from JSON begins with (the server's ``POST /runs``): the request's
+    fields are filled into it and the rest keep its values (an agent's tools, system prompt and
+    approval settings). None: a new memory of the machine's memory class, the rest at their defaults."""
 
     @property
     def fingerprint(self) -> str:

@@ -68,13 +68,18 @@ def action_routes(ctx: ServerContext) -> APIRouter:
 
     @routes.post("/runs", status_code=201, response_model=RunSummary)
     def start(body: StartRequest) -> RunSummary:
-        """Start a run of a served machine from its memory as JSON; it runs until it stops."""
+        """Start a run of a served machine from its memory as JSON; it runs until it stops.
+
+        The fields given are filled into the durable program's ``template`` when it has one
+        (an agent's tools, prompt and approval settings kept), else into a new memory.
+        """
         durable = ctx.durable(body.machine)
-        kind = memory_type(durable.machine)
+        template = durable.template
+        kind = memory_type(durable.machine) if template is None else type(template)
         if kind is None:
             detail = f"the memory type of {body.machine} cannot be read from its initial handler"
             raise ApiError(422, "memory_type_unknown", detail)
-        made = memory_from_json(kind, body.memory)
+        made = memory_from_json(kind, body.memory, template)
         if isinstance(made, Failure):
             raise _invalid(made.failure())
         _check_new_id(ctx, body.run_id)

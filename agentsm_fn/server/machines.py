@@ -17,7 +17,7 @@ __all__ = ["machine_routes"]
 
 def _summary(durable: AnyDurable) -> MachineSummary:
     machine = durable.machine
-    kind = memory_type(machine)
+    kind = memory_type(machine) if durable.template is None else type(durable.template)
     return MachineSummary(
         name=durable.name,
         fingerprint=durable.fingerprint,

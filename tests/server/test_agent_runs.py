@@ -22,8 +22,47 @@ def test_the_served_example_agent_runs_again_and_again(tmp_path: Path) -> None:
             body = {"machine": agents.EMAIL_AGENT.name, "memory": {"task": agents.TASK}}
             made = httpx.post(f"{url}/runs", json={**body, "run_id": f"mail-{n}"}, timeout=30)
             assert made.status_code == 201, made.text
-            record = made.json()
+            assert made.json()["status"] == "waiting", made.json()  # its tool needs approval
+            answer = {"decision": "approve", "resume": True}
+            (seq,) = [p["seq"] for p in httpx.get(f"{url}/pending").json() if p["run_id"] == f"mail-{n}"]
+            done = httpx.post(f"{url}/runs/mail-{n}/pending/{seq}/answer", json=answer, timeout=30)
+            record = done.json()
             assert (record["status"], record["state"], record["reason"]) == ("finished", "Done", ""), record
+
+
+def test_a_run_started_over_http_has_the_agents_tools_and_waits_for_approval(tmp_path: Path) -> None:
+    agents = example("human_approval_agent")
+    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
+    with serving(create_app(store, [agents.EMAIL_AGENT])) as url:
+        body = {"machine": agents.EMAIL_AGENT.name, "memory": {"task": "Tell the team."}, "run_id": "mail"}
+        made = httpx.post(f"{url}/runs", json=body, timeout=30)
+        assert made.status_code == 201, made.text
+        assert (made.json()["status"], made.json()["state"]) == ("waiting", "WaitingForHuman")
+        (waiting,) = httpx.get(f"{url}/pending").json()
+        assert (waiting["run_id"], waiting["summary"]) == ("mail", "AskHuman send_email"), waiting
+        memory = httpx.get(f"{url}/runs/mail/state").json()["memory"]
+        assert memory["task"] == "Tell the team."  # the request's field, in the template
+        assert memory["system_prompt"] == agents.make_agent(agents.EmailScript()).memory.system_prompt
+        answer = {"decision": "approve", "resume": True}
+        done = httpx.post(f"{url}/runs/mail/pending/{waiting['seq']}/answer", json=answer, timeout=30)
+        assert done.json()["status"] == "finished", done.json()
+        history = httpx.get(f"{url}/runs/mail/state").json()["memory"]["history"]
+        assert [(h["tool"]["name"], h["observation"]) for h in history] == [
+            ("send_email", "SUCCESS: email sent to team@example.com")
+        ]
+
+
+def test_a_field_that_does_not_fit_the_template_is_a_422_and_stores_nothing(tmp_path: Path) -> None:
+    agents = example("human_approval_agent")
+    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
+    with serving(create_app(store, [agents.EMAIL_AGENT])) as url:
+        for memory, named in (({"task": 3}, "memory.task: "), ({"nope": 1}, "has no field nope")):
+            body = {"machine": agents.EMAIL_AGENT.name, "memory": memory, "run_id": "bad"}
+            refused = httpx.post(f"{url}/runs", json=body, timeout=30)
+            assert refused.status_code == 422, refused.text
+            error = refused.json()["error"]
+            assert error["kind"] == "invalid_memory" and named in error["detail"], error
+        assert httpx.get(f"{url}/runs").json()["runs"] == []
 
 
 def test_an_agent_that_ends_in_error_is_stored_as_failed_with_its_reason(tmp_path: Path) -> None:

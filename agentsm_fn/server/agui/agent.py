@@ -88,5 +88,7 @@ def react_agui(agent: Agent, name: str) -> AguiAgent[State, Event, AgentMemory]:
     def answer(memory: AgentMemory) -> JsonValue:
         return memory.final_answer
 
-    durable = Durable(name=name, machine=agent.machine, shell=agent.shell, failure=agent_failure)
+    durable = Durable(
+        name=name, machine=agent.machine, shell=agent.shell, failure=agent_failure, template=agent.memory
+    )
     return AguiAgent(durable=durable, memory=memory, result=answer)
