@@ -7,7 +7,8 @@ in no transaction (a pool returning an autocommit connection), which sends nothi
 
 from __future__ import annotations
 
-from collections.abc import Generator
+import contextlib
+from collections.abc import Callable, Generator, Iterator
 
 import psycopg
 import pytest
@@ -24,15 +25,32 @@ class RoundTrips:
 def count_round_trips(monkeypatch: pytest.MonkeyPatch) -> RoundTrips:
     """Count from now until the test ends (``monkeypatch`` undoes it)."""
     counted = RoundTrips()
-    wait = psycopg.Connection.wait
+    monkeypatch.setattr(psycopg.Connection, "wait", _counting(psycopg.Connection.wait, counted))
+    return counted
 
+
+@contextlib.contextmanager
+def round_trips_counted() -> Iterator[RoundTrips]:
+    """Count while the context is open (outside a test: the benchmarks count this way)."""
+    counted = RoundTrips()
+    wait = psycopg.Connection.wait
+    setattr(psycopg.Connection, "wait", _counting(wait, counted))  # noqa: B010  # mypy: a method cannot be assigned
+    try:
+        yield counted
+    finally:
+        setattr(psycopg.Connection, "wait", wait)  # noqa: B010
+
+
+Wait = Callable[..., object]
+
+
+def _counting(wait: Wait, counted: RoundTrips) -> Wait:
     def counting(
         self: psycopg.Connection[tuple[object, ...]], gen: Generator[object, object, object], *args: float
     ) -> object:
         idle = self.pgconn.transaction_status == pq.TransactionStatus.IDLE
         if not (idle and getattr(gen, "__name__", "") == "_commit_gen"):
             counted.count += 1
-        return wait(self, gen, *args)  # type: ignore[arg-type]  # psycopg's generator type is private
+        return wait(self, gen, *args)
 
-    monkeypatch.setattr(psycopg.Connection, "wait", counting)
-    return counted
+    return counting
