@@ -22,7 +22,7 @@ from agentsm_fn.durable._reads import Rows
 from agentsm_fn.durable._rows import CorruptColumn
 from agentsm_fn.durable._writes import Execute, StoreWrites
 from agentsm_fn.durable.errors import RunBusy, StoreFailure
-from agentsm_fn.durable.postgres._group import Op, run_group
+from agentsm_fn.durable.postgres._group import Db, Op, run_group
 from agentsm_fn.shell.credentials import redact_credentials, redact_values
 
 __all__ = ["PostgresConnection", "Where", "where"]
@@ -93,7 +93,7 @@ class PostgresConnection(StoreWrites):
     and ``COMMIT`` (``one_statement``): the statement is its own transaction, one round trip.
     """
 
-    def __init__(self, pool: ConnectionPool[psycopg.Connection[tuple[object, ...]]], at: Where) -> None:
+    def __init__(self, pool: ConnectionPool[Db], at: Where) -> None:
         self._pool = pool
         self._where = at
         self._groups: Groups[Op] = Groups(lambda ops: run_group(pool, at, ops))
@@ -105,16 +105,21 @@ class PostgresConnection(StoreWrites):
     def _do(
         self,
         operation: str,
-        work: Callable[[psycopg.Connection[tuple[object, ...]]], T],
+        work: Callable[[Db], T],
         run_id: str = "",
         one_statement: bool = False,
     ) -> Result[T, StoreFailure]:
         try:
-            with self._pool.connection() as db:
+            # getconn/putconn rather than pool.connection(): its `with connection` adds a commit
+            # call per statement, and the pool's putconn rolls back (or drops) what is left open.
+            db = self._pool.getconn()
+            try:
                 if one_statement:  # autocommit: the statement is its own transaction
                     return Success(work(db))
                 with db.transaction():
                     return Success(work(db))
+            finally:
+                self._pool.putconn(db)
         except (psycopg.Error, CorruptColumn) as exc:
             return Failure(self._where.failure(operation, exc, run_id))
 
@@ -140,7 +145,7 @@ class PostgresConnection(StoreWrites):
     ) -> Result[T, StoreFailure]:
         """Run the shared writes' SQL (``?`` marks a parameter; psycopg's mark is ``%s``)."""
 
-        def written(db: psycopg.Connection[tuple[object, ...]]) -> T:
+        def written(db: Db) -> T:
             return work(lambda sql, params: db.execute(sql.replace("?", "%s"), params))
 
         return self._do(operation, written, run_id, one_statement)

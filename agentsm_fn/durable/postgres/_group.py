@@ -38,7 +38,23 @@ __all__ = [
     "start_op",
 ]
 
-Db = psycopg.Connection[tuple[object, ...]]
+
+class Db(psycopg.Connection[tuple[object, ...]]):
+    """A connection of the store's pool: it keeps one cursor for the one-statement writes.
+
+    ``execute`` on a connection makes a new cursor, which looks up how to send each parameter's
+    type again; the kept cursor did that once. A connection is used by one thread at a time
+    (the pool lends it), so its cursor is too.
+    """
+
+    _writing: psycopg.Cursor[tuple[object, ...]] | None = None
+
+    def write(self, sql: str, params: tuple[object, ...]) -> int:
+        """Run the statement ``sql`` on the kept cursor; the rows it wrote."""
+        if self._writing is None or self._writing.closed:
+            self._writing = self.cursor()
+        return self._writing.execute(sql, params).rowcount
+
 
 Op = Callable[[Db], int]
 """One journal write: statements run inside the caller's transaction; returns the rows it wrote."""
@@ -68,7 +84,7 @@ class Statement:
 
     def __call__(self, db: Db) -> int:
         """Run the statement; the rows it wrote."""
-        return db.execute(self.sql, self.params).rowcount
+        return db.write(self.sql, self.params)
 
 
 _COMPLETE = (
@@ -78,9 +94,21 @@ _INSERT = "INSERT INTO journal(run_id, seq, digest, ticks, outcome, at, waiting,
 _VALUES = "%s, %s::bytea, %s::bytea, %s::bytea, %s::double precision, %s, %s::text, %s::bytea"
 
 
+_COMPLETE_OWNED = OWNED + _COMPLETE + "AND outcome IS NULL"
+_INSERT_OWNED = OWNED + _INSERT + f"SELECT id, {_VALUES} FROM owned"
+_START_AFTER_DONE = (
+    OWNED
+    + ", done AS ("
+    + _COMPLETE
+    + "AND outcome IS NULL RETURNING journal.seq) "
+    + _INSERT
+    + f"SELECT owned.id, {_VALUES} FROM owned, done"
+)
+
+
 def complete_op(run_id: str, owner: str, row: JournalRow) -> Statement:
     """Complete the started row ``row.seq`` with ``row.outcome``, fenced by ownership."""
-    return Statement(OWNED + _COMPLETE + "AND outcome IS NULL", (run_id, owner, row.outcome, row.at, row.seq))
+    return Statement(_COMPLETE_OWNED, (run_id, owner, row.outcome, row.at, row.seq))
 
 
 def _values(row: JournalRow, outcome: bytes | None) -> tuple[object, ...]:
@@ -96,9 +124,7 @@ def insert_op(
     row goes to the run just created: its owner is ``create.owner``.
     """
     if create is None:
-        return Statement(
-            OWNED + _INSERT + f"SELECT id, {_VALUES} FROM owned", (run_id, owner, *_values(row, outcome))
-        )
+        return Statement(_INSERT_OWNED, (run_id, owner, *_values(row, outcome)))
     return Statement(
         f"WITH owned AS (INSERT INTO runs({NEW_RUN_COLUMNS}) VALUES ({_MARKS}) RETURNING id) "
         + _INSERT
@@ -122,15 +148,7 @@ def start_op(run_id: str, owner: str, row: JournalRow, create: NewRun | None, do
         return insert_op(run_id, owner, row, None, create)
     if create is not None:  # a run not stored has no started row: keep the two writes' exact order
         return after(complete_op(run_id, owner, done), insert_op(run_id, owner, row, None, create))
-    return Statement(
-        OWNED
-        + ", done AS ("
-        + _COMPLETE
-        + "AND outcome IS NULL RETURNING journal.seq) "
-        + _INSERT
-        + f"SELECT owned.id, {_VALUES} FROM owned, done",
-        (run_id, owner, done.outcome, done.at, done.seq, *_values(row, None)),
-    )
+    return Statement(_START_AFTER_DONE, (run_id, owner, done.outcome, done.at, done.seq, *_values(row, None)))
 
 
 def run_group(pool: ConnectionPool[Db], where: Where, ops: list[Op]) -> list[Result[int, StoreFailure]]:

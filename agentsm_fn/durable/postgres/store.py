@@ -55,9 +55,7 @@ class PostgresStore(PostgresRuns, PostgresJournal, PostgresQueue):
         """
         at = where(conninfo)
         try:
-            with psycopg.connect(
-                conninfo, autocommit=True, connect_timeout=max(1, round(connect_timeout))
-            ) as db:
+            with Db.connect(conninfo, autocommit=True, connect_timeout=max(1, round(connect_timeout))) as db:
                 refused = _schema(db, at, create)
         except psycopg.Error as exc:
             return Failure(StoreFailure(operation=f"open {at.shown}", detail=at.redact(str(exc))))
@@ -65,6 +63,7 @@ class PostgresStore(PostgresRuns, PostgresJournal, PostgresQueue):
             return Failure(StoreFailure(operation=f"open {at.shown}", detail=refused))
         pool: ConnectionPool[Db] = ConnectionPool(
             conninfo,
+            connection_class=Db,
             min_size=1,
             max_size=max(1, pool_size),
             kwargs={"autocommit": True},
