@@ -3,6 +3,8 @@
 psycopg runs every exchange with the server (a statement, ``BEGIN``, ``COMMIT``) as a generator
 handed to ``Connection.wait``; one call is one round trip, except a commit of a connection that is
 in no transaction (a pool returning an autocommit connection), which sends nothing: not counted.
+In pipeline mode a statement's call only sends it (and reads what has already come back, without
+waiting); the sync that ends the pipeline waits for every result: only that call is counted.
 """
 
 from __future__ import annotations
@@ -49,7 +51,10 @@ def _counting(wait: Wait, counted: RoundTrips) -> Wait:
         self: psycopg.Connection[tuple[object, ...]], gen: Generator[object, object, object], *args: float
     ) -> object:
         idle = self.pgconn.transaction_status == pq.TransactionStatus.IDLE
-        if not (idle and getattr(gen, "__name__", "") == "_commit_gen"):
+        name = getattr(gen, "__name__", "")
+        if self._pipeline is not None:  # a statement is only sent; the sync (the block's end) waits
+            counted.count += name not in ("_enter_gen", "_execute_gen")
+        elif not (idle and name == "_commit_gen"):
             counted.count += 1
         return wait(self, gen, *args)
 

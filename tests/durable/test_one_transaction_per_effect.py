@@ -130,3 +130,6 @@ def test_on_postgresql_each_effect_is_one_round_trip(
     store.close()
     # each effect one statement: its started row, fenced, completing the one before (before: four)
     assert counts[1] - counts[0] == counts[2] - counts[1] == 4
+    # a run of one payment: its started row (the run stored by the same statement), and its stop,
+    # which completes the held outcome in the same statement (before: BEGIN, complete, stop, COMMIT)
+    assert counts[0] == 2

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from agentsm_fn.durable.postgres._connection import Where
 
 __all__ = [
+    "COMPLETE",
     "OWNED",
     "Op",
     "Statement",
@@ -87,19 +88,18 @@ class Statement:
         return db.write(self.sql, self.params)
 
 
-_COMPLETE = (
-    "UPDATE journal SET outcome = %s, at = %s FROM owned WHERE journal.run_id = owned.id AND seq = %s "
-)
+COMPLETE = "UPDATE journal SET outcome = %s, at = %s FROM owned WHERE journal.run_id = owned.id AND seq = %s "
+"""Completing a started row, after :data:`OWNED` (parameters: outcome, at, seq)."""
 _INSERT = "INSERT INTO journal(run_id, seq, digest, ticks, outcome, at, waiting, summary, effect) "
 _VALUES = "%s, %s::bytea, %s::bytea, %s::bytea, %s::double precision, %s, %s::text, %s::bytea"
 
 
-_COMPLETE_OWNED = OWNED + _COMPLETE + "AND outcome IS NULL"
+COMPLETE_OWNED = OWNED + COMPLETE + "AND outcome IS NULL"
 _INSERT_OWNED = OWNED + _INSERT + f"SELECT id, {_VALUES} FROM owned"
 _START_AFTER_DONE = (
     OWNED
     + ", done AS ("
-    + _COMPLETE
+    + COMPLETE
     + "AND outcome IS NULL RETURNING journal.seq) "
     + _INSERT
     + f"SELECT owned.id, {_VALUES} FROM owned, done"
@@ -108,7 +108,7 @@ _START_AFTER_DONE = (
 
 def complete_op(run_id: str, owner: str, row: JournalRow) -> Statement:
     """Complete the started row ``row.seq`` with ``row.outcome``, fenced by ownership."""
-    return Statement(_COMPLETE_OWNED, (run_id, owner, row.outcome, row.at, row.seq))
+    return Statement(COMPLETE_OWNED, (run_id, owner, row.outcome, row.at, row.seq))
 
 
 def _values(row: JournalRow, outcome: bytes | None) -> tuple[object, ...]:
@@ -152,22 +152,60 @@ def start_op(run_id: str, owner: str, row: JournalRow, create: NewRun | None, do
 
 
 def run_group(pool: ConnectionPool[Db], where: Where, ops: list[Op]) -> list[Result[int, StoreFailure]]:
-    """Run ``ops`` in one transaction, each in a savepoint; every result is known once it committed.
+    """Run ``ops`` in one transaction; every result is known once it committed.
 
-    A group of one statement is run alone on the autocommit connection: one round trip.
+    A group of one statement is run alone on the autocommit connection: one round trip. A group
+    of statements is sent in one pipeline, all of them and then a sync, so the server runs them
+    as one implicit transaction: one round trip, one commit. If one of them fails the server
+    runs none of the rest and rolls that transaction back, so nothing was written: the group is
+    then written again one op at a time, each in a savepoint, and the failing op fails alone.
     """
-    results: list[Result[int, StoreFailure]] = []
     try:
         with pool.connection() as db:
             if len(ops) == 1 and isinstance(ops[0], Statement):
                 return [Success(ops[0](db))]
-            with db.transaction():
-                for op in ops:
-                    try:
-                        with db.transaction():  # a savepoint: a refused write fails this op alone
-                            results.append(Success(op(db)))
-                    except psycopg.Error as exc:
-                        results.append(Failure(where.failure("commit effect", exc)))
+            statements = [op for op in ops if isinstance(op, Statement)]
+            if len(statements) == len(ops):
+                written = _pipelined(db, statements)
+                if written is not None:
+                    return [Success(count) for count in written]
+            return _one_at_a_time(db, where, ops)
     except psycopg.Error as exc:  # the transaction did not commit: no write of the group did
         return [Failure(where.failure("commit effect", exc))] * len(ops)
+
+
+def _pipelined(db: Db, statements: list[Statement]) -> list[int] | None:
+    """The rows each statement wrote, all sent at once and committed at the sync; None if one failed.
+
+    After a failure the server has skipped the statements after the failing one, some of which
+    psycopg may have counted as prepared: ``DEALLOCATE ALL`` makes it forget them all (it
+    prepares them again as they are used).
+    """
+    cursors = []
+    failed = False
+    try:
+        with db.pipeline():
+            for statement in statements:
+                try:
+                    cursors.append(db.cursor().execute(statement.sql, statement.params))
+                except psycopg.Error:  # its failure came back early: the rest will not run
+                    failed = True
+                    break
+    except psycopg.Error:  # the implicit transaction was rolled back: nothing of the group was written
+        failed = True
+    if failed:
+        db.execute("DEALLOCATE ALL")
+        return None
+    return [cursor.rowcount for cursor in cursors]
+
+
+def _one_at_a_time(db: Db, where: Where, ops: list[Op]) -> list[Result[int, StoreFailure]]:
+    results: list[Result[int, StoreFailure]] = []
+    with db.transaction():
+        for op in ops:
+            try:
+                with db.transaction():  # a savepoint: a refused write fails this op alone
+                    results.append(Success(op(db)))
+            except psycopg.Error as exc:
+                results.append(Failure(where.failure("commit effect", exc)))
     return results

@@ -13,7 +13,7 @@ from agentsm_fn.durable._rows import (
 )
 from agentsm_fn.durable.errors import RunBusy, StoreFailure
 from agentsm_fn.durable.postgres._connection import PostgresConnection
-from agentsm_fn.durable.postgres._group import OWNED, Db, complete_op, insert_run
+from agentsm_fn.durable.postgres._group import COMPLETE, OWNED, Db, complete_op, insert_run
 from agentsm_fn.durable.store import Checkpoint, JournalRow, NewRun, RunRecord, RunStatus
 
 __all__ = ["PostgresRuns"]
@@ -77,39 +77,63 @@ class PostgresRuns(PostgresConnection):
         its started row. All in one transaction; nothing is written if ``done`` is not (RunBusy).
         """
         waiting = record.status is RunStatus.WAITING
+        values = (
+            waiting,
+            run_id,
+            record.effects,
+            record.status.value,
+            record.state,
+            record.steps,
+            record.effects,
+            record.reason,
+            pack_ticks(tail),
+            record.updated,
+            record.fingerprint,
+            run_id,
+            owner,
+        )
+        if done is not None and create is None and not (waiting and done.seq == record.effects):
+            # One statement: the held outcome completed (fenced) and the run stopped only if it was.
+            completed = (run_id, owner, done.outcome, done.at, done.seq)
+            stopped = self._do(
+                "stop run",
+                lambda db: db.write(_STOP_AFTER_DONE, (*completed, *values)),
+                run_id,
+                one_statement=True,
+            )
+            return self._fenced(stopped, run_id)
 
         def work(db: Db) -> None:
             if create is not None:
                 insert_run(db, create)
             if done is not None and not complete_op(run_id, owner, done)(db):
                 raise _Lost
-            db.execute(
-                "UPDATE runs SET status = CASE WHEN %s AND EXISTS (SELECT 1 FROM journal WHERE run_id = %s "
-                "AND waiting AND outcome IS NOT NULL AND seq = %s) THEN 'ready' ELSE %s END, "
-                "state = %s, steps = %s, effects = %s, reason = %s, tail = %s, updated = %s, owner = NULL, "
-                "lease_until = NULL, fingerprint = COALESCE(NULLIF(%s, ''), fingerprint) "
-                "WHERE id = %s AND (owner = %s OR owner IS NULL)",
-                (
-                    waiting,
-                    run_id,
-                    record.effects,
-                    record.status.value,
-                    record.state,
-                    record.steps,
-                    record.effects,
-                    record.reason,
-                    pack_ticks(tail),
-                    record.updated,
-                    record.fingerprint,
-                    run_id,
-                    owner,
-                ),
-            )
+            db.execute(_STOP, values)
 
         try:
             return self._do("stop run", work, run_id, one_statement=create is None and done is None)
         except _Lost:  # raised inside the transaction, so it rolled back
             return Failure(RunBusy(run_id=run_id, owner=LOST))
+
+
+_STOP = (
+    "UPDATE runs SET status = CASE WHEN %s AND EXISTS (SELECT 1 FROM journal WHERE run_id = %s "
+    "AND waiting AND outcome IS NOT NULL AND seq = %s) THEN 'ready' ELSE %s END, "
+    "state = %s, steps = %s, effects = %s, reason = %s, tail = %s, updated = %s, owner = NULL, "
+    "lease_until = NULL, fingerprint = COALESCE(NULLIF(%s, ''), fingerprint) "
+    "WHERE id = %s AND (owner = %s OR owner IS NULL)"
+)
+"""Where the run stopped, and its release (a WAITING run whose answer arrived meanwhile: READY)."""
+
+_STOP_AFTER_DONE = (
+    f"{OWNED}, done AS ({COMPLETE}AND outcome IS NULL RETURNING journal.seq) "
+    f"{_STOP} AND EXISTS (SELECT 1 FROM done)"
+)
+""":data:`_STOP` after completing the held outcome, in one statement: nothing if that wrote no row.
+
+The stop's check of the waiting entry reads the journal as it was before the statement: it never
+reads the entry completed here (a WAITING run's waiting entry is not the held outcome's).
+"""
 
 
 class _Lost(Exception):
