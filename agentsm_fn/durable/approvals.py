@@ -19,10 +19,10 @@ from agentsm_fn.agents.react.outcomes import Approved, Modified, Rejected
 from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.durable.codec import from_bytes, to_bytes
 from agentsm_fn.durable.errors import AnswerRefusal, AnswerRefused, CodecFailure, DurableError
-from agentsm_fn.durable.store import RunStore
+from agentsm_fn.durable.store import JournalRow, RunStatus, RunStore
 from agentsm_fn.shell.clock import Clock, system_clock
 
-__all__ = ["PendingAnswer", "answer", "answer_for", "pending"]
+__all__ = ["PendingAnswer", "answer", "answer_for", "pending", "waiting_effect"]
 
 
 @attrs.frozen(kw_only=True)
@@ -53,18 +53,43 @@ def pending(store: RunStore) -> Result[tuple[PendingAnswer, ...], DurableError]:
     found = store.waiting()
     if isinstance(found, Failure):
         return found
-    answers: list[PendingAnswer] = []
-    for run_id, row in found.unwrap():
-        decoded = from_bytes(row.effect or b"", Effect)
-        effect, problem = None, None
-        if isinstance(decoded, Success):
-            effect = decoded.unwrap()
-        else:
-            problem = decoded.failure().within(run_id, f"journal[{row.seq}].effect")
-        answers.append(
-            PendingAnswer(run_id=run_id, seq=row.seq, summary=row.summary, effect=effect, problem=problem)
-        )
-    return Success(tuple(answers))
+    return Success(tuple(_pending_answer(run_id, row) for run_id, row in found.unwrap()))
+
+
+def waiting_effect(store: RunStore, run_id: str, seq: int) -> Result[PendingAnswer | None, DurableError]:
+    """Effect ``seq`` of ``run_id`` as :func:`pending` lists it, if it waits for an answer, else None.
+
+    It reads that one run (its record and its journal from ``seq``), not every waiting run.
+
+    Example:
+        >>> import tempfile, os
+        >>> from agentsm_fn.durable.sqlite import SqliteStore
+        >>> store = SqliteStore.open(os.path.join(tempfile.mkdtemp(), "runs.db")).unwrap()
+        >>> waiting_effect(store, "r1", 1).failure().describe()
+        'no stored run r1'
+    """
+    record = store.get(run_id)
+    if isinstance(record, Failure):
+        return record
+    rows = store.journal(run_id, seq)
+    if isinstance(rows, Failure):
+        return rows
+    row = next((r for r in rows.unwrap() if r.seq == seq), None)
+    finished = record.unwrap().status is RunStatus.FINISHED
+    if row is None or not row.waiting or row.outcome is not None or finished:
+        return Success(None)
+    return Success(_pending_answer(run_id, row))
+
+
+def _pending_answer(run_id: str, row: JournalRow) -> PendingAnswer:
+    """A waiting journal row as the answer it waits for (its effect decoded, or why not)."""
+    decoded = from_bytes(row.effect or b"", Effect)
+    effect, problem = None, None
+    if isinstance(decoded, Success):
+        effect = decoded.unwrap()
+    else:
+        problem = decoded.failure().within(run_id, f"journal[{row.seq}].effect")
+    return PendingAnswer(run_id=run_id, seq=row.seq, summary=row.summary, effect=effect, problem=problem)
 
 
 def answer_for(

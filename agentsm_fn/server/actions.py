@@ -17,7 +17,7 @@ from typing import Any
 from fastapi import APIRouter, Path, Response
 from returns.result import Failure, Result
 
-from agentsm_fn.durable.approvals import answer, answer_for, pending
+from agentsm_fn.durable.approvals import answer, answer_for, pending, waiting_effect
 from agentsm_fn.durable.errors import DurableError, Stopped
 from agentsm_fn.durable.fields import FieldProblem, changed_fields, memory_from_json
 from agentsm_fn.durable.recover import recover
@@ -147,8 +147,7 @@ def action_routes(ctx: ServerContext) -> APIRouter:
         run_id: str, body: AnswerRequest, response: Response, seq: int = Path(ge=0, le=10**12)
     ) -> RunSummary:
         """Answer the effect ``seq`` the run waits on, once: a second answer is a 409 ``answered_already``."""
-        record = unwrapped(ctx.store.get(run_id))
-        waiting = {(p.run_id, p.seq): p for p in unwrapped(pending(ctx.store))}.get((run_id, seq))
+        waiting = unwrapped(waiting_effect(ctx.store, run_id, seq))  # this run's entry: no other run is read
         effect = None if waiting is None else waiting.effect
         arguments = body.arguments if body.decision == "modify" else None
         if body.decision == "modify" and arguments is None:
@@ -161,7 +160,7 @@ def action_routes(ctx: ServerContext) -> APIRouter:
             raise ApiError(422, "wrong_answer_type", f"{kind} accepts no {body.decision} decision")
         unwrapped(answer(ctx.store, run_id, seq, outcome))
         if body.resume:
-            return go_on(record.run_id, False, body.wait, response)
+            return go_on(run_id, False, body.wait, response)
         return RunSummary.model_validate(record_json(unwrapped(ctx.store.get(run_id))))
 
     return routes

@@ -9,8 +9,16 @@ import attrs
 from returns.result import Failure, Success
 
 from agentsm_fn.core import Status
-from agentsm_fn.durable import AnswerRefusal, AnswerRefused, MachineChanged, RunStatus, RunStore, open_store
-from agentsm_fn.durable.approvals import answer, pending
+from agentsm_fn.durable import (
+    AnswerRefusal,
+    AnswerRefused,
+    MachineChanged,
+    RunNotFound,
+    RunStatus,
+    RunStore,
+    open_store,
+)
+from agentsm_fn.durable.approvals import answer, pending, waiting_effect
 from agentsm_fn.durable.check import check_runs
 from agentsm_fn.durable.recover import recover
 from agentsm_fn.durable.travel import fork, replay_stored
@@ -55,6 +63,21 @@ def test_a_waiting_run_is_listed_answered_once_and_then_finishes(store: RunStore
     done = DURABLE_ORDERS.resume(store, run_id).unwrap()
     assert done.finished and done.snapshot.memory.approved is True
     assert pending(store).unwrap() == ()
+
+
+def test_one_runs_waiting_effect_is_what_pending_lists_for_it_and_none_once_answered(store: RunStore) -> None:
+    run_id, other = waiting_run(store), waiting_run(store)
+    listed = {(p.run_id, p.seq): p for p in pending(store).unwrap()}
+    for run in (run_id, other):
+        assert waiting_effect(store, run, 4).unwrap() == listed[(run, 4)]
+    assert waiting_effect(store, run_id, 3).unwrap() is None  # performed, never waited
+    assert waiting_effect(store, run_id, 99).unwrap() is None  # no such entry
+    assert isinstance(waiting_effect(store, "no-such-run", 4).failure(), RunNotFound)
+    answer(store, run_id, 4, True).unwrap()
+    assert waiting_effect(store, run_id, 4).unwrap() is None  # answered already
+    assert waiting_effect(store, other, 4).unwrap() == listed[(other, 4)]
+    DURABLE_ORDERS.resume(store, run_id).unwrap()
+    assert waiting_effect(store, run_id, 4).unwrap() is None
 
 
 def test_an_answer_of_the_wrong_type_is_refused_and_nothing_is_written(store: RunStore) -> None:

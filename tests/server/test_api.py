@@ -10,8 +10,9 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from returns.result import Failure, Result
 
-from agentsm_fn.durable import RunStatus, SqliteStore
+from agentsm_fn.durable import JournalRow, RunStatus, SqliteStore, StoreFailure
 from agentsm_fn.durable.travel import replay_stored
 from agentsm_fn.server import create_app
 from tests.durable.machines import DURABLE_ORDERS, ORDERS
@@ -187,6 +188,27 @@ def test_an_answer_is_taken_once_and_the_run_resumes(client: httpx.Client, store
     assert replay_stored(store, ORDERS, "wait-0").unwrap().memory.approved is True
     finished = client.post("/runs/wait-0/resume", json={})
     assert finished.status_code == 409 and finished.json()["error"]["kind"] == "not_resumable"
+
+
+def test_an_answer_reads_only_its_own_run_not_every_waiting_one(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_listing() -> Result[tuple[tuple[str, JournalRow], ...], StoreFailure]:
+        return Failure(StoreFailure(operation="list waiting", detail="the answer must not list every run"))
+
+    monkeypatch.setattr(store, "waiting", no_listing)
+    with serving(create_app(store, [DURABLE_ORDERS])) as url, httpx.Client(base_url=url, timeout=30) as http:
+        assert http.get("/pending").status_code == 503  # the listing itself does read them all
+        first = http.post("/runs/wait-0/pending/4/answer", json={"decision": "approve", "resume": True})
+        assert first.status_code == 200 and first.json()["status"] == "finished", first.text
+        second = http.post("/runs/wait-0/pending/4/answer", json={"decision": "reject"})
+        assert second.status_code == 409 and second.json()["error"]["kind"] == "answered_already"
+        wrong = http.post("/runs/wait-1/pending/4/answer", json={"decision": "modify", "arguments": {}})
+        assert wrong.status_code == 422 and wrong.json()["error"]["kind"] == "wrong_answer_type", wrong.text
+        nothing = http.post("/runs/wait-1/pending/3/answer", json={"decision": "approve"})
+        assert nothing.status_code == 409 and nothing.json()["error"]["kind"] == "nothing_waits", nothing.text
+        unknown = http.post("/runs/nope/pending/4/answer", json={"decision": "approve"})
+        assert unknown.status_code == 404, unknown.text
 
 
 def test_two_answers_at_once_one_is_taken_the_other_is_409(client: httpx.Client) -> None:
