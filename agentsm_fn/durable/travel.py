@@ -11,9 +11,10 @@ the memory changed as you like (a fixed prompt, another config).
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar
 
+import attrs
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.effects import describe_effect
@@ -26,9 +27,9 @@ from agentsm_fn.durable.codec import from_bytes
 from agentsm_fn.durable.digest import content_digest
 from agentsm_fn.durable.errors import Diverged, DurableError, NoSuchStep, NotResumable
 from agentsm_fn.durable.runner import Durable, StoredRun
-from agentsm_fn.durable.store import RunStore
+from agentsm_fn.durable.store import JournalRow, RunStore
 
-__all__ = ["fork", "replay_stored"]
+__all__ = ["Fold", "fork", "replay_stored"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
@@ -74,46 +75,82 @@ def replayed(
     if isinstance(tail, Failure):
         return tail
     snap = initial.unwrap()[0]
-    failed: RunFailed[StateT, MemoryT] | None = None
-    limit = until_step
     if seen is not None:
         seen(snap)
+    fold = Fold(machine=machine, run_id=run_id, until_step=until_step, seen=seen)
+    return fold.replay(snap, None, 0, rows.unwrap(), tail.unwrap())
 
-    def reached() -> bool:
-        return limit is not None and snap.steps >= limit
 
-    def diverged(seq: int, detail: str) -> Failure[DurableError]:
-        return Failure(Diverged(run_id=run_id, seq=seq, step=snap.steps + 1, detail=detail))
+Settled = Callable[[int, "Snapshot[StateT, MemoryT]", "RunFailed[StateT, MemoryT] | None"], None]
+"""Told ``(seq, snapshot, failure)`` once journal row ``seq``'s outcome is taken and a later row exists."""
 
-    for row in (*rows.unwrap(), None):
-        ticks = tail.unwrap() if row is None else row.ticks
-        seq = len(rows.unwrap()) if row is None else row.seq
-        for at in ticks:
-            if reached():
-                return Success((snap, failed))
-            if snap.status is not Status.READY:
-                found = "finished" if snap.finished else f"awaiting {_pending(snap)}"
-                return diverged(seq, f"the journal runs a handler where the machine is {found}")
-            stepped = step(machine, snap, at)
-            snap, failed = _taken(stepped)
+
+@attrs.frozen(kw_only=True)
+class Fold(Generic[StateT, EventT, MemoryT]):
+    """The replay of a run's journal rows, from any snapshot the replay passed (see :func:`replay_stored`).
+
+    ``settled`` is told every point a later replay may start from: a row whose outcome was
+    taken and after which the journal has another row. Such a row never changes again (only
+    a run's last row is answered, completed or forgotten), so replaying the rows from ``seq
+    + 1`` on from that snapshot gives what replaying the whole journal gives.
+    """
+
+    machine: Machine[StateT, EventT, MemoryT]
+    run_id: str
+    until_step: int | None = None
+    seen: Callable[[Snapshot[StateT, MemoryT]], None] | None = None
+    settled: Settled[StateT, MemoryT] | None = None
+
+    def replay(
+        self,
+        snap: Snapshot[StateT, MemoryT],
+        failed: RunFailed[StateT, MemoryT] | None,
+        first: int,
+        rows: Sequence[JournalRow],
+        tail: tuple[float, ...],
+    ) -> Result[tuple[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT] | None], DurableError]:
+        """Fold ``rows`` (the journal from seq ``first`` on) and ``tail`` into ``snap``."""
+        machine, run_id, limit, seen = self.machine, self.run_id, self.until_step, self.seen
+
+        def reached() -> bool:
+            return limit is not None and snap.steps >= limit
+
+        def diverged(seq: int, detail: str) -> Failure[DurableError]:
+            return Failure(Diverged(run_id=run_id, seq=seq, step=snap.steps + 1, detail=detail))
+
+        for index, row in enumerate((*rows, None)):
+            ticks = tail if row is None else row.ticks
+            seq = first + len(rows) if row is None else row.seq
+            for at in ticks:
+                if reached():
+                    return Success((snap, failed))
+                if snap.status is not Status.READY:
+                    found = "finished" if snap.finished else f"awaiting {_pending(snap)}"
+                    return diverged(seq, f"the journal runs a handler where the machine is {found}")
+                stepped = step(machine, snap, at)
+                snap, failed = _taken(stepped)
+                if seen is not None:
+                    seen(snap)
+            if row is None or row.outcome is None:
+                break
+            if snap.status is not Status.AWAITING or snap.pending is None:
+                return diverged(
+                    row.seq, f"the journal has an outcome of {row.summary}; the machine asks for nothing"
+                )
+            if content_digest(snap.pending) != row.digest:
+                return diverged(
+                    row.seq, f"the machine asks for {_pending(snap)}; the journal has {row.summary}"
+                )
+            outcome = from_bytes(row.outcome, object)
+            if isinstance(outcome, Failure):
+                return Failure(outcome.failure().within(run_id, f"journal[{row.seq}].outcome"))
+            resumed = resume(machine, snap, outcome.unwrap(), row.at or 0.0)
+            snap, failed = _taken(resumed)
             if seen is not None:
                 seen(snap)
-        if row is None or row.outcome is None:
-            break
-        if snap.status is not Status.AWAITING or snap.pending is None:
-            return diverged(
-                row.seq, f"the journal has an outcome of {row.summary}; the machine asks for nothing"
-            )
-        if content_digest(snap.pending) != row.digest:
-            return diverged(row.seq, f"the machine asks for {_pending(snap)}; the journal has {row.summary}")
-        outcome = from_bytes(row.outcome, object)
-        if isinstance(outcome, Failure):
-            return Failure(outcome.failure().within(run_id, f"journal[{row.seq}].outcome"))
-        resumed = resume(machine, snap, outcome.unwrap(), row.at or 0.0)
-        snap, failed = _taken(resumed)
-        if seen is not None:
-            seen(snap)
-    return Success((snap, failed))
+            if self.settled is not None and index + 1 < len(rows) and not reached():
+                self.settled(row.seq, snap, failed)
+        return Success((snap, failed))
 
 
 def _taken(

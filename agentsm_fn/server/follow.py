@@ -1,11 +1,13 @@
 """Following a stored run as it goes: one follower per run, shared by every client that streams it.
 
-A run's events are derived from the store (``stored_events``: a replay of its journal), so a
-run executing anywhere, in this process, a worker or the command line, is followed the same
-way. A :class:`Follower` polls the store cheaply (the run's record and its journal rows from
-the first unfinished one) every ``interval`` seconds, and only when they changed replays the
-journal for the events; new history (each event at its position in the run) is appended,
-and the run's standing events (waiting, finished, failed) replace the last ones. Clients
+A run's events are derived from the store (a replay of its journal, as ``stored_events``
+gives them), so a run executing anywhere, in this process, a worker or the command line, is
+followed the same way. A :class:`Follower` polls the store cheaply (the run's record and its
+journal rows from the first unfinished one) every ``interval`` seconds, and only when they
+changed derives the events again (:class:`~agentsm_fn.durable.following.StoredFollow`: a
+replay from the last journal row it settled, not of the whole journal); new history (each
+event at its position in the run) is appended, and the run's standing events (waiting,
+finished, failed) replace the last ones. Clients
 read the shared history by position, so each gets every event once, in order, however many
 follow the run. A follower stops when its last client leaves; the :class:`Followers` hub
 makes one per run on demand.
@@ -27,11 +29,11 @@ import anyio
 from returns.result import Failure
 
 from agentsm_fn.durable.errors import DurableError, StoreFailure
+from agentsm_fn.durable.following import FollowedEvents, StoredFollow
 from agentsm_fn.durable.runner import Durable
 from agentsm_fn.durable.store import RunStatus, RunStore
-from agentsm_fn.durable.streaming import stored_events
 from agentsm_fn.shell.credentials import redact_credentials
-from agentsm_fn.stream.events import RunEvent, history_position
+from agentsm_fn.stream.events import RunEvent
 
 __all__ = ["Follower", "Followers", "Poller"]
 
@@ -103,6 +105,7 @@ class Follower(Poller):
         self.standing: tuple[RunEvent, ...] = ()
         self._open_from = 0
         self._marker: _Marker | None = None
+        self._follow = StoredFollow(store, durable, run_id)
 
     def _look(self) -> tuple[_Marker, int] | DurableError:
         """The run's marker, and the first journal row still open (in a worker thread: the store blocks)."""
@@ -120,8 +123,8 @@ class Follower(Poller):
         shown = tuple((row.seq, row.outcome is not None) for row in found)
         return (record.unwrap().status.value, record.unwrap().updated, shown), next_open
 
-    def _events(self) -> tuple[RunEvent, ...] | DurableError:
-        found = stored_events(self.store, self.durable, self.run_id)
+    def _events(self) -> FollowedEvents | DurableError:
+        found = self._follow.look()
         return found.failure() if isinstance(found, Failure) else found.unwrap()
 
     async def refresh(self) -> None:
@@ -133,15 +136,14 @@ class Follower(Poller):
         marker, next_open = looked
         if marker == self._marker:
             return
-        events = await anyio.to_thread.run_sync(self._events)
-        if not isinstance(events, tuple):
-            await self._fail(events)
+        derived = await anyio.to_thread.run_sync(self._events)
+        if not isinstance(derived, FollowedEvents):
+            await self._fail(derived)
             return
         self._marker, self._open_from = marker, next_open
-        history = [event for event in events if history_position(event) is not None]
-        async with self._changed:
-            self.history.extend(history[len(self.history) :])  # positions are stable: a prefix is kept
-            self.standing = tuple(event for event in events if history_position(event) is None)
+        async with self._changed:  # positions are stable: a prefix is kept, and covers derived.first
+            self.history.extend(derived.history[len(self.history) - derived.first :])
+            self.standing = derived.standing
             self.over = marker[0] in (RunStatus.FINISHED.value, RunStatus.FAILED.value)
             self._changed.notify_all()
 

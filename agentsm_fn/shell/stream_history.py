@@ -31,7 +31,7 @@ from agentsm_fn.stream.events import (
     Transitioned,
 )
 
-__all__ = ["history_length", "history_of", "standing_events"]
+__all__ = ["HistoryMark", "history_after", "history_length", "history_mark", "history_of", "standing_events"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 MemoryT = TypeVar("MemoryT")
@@ -71,11 +71,39 @@ def history_of(
         >>> [type(e).__name__ for e in history_of(start, Snapshot(state=S.B, memory=0, trace=trace), str)]
         ['RunStarted', 'Transitioned']
     """
-    run_id = started.run_id
-    events: list[RunEvent] = [started]
-    outcomes = iter([row for row in snapshot.journal.rows if type(row) is tuple])
-    for step, state, event, target, _data, at in snapshot.trace.rows:
-        position = len(events)
+    return (started, *history_after(started.run_id, snapshot, redact, (0, 0, 1)))
+
+
+HistoryMark = tuple[int, int, int]
+"""Where a run's history stands in a snapshot: its trace rows, its journal rows, the next position."""
+
+
+def history_mark(snapshot: Snapshot[StateT, MemoryT]) -> HistoryMark:
+    """The mark of the whole history of ``snapshot``, if every effect it requested was answered.
+
+    Example:
+        >>> class S(enum.Enum):
+        ...     A = 1
+        >>> history_mark(Snapshot(state=S.A, memory=0))
+        (0, 0, 1)
+    """
+    return len(snapshot.trace.rows), len(snapshot.journal.rows), history_length(snapshot)
+
+
+def history_after(
+    run_id: str, snapshot: Snapshot[StateT, MemoryT], redact: Redact, mark: HistoryMark
+) -> tuple[RunEvent, ...]:
+    """The history events of ``snapshot`` after ``mark`` (of a snapshot it grew from; see :func:`history_of`).
+
+    A snapshot that answered every effect it requested, grown on, keeps its history as the
+    prefix of the grown one's: the events after its :func:`history_mark` are these.
+    """
+    trace, journal = snapshot.trace.rows, snapshot.journal.rows
+    trace_from, journal_from, position = mark
+    outcomes = (journal[n] for n in range(journal_from, len(journal)) if type(journal[n]) is tuple)
+    events: list[RunEvent] = []
+    for index in range(trace_from, len(trace)):
+        step, state, event, target, _data, at = trace[index]
         if target is not None:
             events.append(
                 Transitioned(
@@ -88,6 +116,7 @@ def history_of(
                     at=at,
                 )
             )
+            position += 1
             continue
         kind, summary = digest_summary(event)
         events.append(
@@ -97,7 +126,7 @@ def history_of(
         )
         answered = next(outcomes, None)
         if answered is not None:
-            done_at, _digest, outcome = answered
+            done_at, _digest, outcome = answered  # type: ignore[misc]  # an outcome row is a 3-tuple
             note, failed = outcome_note(outcome)
             completed = outcome_kind(outcome, failed)
             events.append(
@@ -112,6 +141,8 @@ def history_of(
                     value=outcome,
                 )
             )
+            position += 1
+        position += 1
     return tuple(events)
 
 
