@@ -29,7 +29,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from returns.result import Failure
 
 from agentsm_fn.agents.react.effects import AskHuman
-from agentsm_fn.durable.approvals import answer, pending
+from agentsm_fn.durable.approvals import answer, waiting_effect
 from agentsm_fn.durable.errors import DurableError
 from agentsm_fn.durable.fields import FieldProblem
 from agentsm_fn.durable.store import RunStore
@@ -96,7 +96,10 @@ def _resume(
         return _bad(
             FieldProblem(field="resume[0].interruptId", detail=f"run {run_id} is not a run of {agent.name}")
         )
-    waiting = next((p for p in pending(store).value_or(()) if p.run_id == run_id and p.seq == seq), None)
+    looked = waiting_effect(store, run_id, seq)  # this run's entry: no other run is read
+    if isinstance(looked, Failure):
+        return _failed(looked.failure())
+    waiting = looked.unwrap()
     if waiting is None:
         return _refused(
             409,
