@@ -12,7 +12,11 @@
     ├── RunBusy            another live process owns the run
     ├── NotResumable       the run is finished, waits for an answer, or was started elsewhere
     ├── AnswerRefused      an approval was answered already, or the answer does not fit
+    ├── RunIdRefused       a run id chosen for a new run looks like a credential
     └── Stopped            the machine itself failed (the engine's ``RunFailed``)
+
+One idea over 300 lines: the tree above, one small value per leaf; split, the union would be
+read across files.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ __all__ = [
     "NoSuchStep",
     "NotResumable",
     "RunBusy",
+    "RunIdRefused",
     "RunNotFound",
     "Stopped",
     "StoreFailure",
@@ -247,6 +252,22 @@ class AnswerRefused:
 
 
 @attrs.frozen(kw_only=True)
+class RunIdRefused:
+    """A run id chosen for a new run was refused; nothing was stored. It never holds the id itself.
+
+    Example:
+        >>> RunIdRefused(why="looks like a credential").describe()
+        'the run id looks like a credential'
+    """
+
+    why: str
+
+    def describe(self) -> str:
+        """One line for logs and reports."""
+        return f"the run id {self.why}"
+
+
+@attrs.frozen(kw_only=True)
 class Stopped:
     """The machine failed (the engine's ``RunFailed``); the run is stored as failed.
 
@@ -278,6 +299,7 @@ DurableError: TypeAlias = (
     | RunBusy
     | NotResumable
     | AnswerRefused
+    | RunIdRefused
     | Stopped
 )
 """Every way a durable operation can fail (see the tree in the module docstring)."""

@@ -34,6 +34,7 @@ from agentsm_fn.durable._tracing import carry, continued
 from agentsm_fn.durable.codec import to_bytes
 from agentsm_fn.durable.errors import Diverged, DurableError, RunBusy, Stopped
 from agentsm_fn.durable.queue import RunQueue
+from agentsm_fn.durable.run_ids import refused_run_id
 from agentsm_fn.durable.session import Pause, Session
 from agentsm_fn.durable.store import Checkpoint, NewRun, RunRecord, RunStatus, RunStore
 from agentsm_fn.shell.run import RunResult, Shell, arun, run
@@ -108,6 +109,9 @@ class Durable(Generic[StateT, EventT, MemoryT]):
         run_id: str | None,
         parent: tuple[str, int] = ("", -1),
     ) -> Result[tuple[Session, Shell], DurableError]:
+        refused = None if run_id is None else refused_run_id(run_id)
+        if refused is not None:  # checked before anything is stored, for every door that makes a run
+            return Failure(refused)
         shell = self.shell()
         encoded = to_bytes(memory)
         if isinstance(encoded, Failure):

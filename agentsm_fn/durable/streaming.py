@@ -22,6 +22,7 @@ from returns.result import Failure, Result, Success
 from agentsm_fn.core.failures import RunFailed
 from agentsm_fn.core.snapshot import Snapshot
 from agentsm_fn.durable.errors import DurableError, Stopped
+from agentsm_fn.durable.run_ids import refused_run_id
 from agentsm_fn.durable.runner import Durable, StoredRun
 from agentsm_fn.durable.store import RunRecord, RunStatus, RunStore
 from agentsm_fn.durable.travel import replayed
@@ -229,4 +230,17 @@ def astream_durable(
     """``Durable.astream``: a new run from ``memory``, or the stored run ``run_id`` (see the module)."""
     if memory is None and run_id is not None:
         return _stored_run(durable, store, run_id, after, buffer)
+    refused = None if run_id is None else refused_run_id(run_id)
+    if refused is not None:  # the one event: no RunStarted shows the refused id, nothing is stored
+        state = durable.machine.initial.name
+        failed = Failed(
+            run_id="",
+            position=0,
+            state=state,
+            steps=0,
+            reason=type(refused).__name__,
+            detail=refused.describe(),
+            result=Failure(refused),
+        )
+        return _given(failed)
     return _new_run(durable, store, memory, run_id or new_run_id(), buffer)

@@ -167,14 +167,12 @@ def action_routes(ctx: ServerContext) -> APIRouter:
 
 
 def _check_new_id(ctx: ServerContext, run_id: str | None) -> None:
-    """Refuse a run id given for a new run that looks like a credential (422) or is taken (409).
+    """Refuse a run id given for a new run that is taken (409), before the run is made.
 
-    A run id is shown everywhere (lists, links, streams, the inspector) and cannot be redacted
-    without making the run unreachable, so one that redaction would change is refused up front.
+    One that looks like a credential is refused by the ``Durable`` itself (a typed
+    ``RunIdRefused``: 422 ``credential_run_id``), for every door that makes a run.
     """
     if run_id is None:
         return
-    if redact_credentials(run_id) != run_id:
-        raise ApiError(422, "credential_run_id", "the run_id looks like a credential: choose another id")
     if not isinstance(ctx.store.get(run_id), Failure):
         raise ApiError(409, "run_exists", f"a run {run_id} is stored already")

@@ -27,6 +27,7 @@ from agentsm_fn.durable.errors import (
     NoSuchStep,
     NotResumable,
     RunBusy,
+    RunIdRefused,
     RunNotFound,
     Stopped,
     StoreFailure,
@@ -98,6 +99,8 @@ def error_for(error: DurableError) -> ApiError:
         return ApiError(500, "stored_data_unreadable", detail)
     if isinstance(error, Stopped):
         return ApiError(409, "run_failed", detail)
+    if isinstance(error, RunIdRefused):
+        return ApiError(422, "credential_run_id", detail)
     raise TypeError(f"not a DurableError: {error!r}")  # unreachable while DurableError is this union
 
 

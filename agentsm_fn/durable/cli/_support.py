@@ -22,6 +22,7 @@ from agentsm_fn.durable.errors import (
     NoSuchStep,
     NotResumable,
     RunBusy,
+    RunIdRefused,
     RunNotFound,
     StoreFailure,
 )
@@ -66,6 +67,8 @@ def exit_for(error: DurableError) -> Exit:
         return Exit.REFUSED
     if isinstance(error, StoreFailure | CodecFailure):
         return Exit.STORE
+    if isinstance(error, RunIdRefused):
+        return Exit.USAGE
     return Exit.RUN_FAILED  # Stopped, Diverged
 
 

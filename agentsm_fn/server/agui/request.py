@@ -42,6 +42,7 @@ from ag_ui.core import (
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.fields import FieldProblem
+from agentsm_fn.durable.run_ids import refused_run_id
 from agentsm_fn.llm.json import JsonValue, freeze
 from agentsm_fn.llm.messages import (
     AssistantMessage,
@@ -52,7 +53,6 @@ from agentsm_fn.llm.messages import (
     UserMessage,
 )
 from agentsm_fn.server.models import RUN_ID
-from agentsm_fn.shell.credentials import redact_credentials
 
 __all__ = ["AguiRequest", "read_request"]
 
@@ -143,8 +143,9 @@ def read_request(given: RunAgentInput) -> Result[AguiRequest, FieldProblem]:
             return Failure(
                 FieldProblem(field=field, detail="must be 1-128 letters, digits, '.', '_', ':' or '-'")
             )
-    if redact_credentials(given.run_id) != given.run_id:  # a run id is shown everywhere, never redacted
-        return Failure(FieldProblem(field="runId", detail="looks like a credential: choose another id"))
+    refused = refused_run_id(given.run_id)  # the Durable's own check, made before the stream starts
+    if refused is not None:
+        return Failure(FieldProblem(field="runId", detail=refused.why))
     messages: list[Message] = []
     names: dict[str, str] = {}
     for index, message in enumerate(given.messages):
