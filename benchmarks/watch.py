@@ -10,6 +10,11 @@ a look when nothing changed, a look after 10 runs changed (as if 10 changed ever
 reads again what changed in the last ``LOOKBACK`` seconds, here 400 runs), and a look after a
 run was removed.
 
+Then a run's own stream (``GET /runs/{id}/events``): a run of 100, 1,000 and 5,000 effects
+grows by one effect at a time (its row started, then completed, as another process writes
+it); per change, the ms and journal rows read to derive its events, before (``stored_events``:
+the whole journal replayed) and now (``StoredFollow``: from the last settled row).
+
     python benchmarks/watch.py [--runs N] [--looks N] [--quick]
 """
 
@@ -28,11 +33,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the throwaway PostgreSQL server of the tests
 
-from agentsm_fn.durable import NewRun, open_store  # noqa: E402
+from agentsm_fn.durable import NewRun, SqliteStore, open_store, stored_events  # noqa: E402
+from agentsm_fn.durable.following import StoredFollow  # noqa: E402
 from agentsm_fn.durable.store import RunRecord, RunStore  # noqa: E402
 from agentsm_fn.server.changes import CHANGES_INTERVAL as INTERVAL  # noqa: E402
 from agentsm_fn.server.changes import StoreWatch, changed_runs  # noqa: E402
 from tests.durable.stores import execute  # noqa: E402
+from tests.inspector.machines import COUNTER, Count  # noqa: E402
 from tests.postgres import postgres_binaries, throwaway_cluster  # noqa: E402
 
 CHANGED = 10
@@ -130,6 +137,59 @@ def stores(folder: Path, with_postgres: bool) -> Iterator[list[tuple[str, str]]]
         yield [*found, ("postgres", server.create_database())]
 
 
+_JOURNAL = "run_id, seq, digest, ticks, outcome, at, waiting, summary, effect"
+
+
+def follow_costs(folder: Path, effects: int, changes: int) -> tuple[float, float, int, float]:
+    """A run of ``effects`` effects followed as ``changes`` more are written (each started, then done).
+
+    The ms per change and journal rows read per change: before (``stored_events``, the whole
+    journal replayed) and now (``StoredFollow``, from the last settled row).
+    """
+    source = SqliteStore.open(folder / f"source-{effects}.db").unwrap()
+    COUNTER.start(source, Count(target=effects + changes), run_id="c").unwrap()
+    rows = execute(source.path, f"SELECT {_JOURNAL} FROM journal WHERE run_id = 'c' ORDER BY seq")
+    path = str(folder / f"follow-{effects}.db")
+    store = SqliteStore.open(path).unwrap()
+    run = execute(source.path, "SELECT * FROM runs WHERE id = 'c'")[0]
+    execute(path, f"INSERT INTO runs VALUES ({', '.join('?' for _ in run)})", run)
+    execute(path, "UPDATE runs SET status = 'running', tail = NULL")
+    marks = ", ".join("?" for _ in rows[0])
+    for row in rows[:effects]:
+        execute(path, f"INSERT INTO journal({_JOURNAL}) VALUES ({marks})", row)
+    follow = StoredFollow(store, COUNTER, "c")
+    follow.look().unwrap()
+    before, after, read = [], [], follow.rows_read
+    for row in rows[effects : effects + changes]:
+        for write in ("start", "complete"):
+            if write == "start":
+                execute(
+                    path,
+                    f"INSERT INTO journal({_JOURNAL}) VALUES ({marks})",
+                    (*row[:4], None, None, *row[6:]),
+                )
+            else:
+                execute(path, "UPDATE journal SET outcome = ?, at = ? WHERE seq = ?", (*row[4:6], row[1]))
+            started = time.perf_counter()
+            stored_events(store, COUNTER, "c").unwrap()
+            before.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            follow.look().unwrap()
+            after.append(time.perf_counter() - started)
+    whole = len(execute(path, "SELECT seq FROM journal"))  # what stored_events read at the last change
+    per_change = (follow.rows_read - read) / (2 * changes)
+    return _median_ms(before), _median_ms(after), whole, per_change
+
+
+def measure_follow(folder: Path, lengths: tuple[int, ...], changes: int) -> None:
+    """A run's follower (``GET /runs/{id}/events``): one change of a long run, before and now."""
+    print(f"\nGET /runs/{{id}}/events: one change of a stored run, {changes * 2} changes measured per length")
+    print(f"{'effects':>8} {'before ms':>10} {'rows read':>10} {'now ms':>8} {'rows read':>10}  (per change)")
+    for effects in lengths:
+        before, after, rows, per_change = follow_costs(folder, effects, changes)
+        print(f"{effects:>8,} {before:>10.2f} {rows:>10,} {after:>8.2f} {per_change:>10.1f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=10_000, help="runs in the store (default 10,000)")
@@ -144,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
             store = open_store(db).unwrap()
             fill(store, runs)
             measure(label, store, db, runs, looks)
+    measure_follow(
+        Path(tempfile.mkdtemp()), (100,) if args.quick else (100, 1_000, 5_000), 5 if args.quick else 20
+    )
     return 0
 
 

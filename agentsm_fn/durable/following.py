@@ -102,12 +102,13 @@ class StoredFollow(Generic[StateT, EventT, MemoryT]):
         if isinstance(tail, Failure):
             return tail
         self.rows_read += len(rows.unwrap())
-        later: list[_Settled[StateT, MemoryT]] = []
+        latest = [settled]  # the last row settled so far (one cell: the fold calls back into it)
 
         def settle(
             seq: int, snapshot: Snapshot[StateT, MemoryT], failed: RunFailed[StateT, MemoryT] | None
         ) -> None:
-            later.append(_Settled(snapshot=snapshot, failed=failed, seq=seq + 1, mark=history_mark(snapshot)))
+            mark = history_mark(snapshot, latest[0].mark)  # counts only the rows since
+            latest[0] = _Settled(snapshot=snapshot, failed=failed, seq=seq + 1, mark=mark)
 
         fold = Fold(machine=self.durable.machine, run_id=self.run_id, settled=settle)
         replay = fold.replay(settled.snapshot, settled.failed, settled.seq, rows.unwrap(), tail.unwrap())
@@ -120,5 +121,5 @@ class StoredFollow(Generic[StateT, EventT, MemoryT]):
             history, first = (self._started, *history), 0
         record = found.unwrap()
         standing = _stored_standing(record, first + len(history), snapshot, failed)
-        self._settled = later[-1] if later else settled
+        self._settled = latest[0]
         return Success(FollowedEvents(record=record, first=first, history=history, standing=standing))

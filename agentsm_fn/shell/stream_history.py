@@ -78,8 +78,10 @@ HistoryMark = tuple[int, int, int]
 """Where a run's history stands in a snapshot: its trace rows, its journal rows, the next position."""
 
 
-def history_mark(snapshot: Snapshot[StateT, MemoryT]) -> HistoryMark:
+def history_mark(snapshot: Snapshot[StateT, MemoryT], since: HistoryMark = (0, 0, 1)) -> HistoryMark:
     """The mark of the whole history of ``snapshot``, if every effect it requested was answered.
+
+    ``since``: the mark of a snapshot it grew from; only the rows after it are counted.
 
     Example:
         >>> class S(enum.Enum):
@@ -87,7 +89,10 @@ def history_mark(snapshot: Snapshot[StateT, MemoryT]) -> HistoryMark:
         >>> history_mark(Snapshot(state=S.A, memory=0))
         (0, 0, 1)
     """
-    return len(snapshot.trace.rows), len(snapshot.journal.rows), history_length(snapshot)
+    trace_from, journal_from, position = since
+    trace, journal = snapshot.trace.rows, snapshot.journal.rows
+    outcomes = sum(type(journal[n]) is tuple for n in range(journal_from, len(journal)))
+    return len(trace), len(journal), position + len(trace) - trace_from + outcomes
 
 
 def history_after(
