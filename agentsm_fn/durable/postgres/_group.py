@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COMPLETE",
+    "ENTRY",
     "OWNED",
     "Op",
     "Statement",
@@ -88,8 +89,16 @@ class Statement:
         return db.write(self.sql, self.params)
 
 
-COMPLETE = "UPDATE journal SET outcome = %s, at = %s FROM owned WHERE journal.run_id = owned.id AND seq = %s "
-"""Completing a started row, after :data:`OWNED` (parameters: outcome, at, seq)."""
+ENTRY = "WHERE journal.run_id = %s AND journal.seq = %s AND EXISTS (SELECT 1 FROM owned) "
+"""The journal row of a write, after :data:`OWNED` (parameters: run id, seq): none unless the fence holds.
+
+The row is found by the run id and seq given, never by a join with ``owned``: a prepared
+statement keeps its generic plan, and a plan made while the journal was small joined the CTE to
+a sequential scan of the whole journal (each effect then read every row of every run).
+"""
+
+COMPLETE = "UPDATE journal SET outcome = %s, at = %s " + ENTRY
+"""Completing a started row, after :data:`OWNED` (parameters: outcome, at, run id, seq)."""
 _INSERT = "INSERT INTO journal(run_id, seq, digest, ticks, outcome, at, waiting, summary, effect) "
 _VALUES = "%s, %s::bytea, %s::bytea, %s::bytea, %s::double precision, %s, %s::text, %s::bytea"
 
@@ -108,7 +117,7 @@ _START_AFTER_DONE = (
 
 def complete_op(run_id: str, owner: str, row: JournalRow) -> Statement:
     """Complete the started row ``row.seq`` with ``row.outcome``, fenced by ownership."""
-    return Statement(COMPLETE_OWNED, (run_id, owner, row.outcome, row.at, row.seq))
+    return Statement(COMPLETE_OWNED, (run_id, owner, row.outcome, row.at, run_id, row.seq))
 
 
 def _values(row: JournalRow, outcome: bytes | None) -> tuple[object, ...]:
@@ -148,7 +157,9 @@ def start_op(run_id: str, owner: str, row: JournalRow, create: NewRun | None, do
         return insert_op(run_id, owner, row, None, create)
     if create is not None:  # a run not stored has no started row: keep the two writes' exact order
         return after(complete_op(run_id, owner, done), insert_op(run_id, owner, row, None, create))
-    return Statement(_START_AFTER_DONE, (run_id, owner, done.outcome, done.at, done.seq, *_values(row, None)))
+    return Statement(
+        _START_AFTER_DONE, (run_id, owner, done.outcome, done.at, run_id, done.seq, *_values(row, None))
+    )
 
 
 def run_group(pool: ConnectionPool[Db], where: Where, ops: list[Op]) -> list[Result[int, StoreFailure]]:

@@ -9,7 +9,7 @@ from returns.result import Result
 
 from agentsm_fn.durable.errors import RunBusy, StoreFailure
 from agentsm_fn.durable.postgres._connection import PostgresConnection
-from agentsm_fn.durable.postgres._group import OWNED, Op, Statement, insert_op, journal_op, start_op
+from agentsm_fn.durable.postgres._group import ENTRY, OWNED, Op, Statement, insert_op, journal_op, start_op
 from agentsm_fn.durable.store import JournalRow, NewRun
 
 __all__ = ["PostgresJournal"]
@@ -69,9 +69,8 @@ class PostgresJournal(PostgresConnection):
         if not started:
             return self._write("record wait", run_id, insert_op(run_id, owner, row, None, create))
         mark = Statement(
-            OWNED + "UPDATE journal SET waiting = true, effect = %s FROM owned "
-            "WHERE journal.run_id = owned.id AND seq = %s AND outcome IS NULL",
-            (run_id, owner, row.effect, row.seq),
+            OWNED + "UPDATE journal SET waiting = true, effect = %s " + ENTRY + "AND outcome IS NULL",
+            (run_id, owner, row.effect, run_id, row.seq),
         )
         return self._write("record wait", run_id, mark)
 
@@ -79,10 +78,7 @@ class PostgresJournal(PostgresConnection):
         self, run_id: str, seq: int, keep_started: bool, owner: str
     ) -> Result[None, RunBusy | StoreFailure]:
         """Undo the outcome of entry ``seq`` (the machine did not take it): keep it as started, or drop it."""
-        statement = OWNED + (
-            "UPDATE journal SET outcome = NULL, at = NULL FROM owned "
-            "WHERE journal.run_id = owned.id AND seq = %s"
-            if keep_started
-            else "DELETE FROM journal USING owned WHERE journal.run_id = owned.id AND seq = %s"
+        change = "UPDATE journal SET outcome = NULL, at = NULL " if keep_started else "DELETE FROM journal "
+        return self._write(
+            "forget outcome", run_id, Statement(OWNED + change + ENTRY, (run_id, owner, run_id, seq))
         )
-        return self._write("forget outcome", run_id, Statement(statement, (run_id, owner, seq)))

@@ -94,7 +94,7 @@ class PostgresRuns(PostgresConnection):
         )
         if done is not None and create is None and not (waiting and done.seq == record.effects):
             # One statement: the held outcome completed (fenced) and the run stopped only if it was.
-            completed = (run_id, owner, done.outcome, done.at, done.seq)
+            completed = (run_id, owner, done.outcome, done.at, run_id, done.seq)
             stopped = self._do(
                 "stop run",
                 lambda db: db.write(_STOP_AFTER_DONE, (*completed, *values)),
