@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import uvicorn
 
 from agentsm_fn.durable.store import RunStore
-from agentsm_fn.server.app import create_app
+from agentsm_fn.server.app import ROUTERS, RouterFactory, create_app
 from agentsm_fn.server.context import AnyDurable
 from agentsm_fn.server.security import TOKEN_ENV, bind_problem
 
@@ -38,11 +38,13 @@ def serve_runs(
     port: int = 8000,
     token: str | None = None,
     announce: str | None = None,
+    routers: Sequence[RouterFactory] = ROUTERS,
 ) -> int:
     """Serve ``store``'s runs of ``durables`` until interrupted; 2 if ``host`` or a short token is refused.
 
     The address is bound before it is announced: ``announce`` (or a line naming the address) is printed
     only once the server holds its port, and a port that cannot be bound (taken, say) is 1 with its reason.
+    ``routers`` are the app's (``create_app``'s), with AG-UI's: :func:`~agentsm_fn.server.agui.with_agui`.
 
     Example:
         >>> from agentsm_fn.durable.sqlite import SqliteStore
@@ -64,7 +66,7 @@ def serve_runs(
         print(f"agentsm-runs serve: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     print(announce or f"agentsm-runs serve: serving on http://{host}:{port}/ (Ctrl-C stops it)", flush=True)
-    app = create_app(store, durables, token=token)
+    app = create_app(store, durables, token=token, routers=routers)
     config = uvicorn.Config(app, host=host, port=port, log_level="info", access_log=False)
     with listening, contextlib.suppress(KeyboardInterrupt):  # uvicorn stops on Ctrl-C, then raises it again
         uvicorn.Server(config).run(sockets=[listening])

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -52,3 +57,60 @@ def orders_store(path: Path, finished: int = 2, waiting: int = 1) -> SqliteStore
     for n in range(waiting):
         DURABLE_ORDERS.start(store, Order(items=2, approval_over=0), run_id=f"wait-{n}").unwrap()
     return store
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def serve_command(db: Path, *args: str) -> list[str]:
+    """``agentsm-runs --db DB serve ARGS`` as a command line of this Python."""
+    return [sys.executable, "-m", "agentsm_fn.durable.cli", "--db", str(db), "serve", *args]
+
+
+def examples_env() -> dict[str, str]:
+    """This environment without a token, with the examples folder and the repository importable."""
+    env = {k: v for k, v in os.environ.items() if k != "AGENTSM_RUNS_TOKEN"}
+    env["PYTHONPATH"] = os.pathsep.join((str(ROOT / "examples"), str(ROOT)))
+    return env
+
+
+@contextmanager
+def serving_command(db: Path, *args: str) -> Iterator[str]:
+    """``agentsm-runs --db DB serve ARGS`` in a process, from the examples folder, while the block runs.
+
+    It is stopped by SIGINT after the block, and must then exit 0.
+    """
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    process = subprocess.Popen(
+        serve_command(db, "--port", str(port), *args),
+        cwd=ROOT / "examples",
+        env=examples_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    listening = threading.Event()
+    lines: list[str] = []
+
+    def read() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.append(line)
+            if f"serving on http://127.0.0.1:{port}/" in line:  # printed once the port is held
+                listening.set()
+        listening.set()  # it exited: the assertion below says why
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        assert listening.wait(STARTUP_TIMEOUT) and process.poll() is None, "".join(lines)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.send_signal(signal.SIGINT)
+        code = process.wait(STARTUP_TIMEOUT)
+        reader.join(STARTUP_TIMEOUT)
+        assert process.stdout is not None
+        process.stdout.close()
+    assert code == 0, "".join(lines)

@@ -8,15 +8,13 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 
 from agentsm_fn.durable.sqlite import SqliteStore
 from tests.durable.machines import DURABLE_ORDERS
-from tests.server.live import STARTUP_TIMEOUT, orders_store
+from tests.server.live import STARTUP_TIMEOUT, orders_store, serving_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -102,50 +100,12 @@ def test_serve_names_a_machine_it_cannot_load(tmp_path: Path) -> None:
     assert done.returncode == 3 and "cannot load no_such_module:AGENT" in done.stderr
 
 
-@contextmanager
-def _serving(db: Path, *args: str) -> Iterator[str]:
-    """``agentsm-runs --db DB serve ARGS`` in a process, from the examples folder, while the block runs."""
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k != "AGENTSM_RUNS_TOKEN"}
-    env["PYTHONPATH"] = os.pathsep.join((str(ROOT / "examples"), str(ROOT)))
-    process = subprocess.Popen(
-        _command(db, "--port", str(port), *args),
-        cwd=ROOT / "examples",
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    listening = threading.Event()
-    lines: list[str] = []
-
-    def read() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            lines.append(line)
-            if f"serving on http://127.0.0.1:{port}/" in line:
-                listening.set()
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    try:
-        assert listening.wait(STARTUP_TIMEOUT), "".join(lines)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.send_signal(signal.SIGINT)
-        code = process.wait(STARTUP_TIMEOUT)
-        reader.join(STARTUP_TIMEOUT)
-        assert process.stdout is not None
-        process.stdout.close()
-    assert code == 0, "".join(lines)
-
-
 def test_a_served_agent_keeps_its_template_so_a_run_started_over_http_waits_for_approval(
     tmp_path: Path,
 ) -> None:
     name = "human_approval_agent:EMAIL_AGENT"
     SqliteStore.open(tmp_path / "runs.db").unwrap().close()
-    with _serving(tmp_path / "runs.db", name) as url:
+    with serving_command(tmp_path / "runs.db", name) as url:
         body = {"machine": name, "memory": {"task": "Tell the team."}, "run_id": "mail"}
         made = httpx.post(f"{url}/runs", json=body, timeout=STARTUP_TIMEOUT)
         assert made.status_code == 201, made.text

@@ -132,6 +132,12 @@ def parser() -> argparse.ArgumentParser:
     serving.add_argument(
         "--token", help="the bearer token every request must carry (default: $AGENTSM_RUNS_TOKEN)"
     )
+    serving.add_argument(
+        "--agui",
+        action="store_true",
+        help="also serve each machine to chat frontends over AG-UI at /agui/MACHINE "
+        "(a ReAct agent's Durable with its memory as template; others are refused)",
+    )
     recovering = sub.add_parser(
         "recover", help="resume every run of these machines that no live process runs"
     )

@@ -12,7 +12,7 @@
     agentsm-runs [--db DB] check MACHINE [--name NAME]
     agentsm-runs [--db DB] recover MACHINE... [--watch]
     agentsm-runs [--db DB] worker MACHINE... [--concurrency N] [--poll S] [--grace S]
-    agentsm-runs [--db DB] serve [--host H] [--port P] [--token T] MACHINE...   HTTP (server extra)
+    agentsm-runs [--db DB] serve [--host H] [--port P] [--token T] [--agui] MACHINE...   HTTP (server extra)
 
 Machines are named ``module:attribute`` (a ``Durable``, or a ``Machine`` for the commands
 that only replay); a run remembers the name it was started under. ``--db`` is a SQLite file
@@ -33,7 +33,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from returns.result import Failure, Result
+from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.durable.approvals import answer, answer_for, pending
@@ -283,10 +283,16 @@ def _recover(store: RunStore, names: Sequence[str], watch: bool) -> int:
 
 def _serve(store: RunStore, args: argparse.Namespace) -> int:
     try:
-        from agentsm_fn.server.serve import serve_runs, token_from  # noqa: PLC0415 - the server extra is optional
+        from agentsm_fn.server.agui import with_agui  # noqa: PLC0415 - the server extra is optional
+        from agentsm_fn.server.app import ROUTERS  # noqa: PLC0415 - as above
+        from agentsm_fn.server.serve import serve_runs, token_from  # noqa: PLC0415 - as above
     except ImportError:
         return _fail("serve needs the server extra: pip install 'agentsm-fn[server]'", Exit.USAGE)
     durables = _durables(args.machines, watch=False)
     if isinstance(durables, int):
         return durables
-    return serve_runs(store, durables, host=args.host, port=args.port, token=token_from(args.token))
+    served = with_agui(durables) if args.agui else Success(ROUTERS)
+    if isinstance(served, Failure):
+        return _fail(f"serve --agui: {served.failure()}", Exit.USAGE)
+    token = token_from(args.token)
+    return serve_runs(store, durables, host=args.host, port=args.port, token=token, routers=served.unwrap())

@@ -8,8 +8,8 @@ Runs are durable (stored in ``store``); a tool that needs approval ends the AG-U
 interrupt, and the request that answers it resumes the stored run. See docs/server.md ("AG-UI").
 """
 
-from agentsm_fn.server.agui.agent import AguiAgent, react_agui
-from agentsm_fn.server.agui.endpoint import agui_router, agui_routes
+from agentsm_fn.server.agui.agent import AguiAgent, agui_for, react_agui
+from agentsm_fn.server.agui.endpoint import agui_router, agui_routes, with_agui
 from agentsm_fn.server.agui.request import AguiRequest
 
-__all__ = ["AguiAgent", "AguiRequest", "agui_router", "agui_routes", "react_agui"]
+__all__ = ["AguiAgent", "AguiRequest", "agui_for", "agui_router", "agui_routes", "react_agui", "with_agui"]

@@ -4,7 +4,8 @@ A :class:`~agentsm_fn.durable.Durable` says how to run a machine; it does not sa
 conversation becomes the machine's memory (for the ReAct agent: the agent's own memory,
 with its tools and settings, and the task taken from the last user message). An
 :class:`AguiAgent` adds that, and what ``RUN_FINISHED.result`` carries.
-:func:`react_agui` makes one for a ReAct :class:`~agentsm_fn.shell.react_agent.Agent`.
+:func:`react_agui` makes one for a ReAct :class:`~agentsm_fn.shell.react_agent.Agent`, :func:`agui_for`
+for a ``Durable`` whose template is a ReAct agent's memory.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from agentsm_fn.llm.json import JsonValue
 from agentsm_fn.server.agui.request import AguiRequest
 from agentsm_fn.shell.react_agent import Agent
 
-__all__ = ["AguiAgent", "react_agui"]
+__all__ = ["AguiAgent", "agui_for", "react_agui"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
@@ -78,17 +79,52 @@ def react_agui(agent: Agent, name: str) -> AguiAgent[State, Event, AgentMemory]:
         >>> react_agui(agent, "app:AGENT").memory(request).unwrap().task
         'What is 2+2?'
     """
+    durable = Durable(
+        name=name, machine=agent.machine, shell=agent.shell, failure=agent_failure, template=agent.memory
+    )
+    return _react(durable, agent.memory)
 
+
+def _react(
+    durable: Durable[State, Event, AgentMemory], template: AgentMemory
+) -> AguiAgent[State, Event, AgentMemory]:
     def memory(request: AguiRequest) -> Result[AgentMemory, FieldProblem]:
         task = request.last_user_text.strip()
         if not task:
             return Failure(FieldProblem(field="messages", detail="no user message to act on"))
-        return Success(agent.memory.evolve(task=task))
+        return Success(template.evolve(task=task))
 
     def answer(memory: AgentMemory) -> JsonValue:
         return memory.final_answer
 
-    durable = Durable(
-        name=name, machine=agent.machine, shell=agent.shell, failure=agent_failure, template=agent.memory
-    )
     return AguiAgent(durable=durable, memory=memory, result=answer)
+
+
+CANNOT_DRIVE = (
+    "AG-UI drives a ReAct agent's Durable whose template is the agent's memory (AgentMemory); "
+    "serve another machine with create_app(..., routers=(*ROUTERS, agui_router([AguiAgent(...)])))"
+)
+"""Why :func:`agui_for` refuses a Durable."""
+
+
+def agui_for(durable: Durable[Any, Any, Any]) -> Result[AguiAgent[Any, Any, Any], str]:
+    """``durable`` served over AG-UI as :func:`react_agui` serves an agent, or why AG-UI cannot drive it.
+
+    AG-UI can drive it when its ``template`` is a ReAct agent's memory (``Durable(...,
+    template=agent.memory)``): a request's last user message becomes the task, the rest
+    (tools, prompt, approvals) is the template's. ``agentsm-runs serve --agui`` uses it.
+
+    Example:
+        >>> from agentsm_fn.shell.scripted_llm import ScriptedLlm
+        >>> from agentsm_fn.shell.react_agent import AgentBuilder
+        >>> agent = AgentBuilder.new("").llm(ScriptedLlm([])).build().unwrap()
+        >>> served = Durable(name="app:AGENT", machine=agent.machine, template=agent.memory)
+        >>> agui_for(served).unwrap().name
+        'app:AGENT'
+        >>> agui_for(Durable(name="app:BARE", machine=agent.machine)).failure().startswith("AG-UI drives")
+        True
+    """
+    template = durable.template
+    if not isinstance(template, AgentMemory):
+        return Failure(CANNOT_DRIVE)
+    return Success(_react(durable, template))

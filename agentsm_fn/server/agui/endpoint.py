@@ -26,23 +26,25 @@ from ag_ui.core import RunAgentInput
 from ag_ui.encoder import EventEncoder
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response, StreamingResponse
-from returns.result import Failure
+from returns.result import Failure, Result, Success
 
 from agentsm_fn.agents.react.effects import AskHuman
 from agentsm_fn.durable.approvals import answer, waiting_effect
 from agentsm_fn.durable.errors import DurableError
 from agentsm_fn.durable.fields import FieldProblem
+from agentsm_fn.durable.runner import Durable
 from agentsm_fn.durable.store import RunStore
 from agentsm_fn.durable.travel import replay_stored
-from agentsm_fn.server.agui.agent import AguiAgent
+from agentsm_fn.server.agui.agent import AguiAgent, agui_for
 from agentsm_fn.server.agui.interrupts import answer_from, waiting_entry
 from agentsm_fn.server.agui.request import AguiRequest, read_request
 from agentsm_fn.server.agui.state import public_state
 from agentsm_fn.server.agui.stream import StartingPoint, run_events
+from agentsm_fn.server.app import ROUTERS, RouterFactory
 from agentsm_fn.server.context import ServerContext
 from agentsm_fn.server.errors import error_body, error_for
 
-__all__ = ["agui_router", "agui_routes"]
+__all__ = ["agui_router", "agui_routes", "with_agui"]
 
 
 def _refused(status: int, kind: str, detail: str) -> JSONResponse:
@@ -167,3 +169,21 @@ def agui_router(agents: Sequence[AguiAgent[Any, Any, Any]]) -> Callable[[ServerC
         True
     """
     return lambda ctx: agui_routes(ctx.store, agents)
+
+
+def with_agui(durables: Sequence[Durable[Any, Any, Any]]) -> Result[tuple[RouterFactory, ...], str]:
+    """The app's routers (:data:`~agentsm_fn.server.ROUTERS`) with AG-UI's for each of ``durables``.
+
+    Each must be one AG-UI can drive (:func:`~agentsm_fn.server.agui.agui_for`); else why not,
+    naming those it cannot. ``agentsm-runs serve --agui`` serves with these.
+
+    Example:
+        >>> from agentsm_fn.agents.react import REACT_MACHINE
+        >>> with_agui([Durable(name="app:BARE", machine=REACT_MACHINE)]).failure()[:36]
+        'AG-UI cannot drive app:BARE: AG-UI d'
+    """
+    made = [(durable.name, agui_for(durable)) for durable in durables]
+    refused = [(name, found.failure()) for name, found in made if isinstance(found, Failure)]
+    if refused:
+        return Failure(f"AG-UI cannot drive {', '.join(name for name, _ in refused)}: {refused[0][1]}")
+    return Success((*ROUTERS, agui_router([found.unwrap() for _, found in made])))
