@@ -10,6 +10,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from agentsm_fn.durable import SqliteStore
+from agentsm_fn.durable.travel import fork
 from tests.inspector.pages import memory_field, shot, text_of, visit
 from tests.inspector.serving import Served
 
@@ -32,3 +33,21 @@ def test_open_a_run_go_to_step_3_and_read_the_memory(
         journal = text_of(browser, "table.journal")
         assert "LookUpPrice" in journal and "o-1:0" in journal and "ChargeCard" in journal
         shot(browser, shots / "run.png")
+
+
+def test_a_fork_that_waits_on_its_first_effect_says_so_in_its_header_and_in_the_list(
+    browser: WebDriver, store: SqliteStore, orders: ModuleType
+) -> None:
+    orders.ORDERS.start(store, orders.Order(order_id="o-7"), run_id="o-7").unwrap()  # waits for approval
+    parent = store.get("o-7").unwrap()
+    fork(store, orders.ORDERS.machine, "o-7", parent.steps, orders.ORDERS, None, "o-7w").unwrap()
+    forked = store.get("o-7w").unwrap()
+    assert (forked.status.value, forked.effects, len(store.journal("o-7w").unwrap())) == ("waiting", 0, 1)
+    with Served(store, [orders.ORDERS]) as base:
+        visit(browser, f"{base}/#/runs/o-7w", "run")
+        head = text_of(browser, "header.run-head p")
+        steps = f"{parent.steps} step{'' if parent.steps == 1 else 's'}"
+        assert f"state APPROVING · {steps} · 0 effects done, 1 waiting for an answer" in head, head
+        visit(browser, f"{base}/#/", "runs")
+        cells = {run: text_of(browser, f'tr[data-run="{run}"] td:nth-of-type(5)') for run in ("o-7", "o-7w")}
+        assert cells == {"o-7": f"{parent.effects} + 1 waiting", "o-7w": "0 + 1 waiting"}, cells

@@ -10,6 +10,11 @@ const LIVE = new Set(["running", "ready", "waiting"]);
 
 const count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+// A record counts the effects that have their outcome; the one a waiting run waits on is said apart, so a fork that
+// waits on its first effect reads "0 effects done, 1 waiting for an answer", not "0 effects".
+const effectsOf = (run) =>
+  count(run.effects ?? 0, "effect") + (run.status === "waiting" ? " done, 1 waiting for an answer" : "");
+
 function memoryTable(memory, previous, changed) {
   if (memory === null || typeof memory !== "object" || Array.isArray(memory)) {
     return h("pre", {class: "value"}, shown(memory));
@@ -50,7 +55,7 @@ function header(view) {
   return h("header", {class: "run-head"},
     h("h1", {tabindex: "-1"}, "Run ", h("code", {}, run.run_id), " ", badge(run.status)),
     h("p", {}, "Machine ", h("a", {href: `#/machines/${enc(run.machine)}`}, run.machine),
-      ` · state ${run.state || "?"} · ${count(run.steps, "step")} · ${count(run.effects, "effect")}`),
+      ` · state ${run.state || "?"} · ${count(run.steps, "step")} · ${effectsOf(run)}`),
     parent, forks);
 }
 
@@ -142,7 +147,7 @@ export async function runPage(main, runId, params) {
     stamp = next;
     view = fresh;
     await build();
-    announce(`Run ${runId} is ${view.run.status} in ${view.run.state} after ${view.run.steps} steps.`);
+    announce(`Run ${runId} is ${view.run.status} in ${view.run.state} after ${count(view.run.steps, "step")}.`);
     follow();
   }
 

@@ -18,7 +18,8 @@ function row(run, now) {
     h("td", {}, h("a", {href: `#/machines/${enc(run.machine)}`}, run.machine)),
     h("td", {}, run.state ?? ""),
     h("td", {class: "num"}, String(run.steps ?? 0)),
-    h("td", {class: "num"}, String(run.effects ?? 0)),
+    h("td", {class: "num", title: run.status === "waiting" ? "done, and 1 waiting for an answer" : "done"},
+      String(run.effects ?? 0) + (run.status === "waiting" ? " + 1 waiting" : "")),
     h("td", {class: "num", title: new Date(created * 1000).toISOString()}, age(now - created)));
 }
 
