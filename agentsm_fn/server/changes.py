@@ -33,9 +33,9 @@ from agentsm_fn.durable.store import RunRecord, RunStore
 from agentsm_fn.durable.updates import Updates, updates_since
 from agentsm_fn.server.context import ServerContext
 from agentsm_fn.server.errors import ApiError, error_body, error_for
-from agentsm_fn.server.events import PING_SECONDS
 from agentsm_fn.server.follow import Poller
 from agentsm_fn.server.runs import pair_cursor, pair_of, unwrapped
+from agentsm_fn.server.shutdown import Shutdown, sse_response
 from agentsm_fn.server.values import record_json
 
 __all__ = [
@@ -111,9 +111,9 @@ class StoreWatch(Poller):
     count what the looks read.
     """
 
-    def __init__(self, store: RunStore, interval: float) -> None:
+    def __init__(self, store: RunStore, interval: float, shutdown: Shutdown | None = None) -> None:
         failure = StoreFailure(operation="watch runs", detail="the server failed to read them")
-        super().__init__(interval, failure)
+        super().__init__(interval, failure, shutdown)
         self.store = store
         self.records: dict[str, RunRecord] = {}
         self.looks = 0
@@ -218,6 +218,8 @@ class StoreWatch(Poller):
                 if error is not None:
                     yield error
                     return
+                if self.over:  # the server is shutting down
+                    return
                 gone = sorted(key for key in ids if key in sent and key not in now)
                 changed = changed_runs({key: sent[key] for key in now if key in sent}, now)
                 for key in gone:
@@ -246,7 +248,8 @@ def _change_id(header: str | None, query: str | None) -> tuple[float, str] | Non
 def change_routes(ctx: ServerContext) -> APIRouter:
     """The store-wide change stream over ``ctx.store`` (one watch shared by every client)."""
     routes = APIRouter(tags=["events"])
-    watch = StoreWatch(ctx.store, max(ctx.poll_interval, CHANGES_INTERVAL))
+    shutdown = Shutdown()
+    watch = StoreWatch(ctx.store, max(ctx.poll_interval, CHANGES_INTERVAL), shutdown)
 
     @routes.get(
         "/events",
@@ -280,6 +283,6 @@ def change_routes(ctx: ServerContext) -> APIRouter:
                         data=json.dumps(error_body(refused.kind, refused.detail)), event="error"
                     )
 
-        return EventSourceResponse(sent(), ping=PING_SECONDS)
+        return sse_response(sent(), shutdown)
 
     return routes

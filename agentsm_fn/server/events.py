@@ -22,13 +22,11 @@ from agentsm_fn.server.context import ServerContext
 from agentsm_fn.server.errors import ApiError, error_body, error_for
 from agentsm_fn.server.follow import Followers
 from agentsm_fn.server.runs import unwrapped
+from agentsm_fn.server.shutdown import Shutdown, sse_response
 from agentsm_fn.stream.events import RunEvent, history_position
 from agentsm_fn.stream.wire import event_to_json
 
 __all__ = ["event_routes", "last_seen"]
-
-PING_SECONDS = 15
-"""A comment line this often keeps idle connections (proxies, load balancers) open."""
 
 
 def last_seen(header: str | None, query: int | None) -> int:
@@ -49,7 +47,8 @@ def last_seen(header: str | None, query: int | None) -> int:
 def event_routes(ctx: ServerContext) -> APIRouter:
     """The run event stream over ``ctx.store`` (one follower per streamed run)."""
     routes = APIRouter(tags=["events"])
-    followers = Followers(ctx.store, ctx.poll_interval)
+    shutdown = Shutdown()
+    followers = Followers(ctx.store, ctx.poll_interval, shutdown)
 
     @routes.get(
         "/runs/{run_id}/events",
@@ -77,6 +76,6 @@ def event_routes(ctx: ServerContext) -> APIRouter:
                     body = json.dumps(error_body(refused.kind, refused.detail))
                     yield ServerSentEvent(data=body, event="error")
 
-        return EventSourceResponse(sent(), ping=PING_SECONDS)
+        return sse_response(sent(), shutdown)
 
     return routes

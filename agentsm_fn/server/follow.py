@@ -32,6 +32,7 @@ from agentsm_fn.durable.errors import DurableError, StoreFailure
 from agentsm_fn.durable.following import FollowedEvents, StoredFollow
 from agentsm_fn.durable.runner import Durable
 from agentsm_fn.durable.store import RunStatus, RunStore
+from agentsm_fn.server.shutdown import Shutdown
 from agentsm_fn.shell.credentials import redact_credentials
 from agentsm_fn.stream.events import RunEvent
 
@@ -50,10 +51,12 @@ class Poller:
     ``_changed`` when it found something). Looking starts with the first client
     (:meth:`join`) and ends after the last (:meth:`leave`) or once :attr:`over`; an
     exception in a look is logged, redacted, and ends every client's stream with ``failure``.
+    When ``shutdown`` is set (the server stops), looking ends and so does every client's stream.
     """
 
-    def __init__(self, interval: float, failure: StoreFailure) -> None:
+    def __init__(self, interval: float, failure: StoreFailure, shutdown: Shutdown | None = None) -> None:
         self.interval, self.failure = interval, failure
+        self.shutdown = shutdown or Shutdown()
         self.over = False
         self.error: DurableError | None = None
         self.clients = 0
@@ -69,12 +72,18 @@ class Poller:
             self.error, self.over = error, True
             self._changed.notify_all()
 
+    async def _end(self) -> None:
+        """The server is shutting down: end every client's stream (with no error)."""
+        async with self._changed:
+            self.over = True
+            self._changed.notify_all()
+
     async def _run(self) -> None:
         try:
             while not self.over:
                 await self.refresh()
-                if not self.over:
-                    await asyncio.sleep(self.interval)
+                if not self.over and await self.shutdown.wait(self.interval):
+                    await self._end()
         except Exception as exc:  # a bug here must end the clients' streams, not leave them waiting
             _log.error("%s: %s", self.failure.describe(), redact_credentials(repr(exc)))
             await self._fail(self.failure)
@@ -96,10 +105,15 @@ class Follower(Poller):
     """One run, followed in the store; its history so far and where it stands now."""
 
     def __init__(
-        self, store: RunStore, durable: Durable[Any, Any, Any], run_id: str, interval: float
+        self,
+        store: RunStore,
+        durable: Durable[Any, Any, Any],
+        run_id: str,
+        interval: float,
+        shutdown: Shutdown | None = None,
     ) -> None:
         failure = StoreFailure(operation="follow run", detail="the server failed to follow it", run_id=run_id)
-        super().__init__(interval, failure)
+        super().__init__(interval, failure, shutdown)
         self.store, self.durable, self.run_id = store, durable, run_id
         self.history: list[RunEvent] = []
         self.standing: tuple[RunEvent, ...] = ()
@@ -170,8 +184,9 @@ class Follower(Poller):
 class Followers:
     """A follower per streamed run: made when its first client comes, dropped after its last."""
 
-    def __init__(self, store: RunStore, interval: float) -> None:
+    def __init__(self, store: RunStore, interval: float, shutdown: Shutdown | None = None) -> None:
         self.store, self.interval = store, interval
+        self.shutdown = shutdown or Shutdown()
         self._runs: dict[str, Follower] = {}
 
     async def stream(
@@ -183,7 +198,9 @@ class Followers:
         """
         follower = self._runs.get(run_id)
         if follower is None:
-            follower = self._runs[run_id] = Follower(self.store, durable, run_id, self.interval)
+            follower = self._runs[run_id] = Follower(
+                self.store, durable, run_id, self.interval, self.shutdown
+            )
         follower.join()
         try:
             async for event in follower.events(after):

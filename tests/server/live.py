@@ -75,10 +75,10 @@ def examples_env() -> dict[str, str]:
 
 
 @contextmanager
-def serving_command(db: Path, *args: str) -> Iterator[str]:
+def serving_command(db: Path, *args: str, lines: list[str] | None = None) -> Iterator[str]:
     """``agentsm-runs --db DB serve ARGS`` in a process, from the examples folder, while the block runs.
 
-    It is stopped by SIGINT after the block, and must then exit 0.
+    It is stopped by SIGINT after the block, and must then exit 0. Its output goes into ``lines``.
     """
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -92,7 +92,7 @@ def serving_command(db: Path, *args: str) -> Iterator[str]:
         text=True,
     )
     listening = threading.Event()
-    lines: list[str] = []
+    lines = [] if lines is None else lines
 
     def read() -> None:
         assert process.stdout is not None

@@ -111,3 +111,31 @@ def test_a_served_agent_keeps_its_template_so_a_run_started_over_http_waits_for_
         assert made.status_code == 201, made.text
         assert (made.json()["status"], made.json()["state"]) == ("waiting", "WaitingForHuman"), made.json()
         assert [p["summary"] for p in httpx.get(f"{url}/pending").json()] == ["AskHuman send_email"]
+
+
+def test_open_event_streams_end_cleanly_when_the_server_stops(tmp_path: Path) -> None:
+    """Ctrl-C with a waiting run's stream and the change stream open: both end, and no error is logged."""
+    orders_store(tmp_path / "runs.db").close()
+    lines: list[str] = []
+    opened = {path: threading.Event() for path in ("/runs/wait-0/events", "/events")}
+    ended: dict[str, str] = {}
+
+    def listen(url: str, path: str) -> None:
+        try:
+            with httpx.stream("GET", url + path, timeout=STARTUP_TIMEOUT) as response:
+                opened[path].set()
+                for _ in response.iter_bytes():
+                    pass
+            ended[path] = "complete"
+        except httpx.HTTPError as exc:  # a response the server cut off: incomplete chunked read
+            ended[path] = f"{type(exc).__name__}: {exc}"
+
+    with serving_command(tmp_path / "runs.db", DURABLE_ORDERS.name, lines=lines) as url:
+        listeners = [threading.Thread(target=listen, args=(url, path), daemon=True) for path in opened]
+        for listener in listeners:
+            listener.start()
+        assert all(event.wait(STARTUP_TIMEOUT) for event in opened.values()), ended
+    for listener in listeners:
+        listener.join(STARTUP_TIMEOUT)
+    assert ended == {path: "complete" for path in opened}, "".join(lines)
+    assert "ASGI callable returned without completing response" not in "".join(lines)
