@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 import uvicorn
 from httpx_sse import connect_sse
-from human_approval_agent import ask_to_send, durable_for, make_agent, report_sent
+from human_approval_agent import EmailScript, ask_to_send, durable_for, make_agent, report_sent
 
 from agentsm_fn.durable import Durable, SqliteStore
 from agentsm_fn.server import create_app
@@ -106,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return demo()
     if not args.db:
         parser.error("--serve needs --db FILE")
-    program = durable_for(make_agent(ScriptedLlm([report_sent()])))
+    program = durable_for(make_agent(EmailScript()))  # any number of runs, started over HTTP too
     return serve_runs(SqliteStore.open(args.db).unwrap(), [program], port=args.port)
 
 
