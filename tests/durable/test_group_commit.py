@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import asyncio
 
+import psycopg
 import pytest
 from returns.result import Result, Success
 
-from agentsm_fn.durable import JournalRow, NewRun, RunBusy, RunStore, StoreFailure, is_postgres
+from agentsm_fn.durable import JournalRow, NewRun, RunBusy, RunStore, StoreFailure, is_postgres, open_store
 from agentsm_fn.durable._group import LOST
 from tests.durable.round_trips import count_round_trips
 from tests.durable.stores import groups_of
@@ -110,3 +111,18 @@ async def test_a_group_of_writes_that_all_succeed_is_one_round_trip_on_postgresq
         (entry(0, b"o"),),
         (entry(0, b"paid"),),
     ]
+
+
+async def test_without_pipeline_mode_a_group_is_written_a_savepoint_per_write(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = open_store(postgres_url).unwrap()
+    stored(store)
+    monkeypatch.setattr(psycopg.Pipeline, "is_supported", classmethod(lambda cls: False))  # a libpq before 14
+    round_trips = count_round_trips(monkeypatch)
+    a, b, c, d = await concurrently(store)
+    assert round_trips.count == 1 + 4 * 3 + 1  # BEGIN, a savepoint, the write and its release each, COMMIT
+    assert a == Success(None) and d == Success(None) and isinstance(b.failure(), RunBusy)
+    assert isinstance(c.failure(), RunBusy)
+    assert [len(store.journal(run_id).unwrap()) for run_id in "abcd"] == [1, 0, 1, 1]
+    store.close()

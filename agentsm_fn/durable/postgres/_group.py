@@ -170,13 +170,14 @@ def run_group(pool: ConnectionPool[Db], where: Where, ops: list[Op]) -> list[Res
     as one implicit transaction: one round trip, one commit. If one of them fails the server
     runs none of the rest and rolls that transaction back, so nothing was written: the group is
     then written again one op at a time, each in a savepoint, and the failing op fails alone.
+    Without pipeline mode (a libpq older than 14) every group is written that way.
     """
     try:
         with pool.connection() as db:
             if len(ops) == 1 and isinstance(ops[0], Statement):
                 return [Success(ops[0](db))]
             statements = [op for op in ops if isinstance(op, Statement)]
-            if len(statements) == len(ops):
+            if len(statements) == len(ops) and psycopg.Pipeline.is_supported():  # libpq 14 or later
                 written = _pipelined(db, statements)
                 if written is not None:
                     return [Success(count) for count in written]
