@@ -6,7 +6,9 @@ import contextlib
 import sqlite3
 from typing import Any
 
-from agentsm_fn.durable import RunStore, is_postgres
+import pytest
+
+from agentsm_fn.durable import JournalRow, RunStore, is_postgres
 from agentsm_fn.durable._group import Groups
 
 
@@ -27,3 +29,29 @@ def groups_of(store: RunStore) -> Groups[Any]:
     groups = vars(store)["_groups"]
     assert isinstance(groups, Groups)
     return groups
+
+
+def group_sizes(store: RunStore, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The size of every group ``store`` writes from now on."""
+    sizes: list[int] = []
+    real = groups_of(store).write_group
+
+    def counted(ops: list[object]) -> object:
+        sizes.append(len(ops))
+        return real(ops)
+
+    monkeypatch.setattr(groups_of(store), "write_group", counted)
+    return sizes
+
+
+def entry(seq: int, outcome: bytes | None = None, waiting: bool = False) -> JournalRow:
+    """A journal row at ``seq``: started (no outcome), with ``outcome``, or ``waiting`` for an answer."""
+    return JournalRow(
+        seq=seq,
+        digest=b"d",
+        ticks=(1.5,),
+        outcome=outcome,
+        at=None if outcome is None else 2.0,
+        waiting=waiting,
+        effect=b"e" if waiting else None,
+    )

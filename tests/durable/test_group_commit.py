@@ -12,10 +12,10 @@ import psycopg
 import pytest
 from returns.result import Result, Success
 
-from agentsm_fn.durable import JournalRow, NewRun, RunBusy, RunStore, StoreFailure, is_postgres, open_store
+from agentsm_fn.durable import NewRun, RunBusy, RunStore, StoreFailure, is_postgres, open_store
 from agentsm_fn.durable._group import LOST
 from tests.durable.round_trips import count_round_trips
-from tests.durable.stores import groups_of
+from tests.durable.stores import entry, group_sizes
 
 OWNER = "here:1"
 
@@ -24,25 +24,6 @@ def new_run(run_id: str) -> NewRun:
     return NewRun(
         run_id=run_id, machine="m:M", fingerprint="f", memory=b"m", created=1.0, owner=OWNER, lease_until=1e12
     )
-
-
-def entry(seq: int, outcome: bytes | None = None) -> JournalRow:
-    return JournalRow(
-        seq=seq, digest=b"d", ticks=(1.5,), outcome=outcome, at=None if outcome is None else 2.0
-    )
-
-
-def group_sizes(store: RunStore, monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The size of every group ``store`` writes from now on."""
-    sizes: list[int] = []
-    real = groups_of(store).write_group
-
-    def counted(ops: list[object]) -> object:
-        sizes.append(len(ops))
-        return real(ops)
-
-    monkeypatch.setattr(groups_of(store), "write_group", counted)
-    return sizes
 
 
 Written = Result[None, RunBusy | StoreFailure]

@@ -13,23 +13,12 @@ import psycopg
 import pytest
 from returns.result import Success
 
-from agentsm_fn.durable import JournalRow, NewRun, RunRecord, RunStatus
+from agentsm_fn.durable import NewRun, RunRecord, RunStatus
 from agentsm_fn.durable.postgres import PostgresStore
 from agentsm_fn.durable.postgres._group import Db
+from tests.durable.stores import entry
 
 OWNER = "here:1"
-
-
-def entry(seq: int, outcome: bytes | None = None, waiting: bool = False) -> JournalRow:
-    return JournalRow(
-        seq=seq,
-        digest=b"d",
-        ticks=(1.5,),
-        outcome=outcome,
-        at=None if outcome is None else 2.0,
-        waiting=waiting,
-        effect=b"e" if waiting else None,
-    )
 
 
 def journal_writes(

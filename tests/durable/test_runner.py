@@ -23,7 +23,7 @@ from tests.durable.machines import (
     S,
     performers,
 )
-from tests.durable.stores import groups_of
+from tests.durable.stores import group_sizes, groups_of
 
 
 async def _lookup(effect: Lookup) -> int:
@@ -102,14 +102,7 @@ async def test_concurrent_async_runs_commit_their_journals_in_groups_and_end_as_
 ) -> None:
     import asyncio
 
-    sizes: list[int] = []
-    real = groups_of(store).write_group
-
-    def counted(ops: list[object]) -> object:
-        sizes.append(len(ops))
-        return real(ops)
-
-    monkeypatch.setattr(groups_of(store), "write_group", counted)
+    sizes = group_sizes(store, monkeypatch)
 
     durable = attrs.evolve(DURABLE_ORDERS, shell=asynchronous)
     results = await asyncio.gather(*(durable.astart(store, Order(items=4)) for _ in range(20)))

@@ -18,7 +18,6 @@ from agentsm_fn.durable import (
     Checkpoint,
     CodecFailure,
     CodecFailureKind,
-    JournalRow,
     NewRun,
     RunBusy,
     RunRecord,
@@ -31,7 +30,7 @@ from agentsm_fn.durable import (
 from agentsm_fn.durable._owner import this_owner
 from agentsm_fn.durable.recover import recover
 from tests.durable.machines import DURABLE_ORDERS, Order
-from tests.durable.stores import execute
+from tests.durable.stores import entry, execute
 
 LOST = "elsewhere:1"
 """The process a run was taken from (or that holds it): another host, so only its lease counts."""
@@ -43,18 +42,6 @@ POINT = Checkpoint(seq=1, state="S", steps=1, memory=b"m", pending=b"p")
 def new_run(run_id: str = "r1", owner: str = LOST) -> NewRun:
     return NewRun(
         run_id=run_id, machine="m:M", fingerprint="f", memory=b"m", created=1.0, owner=owner, lease_until=1e12
-    )
-
-
-def entry(seq: int, outcome: bytes | None = None, waiting: bool = False) -> JournalRow:
-    return JournalRow(
-        seq=seq,
-        digest=b"d",
-        ticks=(1.5,),
-        outcome=outcome,
-        at=None if outcome is None else 2.0,
-        waiting=waiting,
-        effect=b"e" if waiting else None,
     )
 
 
