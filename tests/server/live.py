@@ -75,10 +75,13 @@ def examples_env() -> dict[str, str]:
 
 
 @contextmanager
-def serving_command(db: Path, *args: str, lines: list[str] | None = None) -> Iterator[str]:
+def serving_command(
+    db: Path, *args: str, lines: list[str] | None = None, env: dict[str, str] | None = None
+) -> Iterator[str]:
     """``agentsm-runs --db DB serve ARGS`` in a process, from the examples folder, while the block runs.
 
-    It is stopped by SIGINT after the block, and must then exit 0. Its output goes into ``lines``.
+    It is stopped by SIGINT after the block, and must then exit 0. Its output goes into ``lines``;
+    ``env`` is its environment (:func:`examples_env` if not given).
     """
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -86,7 +89,7 @@ def serving_command(db: Path, *args: str, lines: list[str] | None = None) -> Ite
     process = subprocess.Popen(
         serve_command(db, "--port", str(port), *args),
         cwd=ROOT / "examples",
-        env=examples_env(),
+        env=examples_env() if env is None else env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import os
-import signal
-import socket
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -14,60 +11,26 @@ import httpx
 
 from agentsm_fn.durable.sqlite import SqliteStore
 from tests.durable.machines import DURABLE_ORDERS
-from tests.server.live import STARTUP_TIMEOUT, orders_store, serving_command
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _command(db: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "agentsm_fn.durable.cli", "--db", str(db), "serve", *args]
+from tests.server.live import (
+    ROOT,
+    STARTUP_TIMEOUT,
+    examples_env,
+    orders_store,
+    serve_command,
+    serving_command,
+)
 
 
 def test_serve_answers_over_http_and_stops_on_sigint(tmp_path: Path) -> None:
     orders_store(tmp_path / "runs.db").close()
-    port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "AGENTSM_RUNS_TOKEN": "from-the-env-123456789"}
-    process = subprocess.Popen(
-        _command(tmp_path / "runs.db", "--port", str(port), DURABLE_ORDERS.name),
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    listening = threading.Event()
+    env = examples_env() | {"AGENTSM_RUNS_TOKEN": "from-the-env-123456789"}
     lines: list[str] = []
-
-    def read() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            lines.append(line)
-            if f"serving on http://127.0.0.1:{port}/" in line:  # printed once the port is held
-                listening.set()
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    try:
-        assert listening.wait(STARTUP_TIMEOUT), "".join(lines)
-        url = f"http://127.0.0.1:{port}"
+    with serving_command(tmp_path / "runs.db", DURABLE_ORDERS.name, lines=lines, env=env) as url:
         assert httpx.get(f"{url}/runs").status_code == 401  # the token came from the environment
         auth = {"Authorization": "Bearer from-the-env-123456789"}
         runs = httpx.get(f"{url}/runs", headers=auth).json()["runs"]
         assert sorted(run["run_id"] for run in runs) == ["done-0", "done-1", "wait-0"]
         assert httpx.get(f"{url}/machines", headers=auth).json()[0]["name"] == DURABLE_ORDERS.name
-    finally:
-        process.send_signal(signal.SIGINT)
-        code = process.wait(STARTUP_TIMEOUT)
-        reader.join(STARTUP_TIMEOUT)
-        assert process.stdout is not None
-        process.stdout.close()
-    assert code == 0, "".join(lines)
     assert "from-the-env-123456789" not in "".join(lines)
 
 
@@ -75,7 +38,7 @@ def test_serve_refuses_another_address_without_a_token(tmp_path: Path) -> None:
     orders_store(tmp_path / "runs.db").close()
     env = {k: v for k, v in os.environ.items() if k != "AGENTSM_RUNS_TOKEN"} | {"PYTHONPATH": str(ROOT)}
     done = subprocess.run(
-        _command(tmp_path / "runs.db", "--host", "0.0.0.0", DURABLE_ORDERS.name),
+        serve_command(tmp_path / "runs.db", "--host", "0.0.0.0", DURABLE_ORDERS.name),
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -89,7 +52,7 @@ def test_serve_refuses_another_address_without_a_token(tmp_path: Path) -> None:
 def test_serve_names_a_machine_it_cannot_load(tmp_path: Path) -> None:
     orders_store(tmp_path / "runs.db").close()
     done = subprocess.run(
-        _command(tmp_path / "runs.db", "no_such_module:AGENT"),
+        serve_command(tmp_path / "runs.db", "no_such_module:AGENT"),
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,
