@@ -38,7 +38,7 @@ from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import _EMPTY_JOURNAL, _EMPTY_TRACE, Snapshot, Status
 from agentsm_fn.core.trace import Trace
 
-__all__ = ["DEFER", "SUSPEND", "Defer", "OnRow", "Suspend", "drive", "drive_from"]
+__all__ = ["DEFER", "SUSPEND", "Defer", "OnMemory", "OnRow", "Suspend", "drive", "drive_from"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
@@ -77,6 +77,7 @@ def drive(
     clock: Callable[[], float],
     perform: Callable[[Effect[object]], object] | None = None,
     on_row: OnRow | None = None,
+    on_memory: OnMemory | None = None,
 ) -> Generator[Effect[object], object, StepResult[StateT, MemoryT]]:
     """Run to a terminal state as a generator: yields effects, is sent their outcomes.
 
@@ -88,7 +89,9 @@ def drive(
     passes its sync performers this way and saves a generator round trip).
     ``on_row``, if given, is called with each trace row as it is recorded
     (``(step, state, event or effect, target or None, data, clock reading)``; the
-    shell's observers watch a run this way). Without it the fold is unchanged.
+    shell's observers watch a run this way). ``on_memory``, if given, is called
+    after each transition's row with the step and the memory the run now holds (for
+    an observer that asks for it). Without them the fold is unchanged.
     """
     if snapshot.status is Status.AWAITING:
         if snapshot.pending is None:
@@ -103,10 +106,13 @@ def drive(
         resumed = resume(machine, snapshot, outcome, now)
         if isinstance(resumed, Failure):
             return resumed
+        moved = resumed.unwrap()
         if on_row is not None:
-            for row in resumed.unwrap().trace.rows[len(snapshot.trace) :]:
+            for row in moved.trace.rows[len(snapshot.trace) :]:
                 on_row(row)
-        snapshot = resumed.unwrap()
+        if on_memory is not None and moved.steps != snapshot.steps:  # resume takes one decision
+            on_memory(moved.steps, moved.memory)
+        snapshot = moved
     if snapshot.status is Status.FINISHED:
         return Success(snapshot)
 
@@ -121,6 +127,7 @@ def drive(
             clock,
             perform,
             on_row,
+            on_memory,
         )
     )
 
@@ -131,9 +138,12 @@ def drive_from(
     clock: Callable[[], float],
     perform: Callable[[Effect[object]], object] | None = None,
     on_row: OnRow | None = None,
+    on_memory: OnMemory | None = None,
 ) -> Generator[Effect[object], object, StepResult[StateT, MemoryT]]:
     """:func:`drive` for a fresh run from ``memory`` (no initial snapshot is built)."""
-    return _fold(machine, machine.initial, memory, 0, _EMPTY_TRACE, _EMPTY_JOURNAL, clock, perform, on_row)
+    return _fold(
+        machine, machine.initial, memory, 0, _EMPTY_TRACE, _EMPTY_JOURNAL, clock, perform, on_row, on_memory
+    )
 
 
 def _parked(
@@ -161,6 +171,9 @@ def _parked(
 OnRow: TypeAlias = Callable[[tuple[int, object, object, object, object, float]], None]
 """Called by :func:`drive` with each trace row as it is recorded."""
 
+OnMemory: TypeAlias = Callable[[int, object], None]
+"""Called by :func:`drive` after each transition with its step and the memory the run then holds."""
+
 
 def _reporting(
     rows: list[tuple[int, object, object, object, object, float]], on_row: OnRow
@@ -185,11 +198,14 @@ def _fold(
     clock: Callable[[], float],
     perform: Callable[[Effect[object]], object] | None = None,
     on_row: OnRow | None = None,
+    on_memory: OnMemory | None = None,
 ) -> Generator[Effect[object], object, StepResult[StateT, MemoryT]]:
     """The hot loop: the same logic as step/resume on locals; a snapshot is built only on exit.
 
     Written for speed (it is most of what a run costs beyond the user's handlers): no
     helper calls on the path of a pure transition, locals for everything it reads twice.
+    ``on_memory`` costs nothing when absent: it shares the one test a transition makes
+    already (``plain``: no narrator and nobody watching the memory).
     """
     rows: list[tuple[int, object, object, object, object, float]] = []
     ticks: list[float | tuple[float, EffectDigest, object]] = []
@@ -202,7 +218,7 @@ def _fold(
         return Failure(RunFailed(MissingHandler(start), parked))
     if node.terminal:
         return Success(_parked(start, memory, steps, trace, journal, rows, ticks, Status.FINISHED, None))
-    narrate = machine.narrate
+    plain = machine.narrate is None and on_memory is None  # a transition's row is all it records
     add_row, add_tick = rows.append, ticks.append
     if on_row is not None:  # an observed run: each row is also reported as it is recorded
         add_row = _reporting(rows, on_row)
@@ -248,11 +264,13 @@ def _fold(
                     following = node.edges.get(id(event))
                     if following is not None:
                         steps += 1
-                        if narrate is None:
+                        if plain:
                             add_row((steps, state, event, following.state, "", now))
                         else:
                             data = _narrate(machine, state, event, new_memory)
                             add_row((steps, state, event, following.state, data, now))
+                            if on_memory is not None:
+                                on_memory(steps, new_memory)
                         node, memory = following, new_memory
                         break
                 elif type(value) is Perform and isinstance(value[0], Effect):
@@ -322,6 +340,8 @@ def _fold(
                 _, event, target, memory = routed
                 steps += 1
                 add_row((steps, state, event, target, _narrate(machine, state, event, memory), now))
+                if on_memory is not None:
+                    on_memory(steps, memory)
                 node = compiled[target]
                 break
             _, pending, memory, _ = routed

@@ -6,6 +6,7 @@ lives in lifecycle hooks, never inside the pure handlers)::
 
     RunObserver.run_started(RunStart)  -> RunWatch, or None to leave this run alone
       RunWatch.transition(step, state, event, target, at)       each transition
+      RunWatch.memory_after(step, memory)            (optional) the memory after it
       RunWatch.effect_requested(step, state, effect, summary, at)  (optional) each request row
       RunWatch.effect_started(effect, within) -> EffectWatch    before a performer runs
         EffectWatch.effect_ended(outcome, seconds)              its outcome (or SUSPEND)
@@ -17,7 +18,12 @@ lives in lifecycle hooks, never inside the pure handlers)::
 for the effects the machine asked for. ``effect_requested`` (optional: looked up on a watch
 that has it) reports each effect request the trace records, in trace order, with the
 effect's class name and summary as the trace keeps them, before it is performed (or
-found to have no performer). ``streamed`` is looked up on an effect watch that
+found to have no performer). ``memory_after`` (optional, likewise) is called right
+after each ``transition`` with the same step and the memory the run holds from then on
+(the memory a handler returned with its event), in order, for ``run``, ``arun``, a resumed
+run and a durable one alike; a watch that wants to show the run's data as it changes asks
+for it by having the method. The fold passes the memory only to a run whose watch has it,
+so a run without one costs what it always did. ``streamed`` is looked up on an effect watch that
 has it: a streaming provider reports each delta it decodes (a provider ``StreamEvent``:
 text, a tool call's start or argument fragment) with ``agentsm_fn.shell.report_delta``
 to the effect it is performing. Without an observer a run pays nothing. The

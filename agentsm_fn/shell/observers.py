@@ -44,33 +44,36 @@ class _BothEffects:
 
 _Requested = Callable[[int, enum.Enum, str, str, float], None]
 """A watch's optional ``effect_requested`` (see :mod:`agentsm_fn.core.observe`)."""
+_MemoryAfter = Callable[[int, object], None]
+"""A watch's optional ``memory_after`` (see :mod:`agentsm_fn.core.observe`)."""
 
 
-def _requested(first: object, second: object) -> _Requested | None:
-    """What reports request rows to whichever of ``first`` and ``second`` has ``effect_requested``.
+def _either(name: str, first: object, second: object) -> Callable[..., None] | None:
+    """What calls the optional method ``name`` of whichever of ``first`` and ``second`` has it.
 
-    None when neither has it: the shell then skips request rows, as for one such watch.
+    None when neither has it: the shell then skips what it reports, as for one such watch.
     """
-    wanted: list[_Requested] = [
-        found for watch in (first, second) if (found := getattr(watch, "effect_requested", None)) is not None
+    wanted: list[Callable[..., None]] = [
+        found for watch in (first, second) if (found := getattr(watch, name, None)) is not None
     ]
     if len(wanted) < 2:
         return wanted[0] if wanted else None
     one, other = wanted
 
-    def effect_requested(step: int, state: enum.Enum, effect: str, summary: str, at: float) -> None:
-        one(step, state, effect, summary, at)
-        other(step, state, effect, summary, at)
+    def both(*args: object) -> None:
+        one(*args)
+        other(*args)
 
-    return effect_requested
+    return both
 
 
 class _BothRuns:
-    __slots__ = ("effect_requested", "first", "second")
+    __slots__ = ("effect_requested", "first", "memory_after", "second")
 
     def __init__(self, first: RunWatch | None, second: RunWatch | None) -> None:
         self.first, self.second = first, second
-        self.effect_requested = _requested(first, second)
+        self.effect_requested: _Requested | None = _either("effect_requested", first, second)
+        self.memory_after: _MemoryAfter | None = _either("memory_after", first, second)
 
     def transition(self, step: int, state: enum.Enum, event: enum.Enum, target: enum.Enum, at: float) -> None:
         for watch in (self.first, self.second):

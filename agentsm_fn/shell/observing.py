@@ -29,7 +29,7 @@ from typing import Final, TypeVar, cast
 
 from returns.result import Failure, Result
 
-from agentsm_fn.core.driver import SUSPEND
+from agentsm_fn.core.driver import SUSPEND, OnMemory
 from agentsm_fn.core.effects import Effect
 from agentsm_fn.core.failures import RunFailed
 from agentsm_fn.core.journal import digest_summary
@@ -247,13 +247,16 @@ class Watching:
     Made by :func:`start_watching`; ``run``/``arun``/``resume_run`` use it.
     """
 
-    __slots__ = ("requested", "watch")
+    __slots__ = ("on_memory", "requested", "watch")
 
     def __init__(self, watch: RunWatch) -> None:
         self.watch = watch
         self.requested: Callable[[int, enum.Enum, str, str, float], None] | None = getattr(
             watch, "effect_requested", None
         )
+        after: OnMemory | None = getattr(watch, "memory_after", None)
+        self.on_memory: OnMemory | None = None if after is None else _memory_after(after)
+        """The fold's memory callback: None (the fold unchanged) unless the watch has ``memory_after``."""
 
     def on_row(self, row: tuple[int, object, object, object, object, float]) -> None:
         """The fold recorded ``row``: report it (an effect request only to a watch that asks for them)."""
@@ -278,6 +281,12 @@ class Watching:
         for row in cast(list[tuple[int, object, object, object, object, float]], rows):
             self.on_row(row)
 
+    def resumed(self, before: Snapshot[StateT, MemoryT], after: Snapshot[StateT, MemoryT]) -> None:
+        """Report what a pure resume of ``before`` recorded: its rows, and the memory after a transition."""
+        self.rows(after.trace.rows[len(before.trace) :])
+        if self.on_memory is not None and after.steps != before.steps:
+            self.on_memory(after.steps, after.memory)
+
     def performers(self, performers: Performers) -> Performers:
         """``performers`` with every performer reporting to this run's watch."""
         watch = self.watch
@@ -296,6 +305,18 @@ class Watching:
             self.watch.run_ended(end)
         except Exception:
             _complain("run_ended")
+
+
+def _memory_after(after: OnMemory) -> OnMemory:
+    """``after`` (a watch's ``memory_after``), contained: a raise is logged, the run goes on."""
+
+    def memory_after(step: int, memory: object) -> None:
+        try:
+            after(step, memory)
+        except Exception:
+            _complain("memory_after")
+
+    return memory_after
 
 
 _new_tuple: Final = tuple.__new__

@@ -34,7 +34,7 @@ from typing import Final, NamedTuple, TypeVar
 import attrs
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.core.driver import DEFER, SUSPEND, OnRow, drive, drive_from
+from agentsm_fn.core.driver import DEFER, SUSPEND, OnMemory, OnRow, drive, drive_from
 from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.core.engine import resume
 from agentsm_fn.core.failures import EffectFailed, RunFailed
@@ -205,7 +205,7 @@ def run(
     watching = start_watching(shell.observer, machine, start)
     if watching is None:
         return _run(machine, start, shell, None)
-    result = _run(machine, start, shell._watched(watching), watching.on_row)
+    result = _run(machine, start, shell._watched(watching), watching.on_row, watching.on_memory)
     watching.ended(result)
     return result
 
@@ -215,12 +215,13 @@ def _run(
     start: MemoryT | Snapshot[StateT, MemoryT],
     shell: Shell,
     on_row: OnRow | None,
+    on_memory: OnMemory | None = None,
 ) -> RunResult[StateT, MemoryT]:
     inline = _Inline(shell.performers, asynchronous=False)
     fold = (
-        drive(machine, start, shell.clock, inline.perform, on_row)
+        drive(machine, start, shell.clock, inline.perform, on_row, on_memory)
         if isinstance(start, Snapshot)
-        else drive_from(machine, start, shell.clock, inline.perform, on_row)
+        else drive_from(machine, start, shell.clock, inline.perform, on_row, on_memory)
     )
     try:
         effect = next(fold)
@@ -254,7 +255,7 @@ async def arun(
     watching = start_watching(shell.observer, machine, start)
     if watching is None:
         return await _arun(machine, start, shell, None)
-    result = await _arun(machine, start, shell._watched(watching), watching.on_row)
+    result = await _arun(machine, start, shell._watched(watching), watching.on_row, watching.on_memory)
     watching.ended(result)
     return result
 
@@ -264,12 +265,13 @@ async def _arun(
     start: MemoryT | Snapshot[StateT, MemoryT],
     shell: Shell,
     on_row: OnRow | None,
+    on_memory: OnMemory | None = None,
 ) -> RunResult[StateT, MemoryT]:
     inline = _Inline(shell.performers, asynchronous=True)
     fold = (
-        drive(machine, start, shell.clock, inline.perform, on_row)
+        drive(machine, start, shell.clock, inline.perform, on_row, on_memory)
         if isinstance(start, Snapshot)
-        else drive_from(machine, start, shell.clock, inline.perform, on_row)
+        else drive_from(machine, start, shell.clock, inline.perform, on_row, on_memory)
     )
     try:
         effect = next(fold)
@@ -318,7 +320,7 @@ def _resumed(
         )
     resumed = resume(machine, snapshot, outcome, now)
     if watching is not None and isinstance(resumed, Success):
-        watching.rows(resumed.unwrap().trace.rows[len(snapshot.trace) :])
+        watching.resumed(snapshot, resumed.unwrap())
     return resumed
 
 
@@ -340,7 +342,7 @@ def resume_run(
     result = (
         resumed
         if isinstance(resumed, Failure)
-        else _run(machine, resumed.unwrap(), shell._watched(watching), watching.on_row)
+        else _run(machine, resumed.unwrap(), shell._watched(watching), watching.on_row, watching.on_memory)
     )
     watching.ended(result)
     return result
@@ -363,7 +365,9 @@ async def aresume_run(
     result = (
         resumed
         if isinstance(resumed, Failure)
-        else await _arun(machine, resumed.unwrap(), shell._watched(watching), watching.on_row)
+        else await _arun(
+            machine, resumed.unwrap(), shell._watched(watching), watching.on_row, watching.on_memory
+        )
     )
     watching.ended(result)
     return result
