@@ -7,7 +7,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agentsm_fn.durable import SqliteStore
+from agentsm_fn.durable.travel import replay_stored
 from agentsm_fn.server.agui import AguiAgent
+from agentsm_fn.server.agui.state import public_state
 from tests.agui.agents import ANSWER, SENT, email_agent, weather_agent
 from tests.agui.conftest import Lines, Served
 
@@ -65,6 +67,39 @@ def test_a_run_streams_steps_tool_calls_text_and_state(
     assistant = [m for m in end["messages"] if m["role"] == "assistant"]
     assert any(m.get("content") == ANSWER for m in assistant)
     assert store.get("run-1").unwrap().status.value == "finished"
+
+
+def test_the_client_follows_the_state_step_by_step_and_ends_with_the_memorys_public_fields(
+    serve: Serve, client: Client, store: SqliteStore
+) -> None:
+    agent = weather_agent()
+    served = serve([agent])
+    plan = {
+        "url": served.url(f"/agui/{agent.name}"),
+        "threadId": "thread-s",
+        "messages": [_user("What is the weather in Paris?")],
+        "runs": [{"runId": "run-s"}],
+    }
+    lines = client(plan)
+    types = _types(lines)
+    deltas = [index for index, kind in enumerate(types) if kind == "STATE_DELTA"]
+    # sent while the run works: each right after the step that made it started
+    assert deltas and all(types[index - 1] == "STEP_STARTED" for index in deltas), types
+    assert any(types.index("TOOL_CALL_RESULT") < i < types.index("TEXT_MESSAGE_START") for i in deltas), types
+    events = [line["event"] for line in lines if "event" in line]
+    patches = [e["delta"] for e in events if e["type"] == "STATE_DELTA"]
+    assert len(patches) >= 4 and all(patches), (
+        patches
+    )  # the steps that changed a public field, never an empty one
+    paths = [[op["path"] for op in patch] for patch in patches]
+    history = next(i for i, changed in enumerate(paths) if "/history/0" in changed)
+    answered = next(i for i, changed in enumerate(paths) if "/final_answer" in changed)
+    assert history < answered == len(patches) - 1, paths
+    stored = replay_stored(store, agent.durable.machine, "run-s").unwrap()
+    assert _end(lines)["state"] == json.loads(
+        json.dumps(public_state(stored.memory))
+    )  # the client applied them
+    assert _end(lines)["state"]["history"][0]["observation"] == "SUCCESS: sunny in Paris"
 
 
 def test_an_approval_ends_the_run_as_an_interrupt_and_the_answer_resumes_the_stored_run(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import attrs
 import jsonpatch
 from ag_ui.core import BaseEvent, ResumeEntry, RunAgentInput
 from hypothesis import given
@@ -25,11 +26,11 @@ from agentsm_fn.llm import (
 )
 from agentsm_fn.llm.json import JsonObject, thaw
 from agentsm_fn.providers.events import TextDelta, ToolCallArguments, ToolCallStarted
-from agentsm_fn.server.agui.feed import EffectEnded, EffectStarted, Happening, Moved, Streamed
+from agentsm_fn.server.agui.feed import EffectEnded, EffectStarted, Happening, MemoryAfter, Moved, Streamed
 from agentsm_fn.server.agui.interrupts import answer_from, interrupt_for, interrupt_id, waiting_entry
 from agentsm_fn.server.agui.redacting import RedactedText
 from agentsm_fn.server.agui.request import read_request
-from agentsm_fn.server.agui.state import public_state, state_patch
+from agentsm_fn.server.agui.state import Shown, public_state, state_patch
 from agentsm_fn.server.agui.translate import Translator
 from agentsm_fn.shell.credentials import redact_credentials
 from verification.kit import json_objects
@@ -54,6 +55,57 @@ def test_a_state_patch_turns_the_old_state_into_the_new(before: JsonObject, afte
     assert isinstance(old, dict) and isinstance(new, dict)
     assert jsonpatch.apply_patch(old, state_patch(old, new)) == new
     assert state_patch(new, new) == []
+
+
+@attrs.frozen
+class Box:
+    count: int
+    tags: tuple[str, ...]
+    note: str
+    _secret: str = ""
+
+
+boxes = st.lists(
+    st.tuples(
+        st.one_of(st.none(), st.integers(0, 3)),
+        st.one_of(st.none(), st.lists(st.sampled_from("abc"), max_size=3).map(tuple)),
+        st.one_of(st.none(), st.text(max_size=3)),
+        st.text(max_size=2),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@given(boxes)
+def test_memories_shown_in_turn_are_their_public_state_and_patch_from_one_to_the_next(
+    changes: list[tuple[int | None, tuple[str, ...] | None, str | None, str]],
+) -> None:
+    """A field kept (None: the same object) or changed: each state shown, and each patch, is right."""
+    shown, memory = Shown(), Box(count=0, tags=(), note="", secret="")
+    before = shown(memory)
+    translator = Translator("r")
+    translator.opening("A", before)
+    client = thaw(before)
+    for count, tags, note, secret in changes:
+        memory = attrs.evolve(
+            memory,
+            count=memory.count if count is None else count,
+            tags=memory.tags if tags is None else tags,
+            note=memory.note if note is None else note,
+            secret=secret,
+        )
+        after = shown(memory)
+        assert after == public_state(memory)
+        patch = state_patch(before, after)
+        assert jsonpatch.apply_patch(thaw(before), patch) == thaw(after)
+        assert (patch == []) is (after == before)
+        events = translator.feed(MemoryAfter(1, memory))  # a delta only on a change
+        assert [e.type.value for e in events] == ([] if after == before else ["STATE_DELTA"])
+        for event in events:
+            client = jsonpatch.apply_patch(client, event.model_dump(mode="json")["delta"])
+        assert client == thaw(after)
+        before = after
 
 
 def test_public_state_leaves_out_private_fields_and_redacts_credentials(monkeypatch: object) -> None:

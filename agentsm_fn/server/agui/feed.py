@@ -2,7 +2,8 @@
 
 The endpoint gives each run it starts or resumes a :class:`Feed` (added to the run's
 shell observer, next to any the application has). Its watch puts a :data:`Happening`
-on an :class:`asyncio.Queue` for every transition, every effect started and ended (with
+on an :class:`asyncio.Queue` for every transition and the memory after it (the
+observer protocol's optional ``memory_after``), every effect started and ended (with
 the effect and its outcome as values: an LLM reply's text and tool calls, a tool's
 result), every delta a streaming provider reports to the effect it performs (its text and
 tool-call argument fragments, as they are decoded) and the run's end. Performers may run
@@ -25,7 +26,17 @@ from agentsm_fn.core.observe import EffectWatch, RunEnd, RunObserver, RunStart, 
 from agentsm_fn.shell.observers import Both
 from agentsm_fn.shell.run import Shell
 
-__all__ = ["EffectEnded", "EffectStarted", "Feed", "Happening", "Moved", "RunStopped", "Streamed", "observed"]
+__all__ = [
+    "EffectEnded",
+    "EffectStarted",
+    "Feed",
+    "Happening",
+    "MemoryAfter",
+    "Moved",
+    "RunStopped",
+    "Streamed",
+    "observed",
+]
 
 
 @attrs.frozen
@@ -34,6 +45,14 @@ class Moved:
 
     state: str
     target: str
+
+
+@attrs.frozen
+class MemoryAfter:
+    """After transition ``step`` the run holds ``memory`` (a frozen value: read on the loop, later)."""
+
+    step: int
+    memory: object
 
 
 @attrs.frozen
@@ -65,7 +84,7 @@ class RunStopped:
     end: RunEnd
 
 
-Happening: TypeAlias = Moved | EffectStarted | EffectEnded | Streamed | RunStopped
+Happening: TypeAlias = Moved | MemoryAfter | EffectStarted | EffectEnded | Streamed | RunStopped
 """Anything a :class:`Feed` reports."""
 
 
@@ -94,6 +113,10 @@ class _Run:
 
     def transition(self, step: int, state: enum.Enum, event: enum.Enum, target: enum.Enum, at: float) -> None:
         self.feed.put(Moved(state.name, target.name))
+
+    def memory_after(self, step: int, memory: object) -> None:
+        """The observer protocol's optional method: the memory after each transition."""
+        self.feed.put(MemoryAfter(step, memory))
 
     def effect_started(self, effect: Effect[object], within: EffectWatch | None) -> EffectWatch:
         self.feed.put(EffectStarted(effect))

@@ -4,7 +4,9 @@ One :class:`Translator` per AG-UI run. It is fed the run's happenings in order
 (:mod:`agentsm_fn.server.agui.feed`) and returns the protocol's events for each::
 
     the run starts in S        STATE_SNAPSHOT (the memory's public fields), STEP_STARTED S
-    S -> T                     STEP_FINISHED S, STEP_STARTED T
+    S -> T                     STEP_FINISHED S, STEP_STARTED T, then STATE_DELTA (a JSON
+                               Patch from the last state sent) if the step changed the
+                               memory's public fields (none when it did not)
     an LLM call                TEXT_MESSAGE_START, one CONTENT per text delta a streaming
                                provider reports (the whole text at once when it does not
                                stream), END; per tool call TOOL_CALL_START, one ARGS per
@@ -12,7 +14,8 @@ One :class:`Translator` per AG-UI run. It is fed the run's happenings in order
                                the calls' parent
     a tool ran                 TOOL_CALL_RESULT (its observation); a tool call no reply
                                announced (a user machine's) gets START/ARGS/END first
-    the run stops in S         STATE_DELTA (JSON Patch from the last state sent), STEP_FINISHED S
+    the run stops in S         STATE_DELTA (what changed since the last one: a memory a
+                               request left, say), STEP_FINISHED S
 
 RUN_STARTED, RUN_FINISHED and RUN_ERROR are the endpoint's: they depend on where the
 stored run stands. Message ids are ``RUN:m1``, ``RUN:m2``, ... (RUN: the AG-UI run id), a
@@ -36,9 +39,17 @@ from agentsm_fn.llm.call import LlmCall
 from agentsm_fn.llm.json import JsonObject
 from agentsm_fn.llm.replies import LlmReply
 from agentsm_fn.providers.events import TextDelta, ToolCallArguments, ToolCallStarted
-from agentsm_fn.server.agui.feed import EffectEnded, EffectStarted, Happening, Moved, RunStopped, Streamed
+from agentsm_fn.server.agui.feed import (
+    EffectEnded,
+    EffectStarted,
+    Happening,
+    MemoryAfter,
+    Moved,
+    RunStopped,
+    Streamed,
+)
 from agentsm_fn.server.agui.reply import ReplyEvents
-from agentsm_fn.server.agui.state import public_state, state_patch
+from agentsm_fn.server.agui.state import Shown, state_patch
 from agentsm_fn.shell.credentials import redact_credentials
 
 __all__ = ["Translator"]
@@ -76,6 +87,7 @@ class Translator:
         """Tool calls whose START was sent (in this AG-UI run, or the one it resumes)."""
         self.reply: ReplyEvents | None = None
         """The LLM call in progress."""
+        self.shown = Shown()
 
     def opening(self, state: str, shown: JsonObject) -> list[BaseEvent]:
         """The first events: the state the run starts from, and its first step."""
@@ -88,6 +100,8 @@ class Translator:
             case Moved(state=state, target=target):
                 self.step = target
                 return [StepFinishedEvent(step_name=state), StepStartedEvent(step_name=target)]
+            case MemoryAfter(memory=memory):
+                return self._delta(self.shown(memory))
             case EffectStarted(effect=LlmCall()):
                 self.reply = ReplyEvents(self._message_id, self.announced)
                 return []
@@ -106,20 +120,22 @@ class Translator:
             case EffectEnded(outcome=ToolBatchResult(results=results)):
                 return [self._result(result) for result in results]
             case RunStopped(end=end):
-                return self.stopping(public_state(end.snapshot.memory))
+                return self.stopping(self.shown(end.snapshot.memory))
         return []
 
     def stopping(self, shown: JsonObject) -> list[BaseEvent]:
         """The last events of a run that stopped with memory ``shown``: the state's change, the step's end."""
-        events: list[BaseEvent] = []
-        patch = state_patch(self.state, shown)
-        if patch:
-            events.append(StateDeltaEvent.model_validate({"delta": patch}))
-        self.state = shown
+        events = self._delta(shown)
         if self.step:
             events.append(StepFinishedEvent(step_name=self.step))
             self.step = ""
         return events
+
+    def _delta(self, shown: JsonObject) -> list[BaseEvent]:
+        """A STATE_DELTA from the last state sent to ``shown``, if they differ; ``shown`` is sent from now."""
+        patch = state_patch(self.state, shown)
+        self.state = shown
+        return [StateDeltaEvent.model_validate({"delta": patch})] if patch else []
 
     def _message_id(self) -> str:
         self.messages += 1
