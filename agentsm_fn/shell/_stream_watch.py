@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import enum
 import itertools
+from typing import cast
 
 from agentsm_fn.core.driver import SUSPEND
 from agentsm_fn.core.effects import Effect, describe_effect
+from agentsm_fn.core.journal import digest_summary
 from agentsm_fn.core.observe import EffectWatch, RunEnd, RunStart, RunWatch
 from agentsm_fn.shell._stream_buffer import EventBuffer
 from agentsm_fn.shell.credentials import redact_credentials
@@ -95,6 +97,49 @@ class StreamWatch:
             return None
         self.emitted = position
         return position
+
+    def row(self, row: tuple[int, object, object, object, object, float]) -> None:
+        """Put the event of a trace row the fold recorded (a transition or an effect request).
+
+        The observing layer's raw-row hook: what :meth:`transition` and
+        :meth:`effect_requested` do, without their translation of the row.
+        """
+        if self.failing is not None:
+            self._flush()
+        step, state, event, target, _data, at = row
+        position = self.next
+        self.next = position + 1
+        if target is None:  # an effect request: its event is the effect's digest
+            self.requested = position
+            self.held = 0.0
+            if position > self.emitted:
+                self.emitted = position
+                effect, summary = digest_summary(event)
+                self.buffer.put(
+                    EffectRequested(
+                        run_id=self.run_id,
+                        position=position,
+                        state=cast(enum.Enum, state)._name_,
+                        effect=effect,
+                        summary=summary,
+                    )
+                )
+            return
+        name = cast(enum.Enum, target)._name_
+        self.state, self.steps = name, step
+        if position > self.emitted:
+            self.emitted = position
+            self.buffer.put(
+                Transitioned(
+                    run_id=self.run_id,
+                    position=position,
+                    step=step,
+                    state=cast(enum.Enum, state)._name_,
+                    event=cast(enum.Enum, event)._name_,
+                    target=name,
+                    at=at,
+                )
+            )
 
     def transition(self, step: int, state: enum.Enum, event: enum.Enum, target: enum.Enum, at: float) -> None:
         """Put a :class:`Transitioned`."""

@@ -29,7 +29,7 @@ from typing import Final, TypeVar, cast
 
 from returns.result import Failure, Result
 
-from agentsm_fn.core.driver import SUSPEND, OnMemory
+from agentsm_fn.core.driver import SUSPEND, OnMemory, OnRow
 from agentsm_fn.core.effects import Effect
 from agentsm_fn.core.failures import RunFailed
 from agentsm_fn.core.journal import digest_summary
@@ -241,13 +241,29 @@ async def aperform_part(part: Effect[object], fn: Callable[[], Awaitable[T]]) ->
     return await _areported(watch, part, within, lambda _part: fn())
 
 
+def _guarded(row: OnRow) -> OnRow:
+    """``row``, its exceptions logged and ignored."""
+
+    def report(recorded: tuple[int, object, object, object, object, float]) -> None:
+        try:
+            row(recorded)
+        except Exception:
+            _complain("row")
+
+    return report
+
+
 class Watching:
     """One observed run: its watch, the fold's row callback and the wrapped performers.
 
-    Made by :func:`start_watching`; ``run``/``arun``/``resume_run`` use it.
+    Made by :func:`start_watching`; ``run``/``arun``/``resume_run`` use it. A watch with a
+    ``row(row)`` method gets each trace row as the fold records it, as it is (``(step,
+    state, event, target, data, at)``, ``target`` None for an effect request whose
+    ``event`` is the effect's digest), instead of ``transition`` and ``effect_requested``
+    calls: a watch that turns every row into something pays no translation.
     """
 
-    __slots__ = ("on_memory", "requested", "watch")
+    __slots__ = ("on_memory", "on_row", "requested", "watch")
 
     def __init__(self, watch: RunWatch) -> None:
         self.watch = watch
@@ -257,8 +273,11 @@ class Watching:
         after: OnMemory | None = getattr(watch, "memory_after", None)
         self.on_memory: OnMemory | None = None if after is None else _memory_after(after)
         """The fold's memory callback: None (the fold unchanged) unless the watch has ``memory_after``."""
+        row: OnRow | None = getattr(watch, "row", None)
+        self.on_row: OnRow = self._reported if row is None else _guarded(row)
+        """The fold's row callback: report each row it records (to ``row``, or translated)."""
 
-    def on_row(self, row: tuple[int, object, object, object, object, float]) -> None:
+    def _reported(self, row: tuple[int, object, object, object, object, float]) -> None:
         """The fold recorded ``row``: report it (an effect request only to a watch that asks for them)."""
         step, state, event, target, _data, at = row
         if target is None:  # an effect request: the wrapped performer reports performing it
@@ -278,8 +297,9 @@ class Watching:
 
     def rows(self, rows: object) -> None:
         """Report ``rows`` (trace rows a pure step recorded outside the fold)."""
+        on_row = self.on_row
         for row in cast(list[tuple[int, object, object, object, object, float]], rows):
-            self.on_row(row)
+            on_row(row)
 
     def resumed(self, before: Snapshot[StateT, MemoryT], after: Snapshot[StateT, MemoryT]) -> None:
         """Report what a pure resume of ``before`` recorded: its rows, and the memory after a transition."""
