@@ -208,8 +208,9 @@ class _Performing:
         self, watch: StreamWatch, position: int, effect: str, live: bool, part: int | None = None
     ) -> None:
         self.watch, self.position, self.effect, self.live, self.part = watch, position, effect, live, part
-        self.parts = itertools.count()
-        self.calls: dict[int, tuple[str, str]] = {}
+        self.parts = itertools.count()  # next() is atomic: parts may start in tool threads at once
+        self.calls: dict[int, tuple[str, str]] | None = None
+        """Tool calls started by a streaming provider: index -> (id, name), made at the first."""
         self.since_wait = watch.buffer.waited
 
     def event(
@@ -269,11 +270,13 @@ class _Performing:
             if isinstance(fragment, str):
                 self._arguments(index, fragment)
             elif isinstance(call_id, str) and isinstance(name, str):  # a tool call started
+                if self.calls is None:
+                    self.calls = {}
                 self.calls[index] = (call_id, name)
                 self._arguments(index, "")
 
     def _arguments(self, index: int, fragment: str) -> None:
-        call_id, name = self.calls.get(index, ("", ""))
+        call_id, name = ("", "") if self.calls is None else self.calls.get(index, ("", ""))
         self.watch.buffer.put(
             ToolCallArgsDelta(
                 run_id=self.watch.run_id,

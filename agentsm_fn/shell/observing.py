@@ -64,6 +64,7 @@ class _Ignored:
 
 
 _IGNORED: Final = _Ignored()
+_now: Final = time.perf_counter
 
 
 def _complain(what: str) -> None:
@@ -135,9 +136,13 @@ async def _areported(
     call: Callable[[Effect[object]], Awaitable[T]],
 ) -> T:
     """``await call(effect)`` as the current effect of ``watch``, its end or raise reported."""
-    effect_watch = _started(watch, effect, within)
+    try:
+        effect_watch = watch.effect_started(effect, within)
+    except Exception:
+        _complain("effect_started")
+        effect_watch = _IGNORED
     token = _CURRENT.set((watch, effect_watch))
-    since = time.perf_counter()
+    since = _now()
     try:
         outcome = await call(effect)
     except BaseException as exc:
@@ -145,16 +150,38 @@ async def _areported(
         raise
     finally:
         _CURRENT.reset(token)
-    _ended(effect_watch, outcome, since)
+    try:
+        effect_watch.effect_ended(outcome, _now() - since)
+    except Exception:
+        _complain("effect_ended")
     return outcome
 
 
 def _watched(watch: RunWatch, performer: Performer, within: EffectWatch | None = None) -> Performer:
+    started = watch.effect_started
+
     def perform(effect: Effect[object]) -> object:
-        outcome, effect_watch, since = _reported(watch, effect, within, performer)
-        if _is_awaitable(outcome) and outcome is not SUSPEND:
+        # _reported and _ended written out: this runs for every effect of every observed run
+        try:
+            effect_watch = started(effect, within)
+        except Exception:
+            _complain("effect_started")
+            effect_watch = _IGNORED
+        token = _CURRENT.set((watch, effect_watch))
+        since = _now()
+        try:
+            outcome = performer(effect)
+        except BaseException as exc:
+            _raised(effect_watch, exc, since)
+            raise
+        finally:
+            _CURRENT.reset(token)
+        if getattr(type(outcome), "__await__", None) is not None and outcome is not SUSPEND:
             return _ending_when_awaited(cast(Awaitable[object], outcome), effect_watch, since)
-        _ended(effect_watch, outcome, since)
+        try:
+            effect_watch.effect_ended(outcome, _now() - since)
+        except Exception:
+            _complain("effect_ended")
         return outcome
 
     return perform
