@@ -24,7 +24,6 @@ import enum
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from types import MappingProxyType
 from typing import Final, TypeVar, cast
 
 from returns.result import Failure, Result
@@ -339,7 +338,7 @@ class Watching:
         watch = self.watch
         sync = {kind: _watched_sync(watch, fn) for kind, fn in performers.sync.items()}
         asynchronous = {kind: _watched_async(watch, fn) for kind, fn in performers.asynchronous.items()}
-        return Performers(MappingProxyType(sync), MappingProxyType(asynchronous))
+        return Performers(sync, asynchronous)  # it makes read-only copies
 
     def ended(self, result: Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT]]) -> None:
         """Report how the run stopped."""

@@ -82,7 +82,7 @@ class Shell:
 
     def _watched(self, watching: Watching) -> Shell:
         """This shell for one observed run: performers that report to it, no observer of its own."""
-        return attrs.evolve(self, performers=watching.performers(self.performers), observer=None)
+        return Shell(watching.performers(self.performers), self.clock, None)
 
 
 def _park(
