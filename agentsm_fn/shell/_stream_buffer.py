@@ -8,6 +8,12 @@ consumer keep the buffer at its size; every other event is kept. The run waits f
 room before each effect it performs (:meth:`EventBuffer.room`, awaited by the gated
 performers of :mod:`agentsm_fn.shell.streaming`), so the buffer holds at most
 ``capacity`` events plus what one stretch of pure transitions between two effects adds.
+
+:class:`Buffer` is that mechanism for items of any type, merged by a function it is given
+(or never); :class:`EventBuffer` is the run stream's, over :data:`RunEvent` with the
+merging above. The AG-UI endpoint's feed is a :class:`Buffer` too: it takes batches with
+:meth:`Buffer.take`, and when its client leaves it calls :meth:`Buffer.abandon`: the run
+then goes on without waiting, and nothing more is kept.
 """
 
 from __future__ import annotations
@@ -17,12 +23,15 @@ import threading
 import time
 from collections import deque
 from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import Generic, TypeVar
 
 import attrs
 
 from agentsm_fn.stream.events import LlmTextDelta, RunEvent, ToolCallArgsDelta
 
-__all__ = ["EventBuffer"]
+__all__ = ["Buffer", "EventBuffer"]
+
+T = TypeVar("T")
 
 
 def _merged(last: RunEvent, event: RunEvent) -> RunEvent | None:
@@ -38,8 +47,10 @@ def _merged(last: RunEvent, event: RunEvent) -> RunEvent | None:
     return None
 
 
-class EventBuffer:
-    """Events from a run to its consumer, in order; bounded as the module says.
+class Buffer(Generic[T]):
+    """Items from a run to its consumer, in order; bounded as the module says.
+
+    ``merge(last, item)``, if given, is tried past capacity: the one item they make, or None.
 
     Example:
         >>> async def nothing_more() -> tuple[RunEvent, ...]:
@@ -53,13 +64,14 @@ class EventBuffer:
         ['a', 'bc']
     """
 
-    def __init__(self, capacity: int) -> None:
+    def __init__(self, capacity: int, merge: Callable[[T, T], T | None] | None = None) -> None:
         if capacity < 1:
             raise ValueError(f"a stream's buffer holds at least one event, not {capacity}")
         self.capacity = capacity
+        self._merge = merge
         self.waited = 0.0
         """Seconds the run has waited for room (taken out of its effects' durations)."""
-        self._items: deque[RunEvent] = deque()
+        self._items: deque[T] = deque()
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None  # the consumer's, once it waits
         self._thread = 0
@@ -68,16 +80,16 @@ class EventBuffer:
         self._closed = False
         self._error: BaseException | None = None
         self._in_hand = 0
+        self._abandoned = False
 
-    def put(self, event: RunEvent) -> None:
-        """Add ``event`` (from any thread); past capacity a delta may merge into the one before."""
+    def put(self, event: T) -> None:
+        """Add ``event`` (from any thread); past capacity it may merge into the one before."""
         with self._lock:
+            if self._abandoned:
+                return
             items = self._items
-            merged = (
-                _merged(items[-1], event)
-                if len(items) >= self.capacity and type(event) in (LlmTextDelta, ToolCallArgsDelta)
-                else None
-            )
+            merge = self._merge
+            merged = merge(items[-1], event) if merge is not None and len(items) >= self.capacity else None
             if merged is None:
                 items.append(event)
             else:
@@ -98,6 +110,41 @@ class EventBuffer:
         """True while the consumer is ``capacity`` events or more behind."""
         return len(self._items) + self._in_hand >= self.capacity
 
+    def behind(self) -> int:
+        """How many events the consumer is behind: buffered, and taken but not yet handed out."""
+        return len(self._items) + self._in_hand
+
+    def abandon(self) -> None:
+        """The consumer left: drop what is buffered, keep nothing more, let the run go on without waiting."""
+        with self._lock:
+            self._abandoned = True
+            self._items.clear()
+            self._in_hand = 0
+            room, self._room = self._room, None
+        if room is not None:
+            self._wake(room)
+
+    async def take(self) -> list[T]:
+        """The next events in order, once some have arrived; ``[]`` once the buffer is closed and empty.
+
+        The events of the batch taken before count as behind until this is called again.
+        """
+        if self._in_hand:
+            self._in_hand = 0
+            room, self._room = self._room, None
+            if room is not None:
+                _set(room)
+        while True:
+            with self._lock:
+                batch, closed = list(self._items), self._closed
+                self._items.clear()
+                self._in_hand = len(batch)
+                if not batch and not closed:
+                    waiter = self._ready = self._bound().create_future()
+            if batch or closed:
+                return batch
+            await waiter
+
     async def room(self) -> None:
         """Wait (on the loop) until the consumer is less than ``capacity`` events behind."""
         if not self.full():
@@ -108,38 +155,24 @@ class EventBuffer:
             await waiter
         self.waited += time.perf_counter() - since
 
-    async def events(
-        self, run: Callable[[], Awaitable[tuple[RunEvent, ...]]]
-    ) -> AsyncGenerator[RunEvent, None]:
+    async def events(self, run: Callable[[], Awaitable[tuple[T, ...]]]) -> AsyncGenerator[T, None]:
         """Start ``run()`` in its own task; yield what is put here, then what it returns.
 
-        The consumer takes what has arrived in one go and hands it out one by one; the
-        events it holds still count as behind until it asks for more. Leaving early
-        cancels the task (and waits for it to end); an exception of the run is raised
+        The consumer takes what has arrived in one go (:meth:`take`) and hands it out one
+        by one; the events it holds still count as behind until it asks for more. Leaving
+        early cancels the task (and waits for it to end); an exception of the run is raised
         here after the events put before it.
         """
         task = asyncio.ensure_future(self._running(run))
         try:
             while True:
-                with self._lock:
-                    batch, closed = list(self._items), self._closed
-                    self._items.clear()
-                    self._in_hand = len(batch)
-                    if not batch and not closed:
-                        waiter = self._ready = self._bound().create_future()
-                if batch:
-                    for event in batch:
-                        yield event
-                    self._in_hand = 0
-                    room, self._room = self._room, None
-                    if room is not None:
-                        _set(room)
-                elif closed:
+                batch = await self.take()
+                if not batch:
                     if self._error is not None:
                         raise self._error
                     return
-                else:
-                    await waiter
+                for event in batch:
+                    yield event
         finally:
             if task.done():  # its outcome went into the buffer (a BaseException re-raised: taken here)
                 if not task.cancelled():
@@ -148,7 +181,7 @@ class EventBuffer:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
 
-    async def _running(self, run: Callable[[], Awaitable[tuple[RunEvent, ...]]]) -> None:
+    async def _running(self, run: Callable[[], Awaitable[tuple[T, ...]]]) -> None:
         try:
             for event in await run():
                 self.put(event)
@@ -170,6 +203,18 @@ class EventBuffer:
             _set(waiter)
         else:  # a waiter exists, so the loop is known
             waiter.get_loop().call_soon_threadsafe(_set, waiter)
+
+
+class EventBuffer(Buffer[RunEvent]):
+    """The run stream's buffer: run events, text and tool-call argument deltas merged past capacity.
+
+    Example:
+        >>> EventBuffer(capacity=4).capacity
+        4
+    """
+
+    def __init__(self, capacity: int) -> None:
+        super().__init__(capacity, _merged)
 
 
 def _set(waiter: asyncio.Future[None]) -> None:

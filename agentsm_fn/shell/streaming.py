@@ -28,7 +28,7 @@ from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.observe import RunObserver
 from agentsm_fn.core.snapshot import Snapshot
-from agentsm_fn.shell._stream_buffer import EventBuffer
+from agentsm_fn.shell._stream_buffer import Buffer, EventBuffer
 from agentsm_fn.shell._stream_watch import StreamWatch
 from agentsm_fn.shell.credentials import redact_credentials
 from agentsm_fn.shell.observers import Both
@@ -43,13 +43,14 @@ __all__ = ["BUFFER_SIZE", "astream", "stream"]
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
 MemoryT = TypeVar("MemoryT")
+T = TypeVar("T")
 
 BUFFER_SIZE: Final = 256
 """Events a stream buffers before its run waits for the consumer (the default ``buffer``)."""
 
 
 async def _after_room(
-    buffer: EventBuffer, fn: Performer, effect: Effect[object], context: contextvars.Context
+    buffer: Buffer[T], fn: Performer, effect: Effect[object], context: contextvars.Context
 ) -> object:
     await buffer.room()
     outcome = context.run(fn, effect)  # as called: the effect it performs is the observed one
@@ -58,7 +59,7 @@ async def _after_room(
     return outcome
 
 
-def _gated_sync(buffer: EventBuffer, fn: Performer) -> Performer:
+def _gated_sync(buffer: Buffer[T], fn: Performer) -> Performer:
     def perform(effect: Effect[object]) -> object:
         if buffer.full():  # an awaitable: arun awaits it, and the loop lets the consumer catch up
             return _after_room(buffer, fn, effect, contextvars.copy_context())
@@ -67,7 +68,7 @@ def _gated_sync(buffer: EventBuffer, fn: Performer) -> Performer:
     return perform
 
 
-def _gated_async(buffer: EventBuffer, fn: AsyncPerformer) -> AsyncPerformer:
+def _gated_async(buffer: Buffer[T], fn: AsyncPerformer) -> AsyncPerformer:
     async def perform(effect: Effect[object]) -> object:
         await buffer.room()
         return await fn(effect)
@@ -75,8 +76,11 @@ def _gated_async(buffer: EventBuffer, fn: AsyncPerformer) -> AsyncPerformer:
     return perform
 
 
-def gated(performers: Performers, buffer: EventBuffer) -> Performers:
-    """``performers``, each waiting for room in ``buffer`` before it performs (a timed one under arun)."""
+def gated(performers: Performers, buffer: Buffer[T]) -> Performers:
+    """``performers``, each waiting for room in ``buffer`` before it performs (a timed one under arun).
+
+    Any :class:`Buffer` gates a run: the run stream's, and the AG-UI endpoint's feed.
+    """
     sync: dict[type, Performer] = {}
     asynchronous: dict[type, AsyncPerformer] = {
         kind: _gated_async(buffer, fn) for kind, fn in performers.asynchronous.items()

@@ -6,27 +6,35 @@ on an :class:`asyncio.Queue` for every transition and the memory after it (the
 observer protocol's optional ``memory_after``), every effect started and ended (with
 the effect and its outcome as values: an LLM reply's text and tool calls, a tool's
 result), every delta a streaming provider reports to the effect it performs (its text and
-tool-call argument fragments, as they are decoded) and the run's end. Performers may run
-on worker threads, so items are put with ``call_soon_threadsafe``, which keeps their order.
-The queue is unbounded: a run puts a few items per step and a few per streamed delta, and
-the stream's reader takes them as fast as the client reads. Once the client left (the
-stream is closed) the run goes on, and the feed queues nothing more.
+tool-call argument fragments, as they are decoded) and the run's end.
+
+The queue is bounded the way a run stream's is, by the same mechanism
+(:class:`agentsm_fn.shell._stream_buffer.Buffer`, and the run stream's gated performers):
+the run waits for room before each effect it performs, so a slow client slows the run
+down and the feed holds at most ``capacity`` items plus what one stretch of pure steps
+between two effects (and the deltas of one LLM call, merged past capacity: text to text,
+fragments of one tool call) adds. Items may be put from worker threads (performers, tools
+of a batch); the buffer keeps their order. Once the client left (the stream is closed) the
+feed is abandoned: the run goes on without waiting for room, and nothing more is kept.
 """
 
 from __future__ import annotations
 
-import asyncio
 import enum
-from typing import TypeAlias
+from typing import Final, TypeAlias
 
 import attrs
 
 from agentsm_fn.core.effects import Effect
 from agentsm_fn.core.observe import EffectWatch, RunEnd, RunObserver, RunStart, RunWatch
+from agentsm_fn.providers.events import TextDelta, ToolCallArguments
+from agentsm_fn.shell._stream_buffer import Buffer
 from agentsm_fn.shell.observers import Both
 from agentsm_fn.shell.run import Shell
+from agentsm_fn.shell.streaming import gated
 
 __all__ = [
+    "FEED_SIZE",
     "EffectEnded",
     "EffectStarted",
     "Feed",
@@ -87,6 +95,21 @@ class RunStopped:
 Happening: TypeAlias = Moved | MemoryAfter | EffectStarted | EffectEnded | Streamed | RunStopped
 """Anything a :class:`Feed` reports."""
 
+FEED_SIZE: Final = 256
+"""Items a feed holds before its run waits for the client (the default ``capacity``)."""
+
+
+def _merged(last: Happening, happening: Happening) -> Happening | None:
+    """Two deltas of the LLM call in progress as one: text to text, fragments of one tool call."""
+    if type(last) is not Streamed or type(happening) is not Streamed:
+        return None
+    before, after = last.delta, happening.delta
+    if type(before) is TextDelta and type(after) is TextDelta:
+        return Streamed(TextDelta(before.text + after.text))
+    if type(before) is ToolCallArguments and type(after) is ToolCallArguments and before.index == after.index:
+        return Streamed(ToolCallArguments(before.index, before.fragment + after.fragment))
+    return None
+
 
 class _Effect:
     __slots__ = ("effect", "feed")
@@ -127,58 +150,51 @@ class _Run:
 
 
 class Feed:
-    """Watches the runs of one request and queues what they do for its stream.
+    """Watches the runs of one request and buffers what they do for its stream (bounded: see the module).
 
     Example:
         >>> import asyncio
-        >>> async def first() -> Happening:
-        ...     feed = Feed(asyncio.get_running_loop())
+        >>> async def first() -> list[Happening]:
+        ...     feed = Feed()
         ...     feed.put(Moved("Idle", "Planning"))
-        ...     return await feed.queue.get()
+        ...     return await feed.buffer.take()
         >>> asyncio.run(first())
-        Moved(state='Idle', target='Planning')
+        [Moved(state='Idle', target='Planning')]
     """
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.queue: asyncio.Queue[Happening] = asyncio.Queue()
-        self.closed = False
+    def __init__(self, capacity: int = FEED_SIZE) -> None:
+        self.buffer: Buffer[Happening] = Buffer(capacity, _merged)
 
     def put(self, happening: Happening) -> None:
-        """Queue ``happening`` on the feed's loop (from any thread), unless the feed is closed."""
-        if not self.closed:
-            self.loop.call_soon_threadsafe(self.queue.put_nowait, happening)
+        """Add ``happening`` (from any thread), unless the feed is closed."""
+        self.buffer.put(happening)
 
     def close(self) -> None:
-        """Nobody reads the queue any more (the client left): queue nothing from now on.
+        """Nobody reads the feed any more (the client left): keep nothing, never make the run wait.
 
         Example:
-            >>> async def after_close() -> int:
-            ...     feed = Feed(asyncio.get_running_loop())
-            ...     feed.close()
-            ...     feed.put(Moved("Idle", "Planning"))
-            ...     await asyncio.sleep(0)
-            ...     return feed.queue.qsize()
-            >>> asyncio.run(after_close())
+            >>> feed = Feed()
+            >>> feed.close()
+            >>> feed.put(Moved("Idle", "Planning"))
+            >>> feed.buffer.behind()
             0
         """
-        self.closed = True
+        self.buffer.abandon()
 
     def run_started(self, start: RunStart) -> RunWatch | None:
         """A watch for every run of the request's shell."""
         return _Run(self)
 
 
-def observed(shell: Shell, observer: RunObserver) -> Shell:
-    """``shell`` with ``observer`` told about its runs too (next to the shell's own observer).
+def observed(shell: Shell, feed: Feed) -> Shell:
+    """``shell`` with ``feed`` told about its runs too (beside its own observer), its performers gated.
+
+    Each performer waits for room in the feed before it performs (under ``arun``).
 
     Example:
-        >>> import asyncio
-        >>> loop = asyncio.new_event_loop()
-        >>> feed = Feed(loop)
+        >>> feed = Feed()
         >>> observed(Shell(), feed).observer is feed
         True
-        >>> loop.close()
     """
-    mine = observer if shell.observer is None else Both(shell.observer, observer)
-    return attrs.evolve(shell, observer=mine)
+    mine: RunObserver = feed if shell.observer is None else Both(shell.observer, feed)
+    return attrs.evolve(shell, performers=gated(shell.performers, feed.buffer), observer=mine)

@@ -10,7 +10,9 @@ The stream opens with ``RUN_STARTED`` (its metadata names the stored run:
                        ``EffectFailed``, ``RunBusy``, ...), message redacted
 
 A client that goes away does not stop the run: it is stored, and runs on to where it
-stops (finished, waiting, or failed), as if the client had stayed.
+stops (finished, waiting, or failed), as if the client had stayed. A slow client slows the
+run down: the run waits for room in the bounded feed before each effect, as a run stream
+waits for its consumer; once the client left, the run no longer waits.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from agentsm_fn.durable.runner import Durable, StoredRun
 from agentsm_fn.durable.store import RunStore
 from agentsm_fn.llm.json import JsonObject
 from agentsm_fn.server.agui.agent import AguiAgent
-from agentsm_fn.server.agui.feed import Feed, observed
+from agentsm_fn.server.agui.feed import FEED_SIZE, Feed, observed
 from agentsm_fn.server.agui.interrupts import interrupt_for
 from agentsm_fn.server.agui.request import AguiRequest
 from agentsm_fn.server.agui.translate import Translator
@@ -103,9 +105,16 @@ def _go(
 
 
 async def run_events(
-    agent: AguiAgent[Any, Any, Any], store: RunStore, request: AguiRequest, opening: StartingPoint
+    agent: AguiAgent[Any, Any, Any],
+    store: RunStore,
+    request: AguiRequest,
+    opening: StartingPoint,
+    capacity: int = FEED_SIZE,
 ) -> AsyncIterator[str]:
-    """The AG-UI run's events, SSE-encoded by the protocol package's encoder."""
+    """The AG-UI run's events, SSE-encoded by the protocol package's encoder.
+
+    The run waits for the client when it is ``capacity`` items behind (:mod:`.feed` says how).
+    """
     encode = EventEncoder().encode
     started = RunStartedEvent(
         thread_id=request.thread_id, run_id=request.run_id, metadata={"agentsm_fn": {"run": opening.stored}}
@@ -114,23 +123,16 @@ async def run_events(
     translator = Translator(request.run_id, opening.announced)
     for event in translator.opening(opening.state, opening.shown):
         yield encode(event)
-    feed = Feed(asyncio.get_running_loop())
+    feed = Feed(capacity)
     task: asyncio.Task[Outcome] = asyncio.ensure_future(_go(agent, store, opening, feed))
     _RUNNING.add(task)
     task.add_done_callback(_RUNNING.discard)
+    task.add_done_callback(lambda _task: feed.buffer.close())  # what it put is there: take it, then stop
     try:
-        while not task.done():
-            taking = asyncio.ensure_future(feed.queue.get())
-            await asyncio.wait((taking, task), return_when=asyncio.FIRST_COMPLETED)
-            if not taking.done():
-                taking.cancel()
-                break
-            for event in translator.feed(taking.result()):
-                yield encode(event)
-        await asyncio.sleep(0)  # let the last items the run put from other threads arrive
-        while not feed.queue.empty():
-            for event in translator.feed(feed.queue.get_nowait()):
-                yield encode(event)
+        while batch := await feed.buffer.take():
+            for happening in batch:
+                for event in translator.feed(happening):
+                    yield encode(event)
     finally:  # the run is over, or its client left and it runs on: nobody reads the feed now
         feed.close()
     for event in translator.stopping(translator.state):  # a run that never started: its step ends here
