@@ -87,9 +87,15 @@ class ToolDef:
     timeout: float | None = None
     retry_safe: bool = False
 
-    @functools.cached_property
+    @property
     def spec(self) -> ToolSpec:
         """The tool as the model sees it (made once per definition: every planning call sends it)."""
+        return self._spec
+
+    @functools.cached_property
+    def _spec(self) -> ToolSpec:
+        # private: a slotted class keeps a cached value in a slot, and msgspec (the server's JSON of a
+        # memory) shows every public slot, so a public cache made the JSON depend on earlier use
         return _frozen_spec(self.name, self.description, self.parameters)
 
     @functools.cached_property

@@ -33,6 +33,7 @@ from agentsm_fn.server.agui.request import read_request
 from agentsm_fn.server.agui.state import Shown, public_state, state_patch
 from agentsm_fn.server.agui.translate import Translator
 from agentsm_fn.shell.credentials import redact_credentials
+from agentsm_fn.tools.spec import ToolDef
 from verification.kit import json_objects
 
 run_ids = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,40}", fullmatch=True)
@@ -113,6 +114,18 @@ def test_public_state_leaves_out_private_fields_and_redacts_credentials(monkeypa
     shown = public_state(memory)
     assert shown["task"] == "use key [redacted] to pay"
     assert shown["step"] == 0 and shown["history"] == []
+
+
+def test_a_memory_shows_the_same_whether_its_tools_were_used_before_or_not() -> None:
+    tool = ToolDef(name="lookup", description="Look a key up", parameters={"type": "object"})
+    memory = attrs.evolve(AgentMemory.new("look it up"), tools=(tool,))
+    before = public_state(memory)
+    assert tool.spec.name == "lookup"  # a planning call asks for the spec (and it is cached)
+    assert tool.argument_problems({}) is None  # a call's arguments are checked (the validator is cached)
+    assert public_state(memory) == before
+    tools = before["tools"]
+    assert isinstance(tools, list) and isinstance(tools[0], dict)
+    assert set(tools[0]) == {"name", "description", "parameters", "needs_approval", "timeout", "retry_safe"}
 
 
 @given(st.sampled_from(["resolved", "cancelled"]), st.booleans(), st.text(max_size=10), st.booleans())
