@@ -20,6 +20,7 @@ from agentsm_fn.core.driver import SUSPEND
 from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.core.journal import digest_summary
 from agentsm_fn.core.observe import EffectWatch, RunEnd, RunStart, RunWatch
+from agentsm_fn.shell._event_values import effect_completed, effect_requested, transitioned
 from agentsm_fn.shell._stream_buffer import EventBuffer
 from agentsm_fn.shell.credentials import redact_credentials
 from agentsm_fn.shell.notes import outcome_kind, outcome_note
@@ -116,12 +117,8 @@ class StreamWatch:
                 self.emitted = position
                 effect, summary = digest_summary(event)
                 self.buffer.put(
-                    EffectRequested(
-                        run_id=self.run_id,
-                        position=position,
-                        state=cast(enum.Enum, state)._name_,
-                        effect=effect,
-                        summary=summary,
+                    effect_requested(
+                        self.run_id, position, cast(enum.Enum, state)._name_, effect, summary, None
                     )
                 )
             return
@@ -130,14 +127,14 @@ class StreamWatch:
         if position > self.emitted:
             self.emitted = position
             self.buffer.put(
-                Transitioned(
-                    run_id=self.run_id,
-                    position=position,
-                    step=step,
-                    state=cast(enum.Enum, state)._name_,
-                    event=cast(enum.Enum, event)._name_,
-                    target=name,
-                    at=at,
+                transitioned(
+                    self.run_id,
+                    position,
+                    step,
+                    cast(enum.Enum, state)._name_,
+                    cast(enum.Enum, event)._name_,
+                    name,
+                    at,
                 )
             )
 
@@ -217,16 +214,16 @@ class _Performing:
         self, position: int, kind: OutcomeKind, note: str, seconds: float, value: object
     ) -> EffectCompleted:
         """Its :class:`EffectCompleted` at ``position``."""
-        return EffectCompleted(
-            run_id=self.watch.run_id,
-            position=position,
-            requested=self.position,
-            effect=self.effect,
-            outcome=kind,
-            note=note,
-            seconds=max(seconds, 0.0),
-            part=self.part,
-            value=value,
+        return effect_completed(
+            self.watch.run_id,
+            position,
+            self.position,
+            self.effect,
+            kind,
+            note,
+            max(seconds, 0.0),
+            self.part,
+            value,
         )
 
     def _completed(self, kind: OutcomeKind, note: str, seconds: float, value: object) -> None:
