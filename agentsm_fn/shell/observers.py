@@ -1,22 +1,39 @@
 """Two observers as one: every run told to both (a trace exporter and a live view, say).
 
 Each keeps its own watches; an effect that is a part of another (a call of a tool batch)
-is reported to each observer as a part of that observer's own watch of the batch. A
-trace carrier (``trace_carrier``/``continuing``, see docs/durable-runs.md) is taken from
-the first observer that is one.
+is reported to each observer as a part of that observer's own watch of the batch. One that
+raises is logged and the other is told all the same (a bug in an application's observer
+must not cost a run stream an event). A trace carrier (``trace_carrier``/``continuing``,
+see docs/durable-runs.md) is taken from the first observer that is one.
 """
 
 from __future__ import annotations
 
 import contextlib
 import enum
+import logging
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
+from typing import ParamSpec, TypeVar
 
 from agentsm_fn.core.effects import Effect
 from agentsm_fn.core.observe import EffectWatch, RunEnd, RunObserver, RunStart, RunWatch
 
 __all__ = ["Both"]
+
+_log = logging.getLogger(__name__)
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def _tell(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T | None:
+    """``call(*args)``; one that raises is logged (its result then None) and the other observer goes on."""
+    try:
+        return call(*args, **kwargs)
+    except Exception:
+        name = getattr(call, "__name__", "a callback")
+        _log.exception("an observer raised in %s; the other observer is told all the same", name)
+        return None
 
 
 class _BothEffects:
@@ -28,18 +45,18 @@ class _BothEffects:
     def effect_ended(self, outcome: object, seconds: float) -> None:
         for watch in (self.first, self.second):
             if watch is not None:
-                watch.effect_ended(outcome, seconds)
+                _tell(watch.effect_ended, outcome, seconds)
 
     def effect_raised(self, error: BaseException, seconds: float) -> None:
         for watch in (self.first, self.second):
             if watch is not None:
-                watch.effect_raised(error, seconds)
+                _tell(watch.effect_raised, error, seconds)
 
     def streamed(self, delta: object) -> None:
         for watch in (self.first, self.second):
             streamed = getattr(watch, "streamed", None)
             if streamed is not None:
-                streamed(delta)
+                _tell(streamed, delta)
 
 
 _Requested = Callable[[int, enum.Enum, str, str, float], None]
@@ -61,8 +78,8 @@ def _either(name: str, first: object, second: object) -> Callable[..., None] | N
     one, other = wanted
 
     def both(*args: object) -> None:
-        one(*args)
-        other(*args)
+        _tell(one, *args)
+        _tell(other, *args)
 
     return both
 
@@ -78,20 +95,20 @@ class _BothRuns:
     def transition(self, step: int, state: enum.Enum, event: enum.Enum, target: enum.Enum, at: float) -> None:
         for watch in (self.first, self.second):
             if watch is not None:
-                watch.transition(step, state, event, target, at)
+                _tell(watch.transition, step, state, event, target, at)
 
     def effect_started(self, effect: Effect[object], within: EffectWatch | None) -> EffectWatch:
         first_within, second_within = (
             (within.first, within.second) if isinstance(within, _BothEffects) else (None, None)
         )
-        first = None if self.first is None else self.first.effect_started(effect, first_within)
-        second = None if self.second is None else self.second.effect_started(effect, second_within)
+        first = None if self.first is None else _tell(self.first.effect_started, effect, first_within)
+        second = None if self.second is None else _tell(self.second.effect_started, effect, second_within)
         return _BothEffects(first, second)
 
     def run_ended(self, end: RunEnd) -> None:
         for watch in (self.first, self.second):
             if watch is not None:
-                watch.run_ended(end)
+                _tell(watch.run_ended, end)
 
 
 class Both:
@@ -111,7 +128,7 @@ class Both:
 
     def run_started(self, start: RunStart) -> RunWatch | None:
         """Both observers' watches (None if both decline)."""
-        first, second = self.first.run_started(start), self.second.run_started(start)
+        first, second = _tell(self.first.run_started, start), _tell(self.second.run_started, start)
         if first is None and second is None:
             return None
         return _BothRuns(first, second)

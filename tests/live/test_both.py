@@ -8,10 +8,11 @@ import io
 from rich.console import Console
 
 from agentsm_fn import Performers, Shell, StepClock, run
-from agentsm_fn.core.observe import EffectWatch, RunEnd, RunStart, RunWatch
+from agentsm_fn.core.observe import EffectWatch, RunEnd, RunObserver, RunStart, RunWatch
 from agentsm_fn.live import LiveView
 from agentsm_fn.shell.observers import Both
 from agentsm_fn.shell.observing import start_watching
+from agentsm_fn.shell.streaming import stream
 from tests.core.sample import Ask, Mem, sample_machine
 from tests.otel.spans import traced
 
@@ -75,3 +76,42 @@ def test_request_rows_go_to_each_watch_that_takes_them_and_cost_nothing_when_non
     assert first.requests == ["Ask"] * 6 and second.requests == ["Ask"] * 6
     nobody = start_watching(Both(_Transitions(), _Transitions()), sample_machine(), Mem())
     assert nobody is not None and nobody.requested is None  # the shell skips request rows
+
+
+class _Broken:
+    """An application's observer with a bug: every callback raises."""
+
+    def run_started(self, start: RunStart) -> RunWatch:
+        return self
+
+    def transition(self, *args: object) -> None:
+        raise RuntimeError("bug in transition")
+
+    def effect_requested(self, *args: object) -> None:
+        raise RuntimeError("bug in effect_requested")
+
+    def effect_started(self, effect: object, within: EffectWatch | None) -> EffectWatch:
+        raise RuntimeError("bug in effect_started")
+
+    def memory_after(self, step: int, memory: object) -> None:
+        raise RuntimeError("bug in memory_after")
+
+    def run_ended(self, end: RunEnd) -> None:
+        raise RuntimeError("bug in run_ended")
+
+
+def test_an_observer_that_raises_costs_the_other_nothing_a_run_stream_included() -> None:
+    performers = Performers().on(Ask, lambda _effect: 5)
+
+    def streamed(observer: RunObserver | None) -> list[tuple[str, int]]:
+        events = stream(sample_machine(), Mem(), Shell(performers, StepClock(), observer), run_id="r")
+        return [(type(event).__name__, event.position) for event in events]
+
+    assert streamed(_Broken()) == streamed(None)  # the shell's broken observer beside the stream's watch
+    requests = _Requests()
+    assert (
+        run(sample_machine(), Mem(), Shell(performers, StepClock(), Both(_Broken(), requests)))
+        .unwrap()
+        .finished
+    )
+    assert requests.requests == ["Ask"] * 3
