@@ -24,7 +24,7 @@ import enum
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Final, TypeVar, cast
+from typing import Final, ParamSpec, TypeVar, cast
 
 from returns.result import Failure, Result
 
@@ -41,6 +41,7 @@ from agentsm_fn.shell.timeouts import TimedPerformer, Watched
 __all__ = ["Watching", "aperform_part", "perform_part", "report_delta", "start_watching"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
 MemoryT = TypeVar("MemoryT")
@@ -92,10 +93,6 @@ def _raised(effect_watch: EffectWatch, error: BaseException, since: float) -> No
         _complain("effect_raised")
 
 
-def _is_awaitable(value: object) -> bool:
-    return getattr(type(value), "__await__", None) is not None
-
-
 async def _ending_when_awaited(
     awaitable: Awaitable[object], effect_watch: EffectWatch, since: float
 ) -> object:
@@ -135,11 +132,7 @@ async def _areported(
     call: Callable[[Effect[object]], Awaitable[T]],
 ) -> T:
     """``await call(effect)`` as the current effect of ``watch``, its end or raise reported."""
-    try:
-        effect_watch = watch.effect_started(effect, within)
-    except Exception:
-        _complain("effect_started")
-        effect_watch = _IGNORED
+    effect_watch = _started(watch, effect, within)
     token = _CURRENT.set((watch, effect_watch))
     since = _now()
     try:
@@ -149,10 +142,7 @@ async def _areported(
         raise
     finally:
         _CURRENT.reset(token)
-    try:
-        effect_watch.effect_ended(outcome, _now() - since)
-    except Exception:
-        _complain("effect_ended")
+    _ended(effect_watch, outcome, since)
     return outcome
 
 
@@ -267,16 +257,16 @@ async def aperform_part(part: Effect[object], fn: Callable[[], Awaitable[T]]) ->
     return await _areported(watch, part, within, lambda _part: fn())
 
 
-def _guarded(row: OnRow) -> OnRow:
-    """``row``, its exceptions logged and ignored."""
+def _contained(callback: Callable[P, None], what: str) -> Callable[P, None]:
+    """A watch's ``callback`` (its method ``what``), a raise logged and the run going on."""
 
-    def report(recorded: tuple[int, object, object, object, object, float]) -> None:
+    def contained(*args: P.args, **kwargs: P.kwargs) -> None:
         try:
-            row(recorded)
+            callback(*args, **kwargs)
         except Exception:
-            _complain("row")
+            _complain(what)
 
-    return report
+    return contained
 
 
 class Watching:
@@ -297,10 +287,10 @@ class Watching:
             watch, "effect_requested", None
         )
         after: OnMemory | None = getattr(watch, "memory_after", None)
-        self.on_memory: OnMemory | None = None if after is None else _memory_after(after)
+        self.on_memory: OnMemory | None = None if after is None else _contained(after, "memory_after")
         """The fold's memory callback: None (the fold unchanged) unless the watch has ``memory_after``."""
         row: OnRow | None = getattr(watch, "row", None)
-        self.on_row: OnRow = self._reported if row is None else _guarded(row)
+        self.on_row: OnRow = self._reported if row is None else _contained(row, "row")
         """The fold's row callback: report each row it records (to ``row``, or translated)."""
 
     def _reported(self, row: tuple[int, object, object, object, object, float]) -> None:
@@ -351,18 +341,6 @@ class Watching:
             self.watch.run_ended(end)
         except Exception:
             _complain("run_ended")
-
-
-def _memory_after(after: OnMemory) -> OnMemory:
-    """``after`` (a watch's ``memory_after``), contained: a raise is logged, the run goes on."""
-
-    def memory_after(step: int, memory: object) -> None:
-        try:
-            after(step, memory)
-        except Exception:
-            _complain("memory_after")
-
-    return memory_after
 
 
 _new_tuple: Final = tuple.__new__
