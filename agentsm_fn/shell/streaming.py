@@ -94,10 +94,18 @@ def gated(performers: Performers, buffer: Buffer[T]) -> Performers:
     return Performers(sync, asynchronous)  # it makes read-only copies
 
 
+def buffered_shell(shell: Shell, observer: RunObserver, buffer: Buffer[T]) -> Shell:
+    """``shell`` with ``observer`` beside its own, its performers waiting for room in ``buffer``.
+
+    What a run whose events go to a bounded buffer runs in: a run stream's, an AG-UI feed's.
+    """
+    mine: RunObserver = observer if shell.observer is None else Both(shell.observer, observer)
+    return Shell(gated(shell.performers, buffer), shell.clock, mine)
+
+
 def streamed_shell(shell: Shell, watch: StreamWatch) -> Shell:
     """``shell`` for a streamed run: gated performers, and the watch beside the shell's own observer."""
-    observer: RunObserver = watch if shell.observer is None else Both(shell.observer, watch)
-    return Shell(gated(shell.performers, watch.buffer), shell.clock, observer)
+    return buffered_shell(shell, watch, watch.buffer)
 
 
 def stopped_at_effect(result: Result[Snapshot[StateT, MemoryT], RunFailed[StateT, MemoryT]]) -> bool:

@@ -26,12 +26,11 @@ from typing import Final, TypeAlias
 import attrs
 
 from agentsm_fn.core.effects import Effect
-from agentsm_fn.core.observe import EffectWatch, RunEnd, RunObserver, RunStart, RunWatch
+from agentsm_fn.core.observe import EffectWatch, RunEnd, RunStart, RunWatch
 from agentsm_fn.providers.events import TextDelta, ToolCallArguments
 from agentsm_fn.shell._stream_buffer import Buffer
-from agentsm_fn.shell.observers import Both
 from agentsm_fn.shell.run import Shell
-from agentsm_fn.shell.streaming import gated
+from agentsm_fn.shell.streaming import buffered_shell
 
 __all__ = [
     "FEED_SIZE",
@@ -196,5 +195,4 @@ def observed(shell: Shell, feed: Feed) -> Shell:
         >>> observed(Shell(), feed).observer is feed
         True
     """
-    mine: RunObserver = feed if shell.observer is None else Both(shell.observer, feed)
-    return attrs.evolve(shell, performers=gated(shell.performers, feed.buffer), observer=mine)
+    return buffered_shell(shell, feed, feed.buffer)
