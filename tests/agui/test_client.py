@@ -33,18 +33,25 @@ def _end(lines: Lines, run: int = 0) -> dict[str, Any]:
     return end
 
 
-def test_a_run_streams_steps_tool_calls_text_and_state(
-    serve: Serve, client: Client, store: SqliteStore
-) -> None:
+def _weather_run(
+    serve: Serve, client: Client, thread: str, run: str
+) -> tuple[AguiAgent[Any, Any, Any], Lines]:
+    """The weather agent, and the official client's lines for one run of it asked about Paris."""
     agent = weather_agent()
     served = serve([agent])
     plan = {
         "url": served.url(f"/agui/{agent.name}"),
-        "threadId": "thread-1",
+        "threadId": thread,
         "messages": [_user("What is the weather in Paris?")],
-        "runs": [{"runId": "run-1"}],
+        "runs": [{"runId": run}],
     }
-    lines = client(plan)
+    return agent, client(plan)
+
+
+def test_a_run_streams_steps_tool_calls_text_and_state(
+    serve: Serve, client: Client, store: SqliteStore
+) -> None:
+    _, lines = _weather_run(serve, client, "thread-1", "run-1")
     types = _types(lines)
     assert types[0] == "RUN_STARTED" and types[-1] == "RUN_FINISHED", types
     assert types[1:3] == ["STATE_SNAPSHOT", "STEP_STARTED"]
@@ -72,15 +79,7 @@ def test_a_run_streams_steps_tool_calls_text_and_state(
 def test_the_client_follows_the_state_step_by_step_and_ends_with_the_memorys_public_fields(
     serve: Serve, client: Client, store: SqliteStore
 ) -> None:
-    agent = weather_agent()
-    served = serve([agent])
-    plan = {
-        "url": served.url(f"/agui/{agent.name}"),
-        "threadId": "thread-s",
-        "messages": [_user("What is the weather in Paris?")],
-        "runs": [{"runId": "run-s"}],
-    }
-    lines = client(plan)
+    agent, lines = _weather_run(serve, client, "thread-s", "run-s")
     types = _types(lines)
     deltas = [index for index, kind in enumerate(types) if kind == "STATE_DELTA"]
     # sent while the run works: each right after the step that made it started
