@@ -65,6 +65,8 @@ def test_answer_a_waiting_run_and_watch_it_finish(
         until_text(browser, "h1", "finished")
         assert state in text_of(browser, "#step-label")
         assert memory_field(browser, "approved") == approved
+        receipt = '"receipt-o-7"' if decision == "approve" else '""'  # charged only once approved
+        assert memory_field(browser, "receipt") == receipt
         assert not browser.find_elements(By.ID, "approve")
         assert f"AskManager {approved}" in text_of(
             browser, "table.journal"
