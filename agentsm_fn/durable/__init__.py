@@ -33,6 +33,7 @@ from agentsm_fn.durable.store import (
 )
 from agentsm_fn.durable.stores import is_postgres, open_store
 from agentsm_fn.durable.streaming import stored_events
+from agentsm_fn.durable.templates import TemplateMismatch
 
 __all__ = [
     "AnswerRefusal",
@@ -59,6 +60,7 @@ __all__ = [
     "Stopped",
     "StoreFailure",
     "StoredRun",
+    "TemplateMismatch",
     "TraceCarrier",
     "TraceContexts",
     "content_digest",

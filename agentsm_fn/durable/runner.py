@@ -37,6 +37,7 @@ from agentsm_fn.durable.queue import RunQueue
 from agentsm_fn.durable.run_ids import refused_run_id
 from agentsm_fn.durable.session import Pause, Session
 from agentsm_fn.durable.store import Checkpoint, NewRun, RunRecord, RunStatus, RunStore
+from agentsm_fn.durable.templates import template_mismatch
 from agentsm_fn.shell.run import RunResult, Shell, arun, run
 from agentsm_fn.shell.streaming import BUFFER_SIZE
 from agentsm_fn.stream.events import RunEvent
@@ -91,7 +92,14 @@ class Durable(Generic[StateT, EventT, MemoryT]):
     template: MemoryT | None = None
     """The memory a run started from JSON begins with (the server's ``POST /runs``): the request's
     fields are filled into it and the rest keep its values (an agent's tools, system prompt and
-    approval settings). None: a new memory of the machine's memory class, the rest at their defaults."""
+    approval settings). None: a new memory of the machine's memory class, the rest at their defaults.
+    A template that is not of the machine's memory class (:func:`~agentsm_fn.durable.templates.memory_type`)
+    is refused here: :class:`~agentsm_fn.durable.templates.TemplateMismatch`."""
+
+    def __attrs_post_init__(self) -> None:
+        mismatch = template_mismatch(self.name, self.machine, self.template)
+        if mismatch is not None:  # a programmer's error, shown where the Durable is made
+            raise mismatch
 
     @property
     def fingerprint(self) -> str:

@@ -7,17 +7,15 @@ route reaches the store and the machines through ``ctx`` alone and serves any
 
 from __future__ import annotations
 
-import typing
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
 import attrs
 
-from agentsm_fn.core.handlers import Effectful, Pure
-from agentsm_fn.core.machine import Machine
 from agentsm_fn.durable.runner import Durable
 from agentsm_fn.durable.store import RunStore
+from agentsm_fn.durable.templates import memory_type
 from agentsm_fn.server.errors import ApiError
 
 __all__ = ["AnyDurable", "ServerContext", "memory_type"]
@@ -30,32 +28,6 @@ MAX_BODY = 1 << 20
 
 POLL_INTERVAL = 0.02
 """Seconds between two looks at the store for a streamed run (20 ms: events arrive within about that)."""
-
-
-def memory_type(machine: Machine[Any, Any, Any]) -> type | None:
-    """The memory class a machine's handlers take, read from its initial handler's annotation.
-
-    Example:
-        >>> from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory
-        >>> memory_type(REACT_MACHINE) is AgentMemory
-        True
-    """
-    handler = machine.handlers.get(machine.initial)
-    function = (
-        handler.fn
-        if isinstance(handler, Pure)
-        else handler.request
-        if isinstance(handler, Effectful)
-        else None
-    )
-    if function is None:
-        return None
-    try:
-        hints = typing.get_type_hints(function)
-    except Exception:  # annotations that cannot be resolved at run time: unknown
-        return None
-    first = next((hint for name, hint in hints.items() if name != "return"), None)
-    return first if isinstance(first, type) and attrs.has(first) else None
 
 
 @attrs.frozen(kw_only=True)

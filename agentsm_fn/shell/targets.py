@@ -30,8 +30,11 @@ class ImportedTarget:
     module: ModuleType
 
 
-def import_target(spec: str) -> Result[ImportedTarget, str]:
+def import_target(spec: str, passing: tuple[type[Exception], ...] = ()) -> Result[ImportedTarget, str]:
     """Import ``MODULE:ATTRIBUTE`` (the attribute may be dotted), or say why it cannot be.
+
+    An exception of a ``passing`` class raised while importing is raised to the caller (who
+    reports it in its own way); any other is the failure's text.
 
     Example:
         >>> import_target("agentsm_fn.core:emit").unwrap().value.__name__
@@ -59,7 +62,7 @@ def import_target(spec: str) -> Result[ImportedTarget, str]:
     try:
         module = importlib.import_module(module_name)
     except BaseException as exc:  # user code at import time may raise anything, even SystemExit
-        if isinstance(exc, KeyboardInterrupt):
+        if isinstance(exc, KeyboardInterrupt) or (passing and isinstance(exc, passing)):
             raise
         missing = isinstance(exc, ModuleNotFoundError) and exc.name == module_name.partition(".")[0]
         hint = " (run from the folder that holds it, or add that folder to PYTHONPATH)" if missing else ""

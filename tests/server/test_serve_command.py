@@ -63,6 +63,29 @@ def test_serve_names_a_machine_it_cannot_load(tmp_path: Path) -> None:
     assert done.returncode == 3 and "cannot load no_such_module:AGENT" in done.stderr
 
 
+def test_serve_refuses_a_durable_whose_template_is_not_its_machines_memory(tmp_path: Path) -> None:
+    orders_store(tmp_path / "runs.db").close()
+    module = tmp_path / "wrong_template.py"
+    module.write_text(
+        "from agentsm_fn.durable import Durable\n"
+        "from tests.durable.machines import ORDERS\n"
+        "ORDERS_BY_HTTP = Durable(name='wrong:ORDERS_BY_HTTP', machine=ORDERS, template={'items': 2})\n"
+    )
+    done = subprocess.run(
+        serve_command(tmp_path / "runs.db", f"{module}:ORDERS_BY_HTTP"),
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=STARTUP_TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and "serving on" not in done.stdout
+    assert "template is of class builtins:dict" in done.stderr
+    assert "memory class is tests.durable.machines:Order" in done.stderr
+
+
 def test_a_served_agent_keeps_its_template_so_a_run_started_over_http_waits_for_approval(
     tmp_path: Path,
 ) -> None:

@@ -29,6 +29,7 @@ from agentsm_fn.durable.errors import (
 from agentsm_fn.durable.fields import changed_fields
 from agentsm_fn.durable.runner import Durable
 from agentsm_fn.durable.store import RunRecord, RunStatus, RunStore
+from agentsm_fn.durable.templates import TemplateMismatch
 from agentsm_fn.durable.travel import replay_stored
 from agentsm_fn.shell.observers import Both
 from agentsm_fn.shell.run import Shell
@@ -72,18 +73,31 @@ def exit_for(error: DurableError) -> Exit:
     return Exit.RUN_FAILED  # Stopped, Diverged
 
 
-def load_target(name: str) -> Durable[Any, Any, Any] | Machine[Any, Any, Any] | str:
+@attrs.frozen
+class Unloaded:
+    """Why a machine named on the command line cannot be used, and the exit code that reports it."""
+
+    why: str
+    code: Exit
+
+
+def load_target(name: str) -> Durable[Any, Any, Any] | Machine[Any, Any, Any] | Unloaded:
     """The Durable or Machine at ``module:attribute`` (or ``file.py:attribute``), or why it cannot be loaded.
 
-    Found as agentsm-verify finds machines (:func:`~agentsm_fn.shell.targets.import_target`).
+    Found as agentsm-verify finds machines (:func:`~agentsm_fn.shell.targets.import_target`); not
+    found is exit 3. A Durable whose template does not fit its machine (refused as its module is
+    imported: :class:`~agentsm_fn.durable.templates.TemplateMismatch`) is a usage error, exit 2.
     """
-    imported = import_target(name)
+    try:
+        imported = import_target(name, passing=(TemplateMismatch,))
+    except TemplateMismatch as mismatch:
+        return Unloaded(str(mismatch), Exit.USAGE)
     if isinstance(imported, Failure):
-        return f"cannot load {name}: {imported.failure()}"  # not found: it may well be a machine
+        return Unloaded(f"cannot load {name}: {imported.failure()}", Exit.NOT_FOUND)
     found = imported.unwrap().value
     if isinstance(found, Durable | Machine):
         return found
-    return f"{name} is not a Durable or a Machine (found {type(found).__name__})"
+    return Unloaded(f"{name} is not a Durable or a Machine (found {type(found).__name__})", Exit.NOT_FOUND)
 
 
 def age(seconds: float) -> str:

@@ -43,6 +43,7 @@ from agentsm_fn.durable.cli._parser import parser, store_name
 from agentsm_fn.durable.cli._support import (
     BadField,
     Exit,
+    Unloaded,
     changed,
     exit_for,
     export_run,
@@ -75,8 +76,8 @@ def _target(store: RunStore, run_id: str, override: str | None) -> tuple[RunReco
     if isinstance(record, Failure):
         return _fail(record.failure())
     found = load_target(override or record.unwrap().machine)
-    if isinstance(found, str):
-        return _fail(found, Exit.NOT_FOUND)
+    if isinstance(found, Unloaded):
+        return _fail(found.why, found.code)
     return record.unwrap(), found
 
 
@@ -229,8 +230,8 @@ def _answer(store: RunStore, durable: Durable[Any, Any, Any], args: argparse.Nam
 
 def _check(store: RunStore, name: str, stored_as: str | None) -> int:
     target = load_target(name)
-    if isinstance(target, str):
-        return _fail(target, Exit.NOT_FOUND)
+    if isinstance(target, Unloaded):
+        return _fail(target.why, target.code)
     # Runs are stored under their Durable's name, which need not be the attribute's spelling
     # (a changed version of a Durable keeps the name of the one it replaces).
     runs_of = stored_as or (target.name if isinstance(target, Durable) else name)
@@ -256,7 +257,7 @@ def _durables(names: Sequence[str], watch: bool) -> list[Durable[Any, Any, Any]]
     durables: list[Durable[Any, Any, Any]] = []
     for name in names:
         target = load_target(name)
-        durable = _durable(target, name) if not isinstance(target, str) else _fail(target, Exit.NOT_FOUND)
+        durable = _fail(target.why, target.code) if isinstance(target, Unloaded) else _durable(target, name)
         if isinstance(durable, int):
             return durable
         watched = watching(durable) if watch else durable
