@@ -33,6 +33,7 @@ from agentsm_fn.agents.plan_execute.outcome import (
     PlanExecuteCompleted,
     PlanExecuteError,
     interpret_plan_execute,
+    plan_execute_failure,
 )
 from agentsm_fn.agents.plan_execute.policy import PlanExecutePolicy, PolicyViolation
 from agentsm_fn.agents.plan_execute.values import (
@@ -88,4 +89,5 @@ __all__ = [
     "TABLE",
     "ToolBatch",
     "interpret_plan_execute",
+    "plan_execute_failure",
 ]

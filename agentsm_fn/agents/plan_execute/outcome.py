@@ -44,6 +44,7 @@ __all__ = [
     "PlanExecuteCompleted",
     "PlanExecuteError",
     "interpret_plan_execute",
+    "plan_execute_failure",
 ]
 
 PlanSnapshot: TypeAlias = Snapshot[State, PlanExecuteMemory]
@@ -200,6 +201,25 @@ def _from_snapshot(snapshot: PlanSnapshot) -> Result[PlanExecuteCompleted, PlanE
             return Failure(MaxIterationsExceeded(mem.max_iterations, fsm))
         return Failure(ExecutionError(mem.error, fsm))
     return Failure(EngineFailed(f"the run is {snapshot.status.value} in {snapshot.state.name}", fsm))
+
+
+def plan_execute_failure(snapshot: PlanSnapshot) -> str | None:
+    """Why a finished run failed: its :class:`HaltError` if it ended in HALT, None if in FINALIZE.
+
+    It is what a :class:`~agentsm_fn.durable.Durable` of this agent passes as ``failure``, so a
+    run that halted is stored as failed, with this reason.
+
+    Example:
+        >>> err = HaltError(cause=HaltCause.INVALID_PLAN, state=State.PLAN, message="not JSON")
+        >>> plan_execute_failure(Snapshot(state=State.HALT, memory=PlanExecuteMemory(input="x", error=err)))
+        'invalid_plan in PLAN: not JSON'
+        >>> plan_execute_failure(Snapshot(state=State.FINALIZE, memory=PlanExecuteMemory(input="x"))) is None
+        True
+    """
+    if snapshot.state is not State.HALT:
+        return None
+    error = snapshot.memory.error
+    return "halted: no error recorded" if error is None else error.describe()
 
 
 def interpret_plan_execute(
