@@ -5,7 +5,8 @@ through :meth:`~ReplyEvents.text` and the two tool-call methods; :meth:`~ReplyEv
 gets the reply (or nothing, when the call failed) and sends what was not streamed, then closes
 what is open. Text and arguments go out through :class:`RedactedText`, word by word, so a
 credential split across deltas is redacted too. Text after a tool call in the same reply is
-a new message (an id is never opened twice).
+a new message (an id is never opened twice). A tool call the reply gives without an id is not
+announced from it: the machine names it (``call_1_0``), and the effect that runs it announces it.
 """
 
 from __future__ import annotations
@@ -108,7 +109,8 @@ class ReplyEvents:
         events = [] if self.streamed or reply is None else self.text(reply.content)
         events += self._close_text() + self._close_calls()
         for call in () if reply is None else reply.tool_calls:
-            events += self.announce(call)
+            if call.id:  # one without an id is named by the machine: the tool run announces it
+                events += self.announce(call)
         return events
 
     def announce(self, call: ToolCall) -> list[BaseEvent]:

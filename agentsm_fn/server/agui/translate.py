@@ -13,7 +13,10 @@ One :class:`Translator` per AG-UI run. It is fed the run's happenings in order
                                argument fragment (or all of them), END; the message is
                                the calls' parent
     a tool ran                 TOOL_CALL_RESULT (its observation); a tool call no reply
-                               announced (a user machine's) gets START/ARGS/END first
+                               announced (a user machine's, or one the model sent without
+                               an id, which the machine named) gets START/ARGS/END first.
+                               Tools are the ReAct agent's (``RunTool``, ``RunToolBatch``)
+                               and the plan-and-execute agent's batch (``RunTools``)
     the run stops in S         STATE_DELTA (what changed since the last one: a memory a
                                request left, say), STEP_FINISHED S
 
@@ -33,6 +36,7 @@ from ag_ui.core import (
     ToolCallResultEvent,
 )
 
+from agentsm_fn.agents.plan_execute.effects import RunTools, ToolBatch
 from agentsm_fn.agents.react.effects import RunTool, RunToolBatch
 from agentsm_fn.agents.react.outcomes import ReactToolResult, ToolBatchResult
 from agentsm_fn.llm.call import LlmCall
@@ -115,10 +119,15 @@ class Translator:
             case EffectStarted(effect=RunToolBatch(runs=runs)):
                 tools = self._tools()
                 return [event for run in runs for event in tools.announce(run.call)]
+            case EffectStarted(effect=RunTools(calls=calls)):  # the plan-and-execute agent's batch
+                tools = self._tools()
+                return [event for call in calls for event in tools.announce(call)]
             case EffectEnded(outcome=ReactToolResult() as result):
-                return [self._result(result)]
+                return [self._result(result.call_id, result.observation)]
             case EffectEnded(outcome=ToolBatchResult(results=results)):
-                return [self._result(result) for result in results]
+                return [self._result(result.call_id, result.observation) for result in results]
+            case EffectEnded(outcome=ToolBatch(results=results)):
+                return [self._result(result.call_id, result.content) for result in results]
             case RunStopped(end=end):
                 return self.stopping(self.shown(end.snapshot.memory))
         return []
@@ -145,9 +154,9 @@ class Translator:
         """Where tool calls no LLM reply announced (a user machine's) are announced from."""
         return ReplyEvents(self._message_id, self.announced)
 
-    def _result(self, result: ReactToolResult) -> BaseEvent:
+    def _result(self, call_id: str, content: str) -> BaseEvent:
         return ToolCallResultEvent(
-            message_id=f"{self.run_id}:result:{result.call_id}",
-            tool_call_id=result.call_id,
-            content=redact_credentials(result.observation),
+            message_id=f"{self.run_id}:result:{call_id}",
+            tool_call_id=call_id,
+            content=redact_credentials(content),
         )
