@@ -136,7 +136,7 @@ def parser() -> argparse.ArgumentParser:
         "--agui",
         action="store_true",
         help="also serve each machine to chat frontends over AG-UI at /agui/MACHINE "
-        "(a ReAct agent's Durable with its memory as template; others are refused)",
+        "(a ReAct or plan-and-execute agent's Durable with its memory as template; others are refused)",
     )
     recovering = sub.add_parser(
         "recover", help="resume every run of these machines that no live process runs"

@@ -1,11 +1,13 @@
 """A durable program served over AG-UI: how a chat request becomes its first memory, and its result.
 
 A :class:`~agentsm_fn.durable.Durable` says how to run a machine; it does not say how a
-conversation becomes the machine's memory (for the ReAct agent: the agent's own memory,
+conversation becomes the machine's memory (for a built-in agent: the agent's own memory,
 with its tools and settings, and the task taken from the last user message). An
-:class:`AguiAgent` adds that, and what ``RUN_FINISHED.result`` carries.
-:func:`react_agui` makes one for a ReAct :class:`~agentsm_fn.shell.react_agent.Agent`, :func:`agui_for`
-for a ``Durable`` whose template is a ReAct agent's memory.
+:class:`AguiAgent` adds that, what ``RUN_FINISHED.result`` carries, and the typed reason
+(``RUN_ERROR.code``) of a run that ended in a state its ``Durable`` calls failed.
+:func:`react_agui` makes one for a ReAct :class:`~agentsm_fn.shell.react_agent.Agent`,
+:func:`plan_execute_agui` for a plan-and-execute :class:`~agentsm_fn.shell.plan_execute_agent.AgentFSM`,
+and :func:`agui_for` for a ``Durable`` whose template is either agent's memory.
 """
 
 from __future__ import annotations
@@ -17,16 +19,21 @@ from typing import Any, Generic, TypeVar
 import attrs
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.agents import plan_execute
+from agentsm_fn.agents.plan_execute import PLAN_EXECUTE_MACHINE, PlanExecuteMemory, plan_execute_failure
 from agentsm_fn.agents.react.errors import agent_failure
 from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.states import Event, State
+from agentsm_fn.core.snapshot import Snapshot
 from agentsm_fn.durable.fields import FieldProblem
 from agentsm_fn.durable.runner import Durable
 from agentsm_fn.llm.json import JsonValue
 from agentsm_fn.server.agui.request import AguiRequest
+from agentsm_fn.server.values import public_json
+from agentsm_fn.shell.plan_execute_agent import AgentFSM
 from agentsm_fn.shell.react_agent import Agent
 
-__all__ = ["AguiAgent", "agui_for", "react_agui"]
+__all__ = ["AguiAgent", "agui_for", "plan_execute_agui", "react_agui"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
@@ -37,12 +44,35 @@ def _no_result(memory: Any) -> JsonValue:
     return None
 
 
+def _coded(
+    code: Callable[[Any], str], failure: Callable[[Snapshot[Any, Any]], str | None] | None
+) -> Callable[[Snapshot[Any, Any]], tuple[str, str] | None]:
+    """``failure``'s verdict on a finished run as ``(code, reason)``; ``code`` reads the run's memory."""
+
+    def error(snapshot: Snapshot[Any, Any]) -> tuple[str, str] | None:
+        why = None if failure is None else failure(snapshot)
+        return None if why is None else (code(snapshot.memory), why)
+
+    return error
+
+
+def _task(request: AguiRequest) -> Result[str, FieldProblem]:
+    """The request's last user message: what a built-in agent is asked to do."""
+    task = request.last_user_text.strip()
+    if not task:
+        return Failure(FieldProblem(field="messages", detail="no user message to act on"))
+    return Success(task)
+
+
 @attrs.frozen(kw_only=True)
 class AguiAgent(Generic[StateT, EventT, MemoryT]):
     """A durable program, the first memory of a run a request starts, and the JSON result of a finished one.
 
     ``memory`` refuses a request it cannot act on with a :class:`FieldProblem` (a 422 that
     names the field; nothing is stored). The endpoint is ``POST /agui/{durable.name}``.
+    ``error`` says whether a finished run failed, as ``(code, reason)`` (None: it succeeded);
+    such a run ends the AG-UI run with ``RUN_ERROR`` (that code, the reason redacted). By
+    default it is the ``Durable``'s ``failure`` with the code ``"Failed"``.
 
     Example:
         >>> from agentsm_fn.shell.scripted_llm import ScriptedLlm
@@ -57,6 +87,11 @@ class AguiAgent(Generic[StateT, EventT, MemoryT]):
     durable: Durable[StateT, EventT, MemoryT]
     memory: Callable[[AguiRequest], Result[MemoryT, FieldProblem]]
     result: Callable[[MemoryT], JsonValue] = _no_result
+    error: Callable[[Snapshot[StateT, MemoryT]], tuple[str, str] | None] = attrs.field()
+
+    @error.default
+    def _durable_failure(self) -> Callable[[Snapshot[StateT, MemoryT]], tuple[str, str] | None]:
+        return _coded(lambda _memory: "Failed", self.durable.failure)
 
     @property
     def name(self) -> str:
@@ -67,8 +102,9 @@ class AguiAgent(Generic[StateT, EventT, MemoryT]):
 def react_agui(agent: Agent, name: str) -> AguiAgent[State, Event, AgentMemory]:
     """``agent`` served over AG-UI as ``name``: its task is the request's last user message.
 
-    The run's result is the agent's final answer. ``name`` is the durable program's
-    ``module:attribute`` (see :class:`~agentsm_fn.durable.Durable`).
+    The run's result is the agent's final answer; a run that ends in Error is a ``RUN_ERROR``
+    with the code ``AgentFailed``. ``name`` is the durable program's ``module:attribute``
+    (see :class:`~agentsm_fn.durable.Durable`).
 
     Example:
         >>> from agentsm_fn.llm import UserMessage
@@ -89,30 +125,83 @@ def _react(
     durable: Durable[State, Event, AgentMemory], template: AgentMemory
 ) -> AguiAgent[State, Event, AgentMemory]:
     def memory(request: AguiRequest) -> Result[AgentMemory, FieldProblem]:
-        task = request.last_user_text.strip()
-        if not task:
-            return Failure(FieldProblem(field="messages", detail="no user message to act on"))
-        return Success(template.evolve(task=task))
+        return _task(request).map(lambda task: template.evolve(task=task))
 
     def answer(memory: AgentMemory) -> JsonValue:
         return memory.final_answer
 
-    return AguiAgent(durable=durable, memory=memory, result=answer)
+    failed = _coded(lambda _memory: "AgentFailed", agent_failure)
+    return AguiAgent(durable=durable, memory=memory, result=answer, error=failed)
+
+
+def plan_execute_agui(
+    agent: AgentFSM, name: str
+) -> AguiAgent[plan_execute.State, plan_execute.Event, PlanExecuteMemory]:
+    """The plan-and-execute ``agent`` served over AG-UI as ``name``: its input is the last user message.
+
+    The run's result is its :class:`~agentsm_fn.agents.plan_execute.FinalResult` as JSON, with
+    ``answer`` (the summary if there is one, else the executor's content); a run that halts is a
+    ``RUN_ERROR`` whose code is the :class:`~agentsm_fn.agents.plan_execute.HaltCause`
+    (``invalid_plan``, ``max_iterations``, ...). ``name`` is the durable program's ``module:attribute``.
+
+    Example:
+        >>> from agentsm_fn.llm import UserMessage
+        >>> from agentsm_fn.shell.scripted_llm import ScriptedLlm
+        >>> served = plan_execute_agui(AgentFSM(provider=ScriptedLlm([]), max_iterations=3), "app:PLANNER")
+        >>> request = AguiRequest(thread_id="t", run_id="r", messages=(UserMessage("Compare PDF libraries"),))
+        >>> first = served.memory(request).unwrap()
+        >>> first.input, first.max_iterations
+        ('Compare PDF libraries', 3)
+    """
+    template = agent.memory("")
+    durable = Durable(
+        name=name,
+        machine=PLAN_EXECUTE_MACHINE,
+        shell=agent.shell,
+        failure=plan_execute_failure,
+        template=template,
+    )
+    return _plan_execute(durable, template)
+
+
+def _halt_cause(memory: PlanExecuteMemory) -> str:
+    return "halted" if memory.error is None else memory.error.cause.value
+
+
+def _final(memory: PlanExecuteMemory) -> JsonValue:
+    done = memory.final_result
+    if done is None:
+        return None
+    shown = public_json(done)
+    return {"answer": public_json(done.answer), **shown} if isinstance(shown, dict) else shown
+
+
+def _plan_execute(
+    durable: Durable[plan_execute.State, plan_execute.Event, PlanExecuteMemory], template: PlanExecuteMemory
+) -> AguiAgent[plan_execute.State, plan_execute.Event, PlanExecuteMemory]:
+    def memory(request: AguiRequest) -> Result[PlanExecuteMemory, FieldProblem]:
+        return _task(request).map(lambda task: attrs.evolve(template, input=task))
+
+    halted = _coded(_halt_cause, plan_execute_failure)
+    return AguiAgent(durable=durable, memory=memory, result=_final, error=halted)
 
 
 CANNOT_DRIVE = (
-    "AG-UI drives a ReAct agent's Durable whose template is the agent's memory (AgentMemory); "
+    "AG-UI drives a ReAct agent's or a plan-and-execute agent's Durable whose template is the agent's "
+    "memory (AgentMemory, PlanExecuteMemory); "
     "serve another machine with create_app(..., routers=(*ROUTERS, agui_router([AguiAgent(...)])))"
 )
 """Why :func:`agui_for` refuses a Durable."""
 
 
 def agui_for(durable: Durable[Any, Any, Any]) -> Result[AguiAgent[Any, Any, Any], str]:
-    """``durable`` served over AG-UI as :func:`react_agui` serves an agent, or why AG-UI cannot drive it.
+    """``durable`` served over AG-UI as :func:`react_agui` or :func:`plan_execute_agui` would, or why not.
 
     AG-UI can drive it when its ``template`` is a ReAct agent's memory (``Durable(...,
     template=agent.memory)``): a request's last user message becomes the task, the rest
-    (tools, prompt, approvals) is the template's. ``agentsm-runs serve --agui`` uses it.
+    (tools, prompt, approvals) is the template's; or a plan-and-execute agent's
+    (``template=agent.memory("")``): the message becomes the input, the rest (config, tools,
+    policy, ``max_iterations``) is the template's. ``agentsm-runs serve --agui`` uses it.
 
     Example:
         >>> from agentsm_fn.shell.scripted_llm import ScriptedLlm
@@ -125,6 +214,8 @@ def agui_for(durable: Durable[Any, Any, Any]) -> Result[AguiAgent[Any, Any, Any]
         True
     """
     template = durable.template
-    if not isinstance(template, AgentMemory):
-        return Failure(CANNOT_DRIVE)
-    return Success(_react(durable, template))
+    if isinstance(template, AgentMemory):
+        return Success(_react(durable, template))
+    if isinstance(template, PlanExecuteMemory):
+        return Success(_plan_execute(durable, template))
+    return Failure(CANNOT_DRIVE)

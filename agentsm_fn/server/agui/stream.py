@@ -5,6 +5,9 @@ The stream opens with ``RUN_STARTED`` (its metadata names the stored run:
 (:mod:`agentsm_fn.server.agui.translate`), and ends where the stored run stopped::
 
     finished           RUN_FINISHED, outcome success, result: the agent's result
+    finished, failed   RUN_ERROR: code and reason from the agent's ``error`` (a ReAct
+                       agent in Error: ``AgentFailed``; a plan-and-execute one in HALT:
+                       its ``HaltCause``, ``invalid_plan``, ...), message redacted
     waits for answer   RUN_FINISHED, outcome interrupt: one interrupt ``RUN#SEQ``
     failed             RUN_ERROR: code = the typed reason (``InvalidTransition``,
                        ``EffectFailed``, ``RunBusy``, ...), message redacted
@@ -79,6 +82,9 @@ def _last(store: RunStore, agent: AguiAgent[Any, Any, Any], request: AguiRequest
     stored = done.unwrap()
     thread, run = request.thread_id, request.run_id
     if stored.finished:
+        failed = agent.error(stored.snapshot)
+        if failed is not None:
+            return RunErrorEvent(message=redact_credentials(failed[1]), code=failed[0])
         result = agent.result(stored.snapshot.memory)
         return RunFinishedEvent(
             thread_id=thread, run_id=run, result=result, outcome=RunFinishedSuccessOutcome()
