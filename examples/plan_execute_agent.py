@@ -7,6 +7,9 @@ the plan schema as ``format``, EXECUTE to /api/chat with tools). ``--offline``
 forces the script.
 
     python examples/plan_execute_agent.py
+
+``PLAN_AGENT`` is the agent as a durable program on an offline script, which
+``agentsm-runs --db runs.db serve --agui plan_execute_agent:PLAN_AGENT`` serves over AG-UI.
 """
 
 from __future__ import annotations
@@ -21,14 +24,19 @@ from returns.result import Result, Success
 from agentsm_fn.agents.plan_execute import (
     DEFAULT_PLAN_SCHEMA,
     PLAN_EXECUTE_MACHINE,
+    Event,
     Fsm,
     PlanExecuteCompleted,
     PlanExecuteError,
+    PlanExecuteMemory,
     PlanExecutePolicy,
     PlannerConfig,
+    State,
+    plan_execute_failure,
 )
 from agentsm_fn.core.engine import replay
-from agentsm_fn.llm import AsyncLlmProvider, LlmProvider, LlmReply, ToolCall
+from agentsm_fn.durable import Durable
+from agentsm_fn.llm import AsyncLlmProvider, LlmProvider, LlmReply, LlmRequest, ToolCall, ToolResultMessage
 from agentsm_fn.providers import ollama_provider
 from agentsm_fn.shell.plan_execute_agent import AgentFSM
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
@@ -55,23 +63,37 @@ def read(url: str) -> dict[str, str]:
     return {"content": f"Content from: {url}: Prawn is a fast, pure-Ruby PDF generation library."}
 
 
+PLAN = {
+    "goal": "Recommend the best PDF library for Ruby",
+    "required_capabilities": ["search", "read"],
+    "initial_steps": ["Search for Ruby PDF libraries", "Read about the strongest candidate", "Recommend"],
+}
+ANSWER = "Use Prawn: a mature, fast, pure-Ruby PDF library (hexapdf if you need editing)."
+STEPS = (
+    LlmReply(tool_calls=(ToolCall("", "search", {"query": "best PDF library for Ruby"}),)),
+    LlmReply(tool_calls=(ToolCall("", "read", {"url": "https://github.com/prawnpdf/prawn"}),)),
+    LlmReply(content=ANSWER),
+)
+"""What the executor answers, in turn: search, read, recommend."""
+
+
 def scripted() -> ScriptedLlm:
     """What a model would answer, for running without a network."""
-    plan = {
-        "goal": "Recommend the best PDF library for Ruby",
-        "required_capabilities": ["search", "read"],
-        "initial_steps": ["Search for Ruby PDF libraries", "Read about the strongest candidate", "Recommend"],
-    }
-    return ScriptedLlm(
-        [
-            LlmReply(content=json.dumps(plan)),
-            LlmReply(tool_calls=(ToolCall("", "search", {"query": "best PDF library for Ruby"}),)),
-            LlmReply(tool_calls=(ToolCall("", "read", {"url": "https://github.com/prawnpdf/prawn"}),)),
-            LlmReply(
-                content="Use Prawn: a mature, fast, pure-Ruby PDF library (hexapdf if you need editing)."
-            ),
-        ]
-    )
+    return ScriptedLlm([LlmReply(content=json.dumps(PLAN)), *STEPS])
+
+
+class ResearchScript:
+    """The same answers for any number of runs: it replies from the request, not from a call count.
+
+    The planner's request (it has a response schema) gets the plan; the executor's gets the
+    step after the tool results the conversation holds. So every run a server starts gets them.
+    """
+
+    def complete(self, request: LlmRequest) -> LlmReply:
+        if request.response_schema is not None:
+            return LlmReply(content=json.dumps(PLAN))
+        done = sum(isinstance(message, ToolResultMessage) for message in request.messages)
+        return STEPS[min(done, len(STEPS) - 1)]
 
 
 # ---- the one place a real provider plugs in ------------------------------------------------
@@ -95,6 +117,25 @@ def build_agent(llm: LlmProvider | AsyncLlmProvider) -> AgentFSM:
         tools={"search": search, "read": read},
         max_iterations=20,
     )
+
+
+def durable_for(agent: AgentFSM) -> Durable[State, Event, PlanExecuteMemory]:
+    """The agent as a durable program, stored under this name; a halted run is stored as failed.
+
+    Its template is the agent's start memory, so a run served over AG-UI (or started with
+    ``POST /runs`` and only an ``input``) has the agent's config, tools and policy.
+    """
+    return Durable(
+        name="plan_execute_agent:PLAN_AGENT",
+        machine=PLAN_EXECUTE_MACHINE,
+        shell=agent.shell,
+        failure=plan_execute_failure,
+        template=agent.memory(""),
+    )
+
+
+PLAN_AGENT = durable_for(build_agent(ResearchScript()))
+"""What `agentsm-runs serve --agui` serves (offline: every run gets the script's answers)."""
 
 
 def show_fsm(fsm: Fsm) -> None:

@@ -1,19 +1,23 @@
-"""Agents served over AG-UI in the tests: scripted ReAct agents, and a user machine (no network)."""
+"""Agents served over AG-UI in the tests: scripted ReAct and plan-and-execute agents, and a user machine
+(no network)."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Mapping
 
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.agents import plan_execute
 from agentsm_fn.agents.react import AgentMemory, Event, State
 from agentsm_fn.durable import Durable
 from agentsm_fn.durable.fields import FieldProblem
 from agentsm_fn.llm import LlmReply, ToolCall
 from agentsm_fn.llm.json import JsonValue
-from agentsm_fn.server.agui import AguiAgent, AguiRequest, react_agui
+from agentsm_fn.server.agui import AguiAgent, AguiRequest, plan_execute_agui, react_agui
 from agentsm_fn.shell import Shell, StepClock
+from agentsm_fn.shell.plan_execute_agent import AgentFSM
 from agentsm_fn.shell.react_agent import AgentBuilder
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
 from agentsm_fn.tools import tool
@@ -128,3 +132,24 @@ def blocking_agent(release: threading.Event) -> AguiAgent[State, Event, AgentMem
     )
     agent = AgentBuilder.new("").llm(llm).tools(wait_for_release).build().unwrap()
     return react_agui(agent, "tests.agui.agents:BLOCKING")
+
+
+PLAN = {"goal": "Compare the weather of two cities", "initial_steps": ["look both up", "compare"]}
+COMPARED = "Paris and Rome are both sunny today."
+PlanAgui = AguiAgent[plan_execute.State, plan_execute.Event, plan_execute.PlanExecuteMemory]
+
+
+def research_agent(*replies: LlmReply, max_iterations: int = 4) -> PlanAgui:
+    """A plan-and-execute agent: plans, looks up two cities in one batch (one call without an id), answers."""
+    script = replies or (
+        LlmReply(content=json.dumps(PLAN)),
+        LlmReply(
+            tool_calls=(
+                ToolCall("", "lookup", {"city": "Paris"}),
+                ToolCall("c_rome", "lookup", {"city": "Rome"}),
+            )
+        ),
+        LlmReply(content=COMPARED),
+    )
+    agent = AgentFSM(provider=ScriptedLlm(script), tools={"lookup": lookup}, max_iterations=max_iterations)
+    return plan_execute_agui(agent, "tests.agui.agents:RESEARCH")
