@@ -19,8 +19,9 @@ from typing import Any, Generic, TypeVar
 import attrs
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.agents import plan_execute
 from agentsm_fn.agents.plan_execute import PLAN_EXECUTE_MACHINE, PlanExecuteMemory, plan_execute_failure
+from agentsm_fn.agents.plan_execute import Event as PlanEvent
+from agentsm_fn.agents.plan_execute import State as PlanState
 from agentsm_fn.agents.react.errors import agent_failure
 from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.states import Event, State
@@ -134,9 +135,7 @@ def _react(
     return AguiAgent(durable=durable, memory=memory, result=answer, error=failed)
 
 
-def plan_execute_agui(
-    agent: AgentFSM, name: str
-) -> AguiAgent[plan_execute.State, plan_execute.Event, PlanExecuteMemory]:
+def plan_execute_agui(agent: AgentFSM, name: str) -> AguiAgent[PlanState, PlanEvent, PlanExecuteMemory]:
     """The plan-and-execute ``agent`` served over AG-UI as ``name``: its input is the last user message.
 
     The run's result is its :class:`~agentsm_fn.agents.plan_execute.FinalResult` as JSON, with
@@ -177,8 +176,8 @@ def _final(memory: PlanExecuteMemory) -> JsonValue:
 
 
 def _plan_execute(
-    durable: Durable[plan_execute.State, plan_execute.Event, PlanExecuteMemory], template: PlanExecuteMemory
-) -> AguiAgent[plan_execute.State, plan_execute.Event, PlanExecuteMemory]:
+    durable: Durable[PlanState, PlanEvent, PlanExecuteMemory], template: PlanExecuteMemory
+) -> AguiAgent[PlanState, PlanEvent, PlanExecuteMemory]:
     def memory(request: AguiRequest) -> Result[PlanExecuteMemory, FieldProblem]:
         return _task(request).map(lambda task: attrs.evolve(template, input=task))
 
