@@ -147,5 +147,6 @@ def test_the_server_example_answers_once_over_http(monkeypatch: pytest.MonkeyPat
     with contextlib.redirect_stdout(out):
         exec(compile(block, str(README), "exec"), {"__name__": "readme_server"})
     lines = [line for line in out.getvalue().splitlines() if not line.startswith("    [send_email]")]
-    assert lines == ["[{'run_id': 'email-1', 'seq': 1, 'summary': 'AskHuman send_email'}]", "finished 409"]
+    pending = "[{'run_id': 'email-1', 'seq': 1, 'type': 'AskHuman', 'summary': 'AskHuman send_email'}]"
+    assert lines == [pending, "finished 409"]
     assert out.getvalue().count("[send_email]") == 1

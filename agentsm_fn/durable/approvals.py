@@ -19,10 +19,10 @@ from agentsm_fn.agents.react.outcomes import Approved, Modified, Rejected
 from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.durable.codec import from_bytes, to_bytes
 from agentsm_fn.durable.errors import AnswerRefusal, AnswerRefused, CodecFailure, DurableError
-from agentsm_fn.durable.store import JournalRow, RunStatus, RunStore
+from agentsm_fn.durable.store import JournalRow, RunRecord, RunStatus, RunStore
 from agentsm_fn.shell.clock import Clock, system_clock
 
-__all__ = ["PendingAnswer", "answer", "answer_for", "pending", "waiting_effect"]
+__all__ = ["PendingAnswer", "answer", "answer_for", "pending", "waiting_effect", "waiting_on"]
 
 
 @attrs.frozen(kw_only=True)
@@ -79,6 +79,33 @@ def waiting_effect(store: RunStore, run_id: str, seq: int) -> Result[PendingAnsw
     if row is None or not row.waiting or row.outcome is not None or finished:
         return Success(None)
     return Success(_pending_answer(run_id, row))
+
+
+def waiting_on(store: RunStore, record: RunRecord) -> Result[PendingAnswer | None, DurableError]:
+    """The effect a WAITING run waits on, as :func:`pending` lists it (None: the run does not wait).
+
+    A run stops waiting with ``effects`` counting the effects before the one it waits on, so
+    that one is read (``journal(run_id, effects)``): one row, not the run's whole journal, which
+    is read only if that row is not the waiting one.
+
+    Example:
+        >>> from agentsm_fn.durable.sqlite import SqliteStore
+        >>> from agentsm_fn.durable.store import RunRecord, RunStatus
+        >>> record = RunRecord(run_id="r1", machine="m:M", fingerprint="f", status=RunStatus.READY,
+        ...                    created=0.0, updated=0.0)
+        >>> waiting_on(SqliteStore.open(":memory:").unwrap(), record).unwrap() is None
+        True
+    """
+    if record.status is not RunStatus.WAITING:
+        return Success(None)
+    for start in (record.effects, 0):
+        rows = store.journal(record.run_id, start)
+        if isinstance(rows, Failure):
+            return rows
+        row = next((r for r in reversed(rows.unwrap()) if r.waiting and r.outcome is None), None)
+        if row is not None:
+            return Success(_pending_answer(record.run_id, row))
+    return Success(None)
 
 
 def _pending_answer(run_id: str, row: JournalRow) -> PendingAnswer:

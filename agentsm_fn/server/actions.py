@@ -36,7 +36,7 @@ from agentsm_fn.server.models import (
     RunSummary,
     StartRequest,
 )
-from agentsm_fn.server.runs import unwrapped
+from agentsm_fn.server.runs import pending_item, unwrapped
 from agentsm_fn.server.values import record_json
 from agentsm_fn.shell.credentials import redact_credentials
 
@@ -133,10 +133,7 @@ def action_routes(ctx: ServerContext) -> APIRouter:
     @routes.get("/pending", response_model=list[PendingItem])
     def waiting() -> list[PendingItem]:
         """Every effect a stored run waits on, oldest run first."""
-        return [
-            PendingItem(run_id=p.run_id, seq=p.seq, summary=redact_credentials(p.summary))
-            for p in unwrapped(pending(ctx.store))
-        ]
+        return [pending_item(p) for p in unwrapped(pending(ctx.store))]
 
     @routes.post(
         "/runs/{run_id}/pending/{seq}/answer",

@@ -26,6 +26,7 @@ __all__ = [
     "RecoverRequest",
     "RecoveredRun",
     "ResumeRequest",
+    "RunDetail",
     "RunPage",
     "RunState",
     "RunSummary",
@@ -107,6 +108,25 @@ class RunSummary(BaseModel):
     orphaned: bool = Field(description="RUNNING, but its process is gone or its lease ran out")
 
 
+class PendingItem(BaseModel):
+    """An effect a stored run waits on: answer it at ``POST /runs/{run_id}/pending/{seq}/answer``."""
+
+    run_id: str
+    seq: int
+    type: str | None = Field(
+        description="the effect's class, e.g. AskHuman (None: its class is not loaded in the server)"
+    )
+    summary: str
+
+
+class RunDetail(RunSummary):
+    """One stored run, as of its last stop, with the effect it waits on if it waits."""
+
+    pending: PendingItem | None = Field(
+        description="the effect a waiting run waits on, as GET /pending lists it (None: it waits on nothing)"
+    )
+
+
 class RunPage(BaseModel):
     """A page of runs, newest first; ``next`` is the cursor of the following page (None: the last page)."""
 
@@ -185,14 +205,6 @@ class RecoveredRun(BaseModel):
     machine: str
     status: str
     error: ErrorDetail | None
-
-
-class PendingItem(BaseModel):
-    """An effect a stored run waits on."""
-
-    run_id: str
-    seq: int
-    summary: str
 
 
 class AnswerRequest(_Request):

@@ -16,6 +16,7 @@ from fastapi import APIRouter, Query
 from returns.result import Failure, Result
 
 from agentsm_fn.core.effects import describe_effect
+from agentsm_fn.durable.approvals import PendingAnswer, waiting_on
 from agentsm_fn.durable.codec import from_bytes
 from agentsm_fn.durable.errors import DurableError, NoSuchStep
 from agentsm_fn.durable.pages import RunQuery, runs_page
@@ -23,12 +24,20 @@ from agentsm_fn.durable.store import RunRecord, RunStatus
 from agentsm_fn.durable.travel import replay_stored
 from agentsm_fn.server.context import ServerContext
 from agentsm_fn.server.errors import ApiError, error_for
-from agentsm_fn.server.models import JournalItem, RunPage, RunState, RunSummary, TraceRow
+from agentsm_fn.server.models import (
+    JournalItem,
+    PendingItem,
+    RunDetail,
+    RunPage,
+    RunState,
+    RunSummary,
+    TraceRow,
+)
 from agentsm_fn.server.values import public_json, record_json
 from agentsm_fn.shell.credentials import redact_credentials
 from agentsm_fn.shell.notes import outcome_note
 
-__all__ = ["cursor_of", "pair_cursor", "pair_of", "run_routes", "unwrapped"]
+__all__ = ["cursor_of", "pair_cursor", "pair_of", "pending_item", "run_routes", "unwrapped"]
 
 T = TypeVar("T")
 
@@ -96,6 +105,14 @@ def _after(cursor: str) -> tuple[float, str]:
     return pair
 
 
+def pending_item(waiting: PendingAnswer) -> PendingItem:
+    """A waiting effect as the API shows it: its run, number, class and summary (redacted)."""
+    kind = None if waiting.effect is None else redact_credentials(type(waiting.effect).__qualname__)
+    return PendingItem(
+        run_id=waiting.run_id, seq=waiting.seq, type=kind, summary=redact_credentials(waiting.summary)
+    )
+
+
 def _summary(record: RunRecord) -> RunSummary:
     return RunSummary.model_validate(record_json(record))
 
@@ -135,10 +152,13 @@ def run_routes(ctx: ServerContext) -> APIRouter:
         following = cursor_of(page[-1]) if len(found) > limit else None
         return RunPage(runs=[_summary(r) for r in page], next=following)
 
-    @routes.get("/runs/{run_id}", response_model=RunSummary)
-    def run(run_id: str) -> RunSummary:
-        """One stored run, as of its last stop."""
-        return _summary(record(run_id))
+    @routes.get("/runs/{run_id}", response_model=RunDetail)
+    def run(run_id: str) -> RunDetail:
+        """One stored run, as of its last stop; a waiting one with the effect it waits on (``pending``)."""
+        found = record(run_id)
+        waiting = unwrapped(waiting_on(ctx.store, found))
+        pending = None if waiting is None else pending_item(waiting)
+        return RunDetail.model_validate({**record_json(found), "pending": pending})
 
     @routes.get("/runs/{run_id}/trace", response_model=list[TraceRow])
     def trace(run_id: str) -> list[TraceRow]:

@@ -18,7 +18,7 @@ from agentsm_fn.durable import (
     RunStore,
     open_store,
 )
-from agentsm_fn.durable.approvals import answer, pending, waiting_effect
+from agentsm_fn.durable.approvals import answer, pending, waiting_effect, waiting_on
 from agentsm_fn.durable.check import check_runs
 from agentsm_fn.durable.recover import recover
 from agentsm_fn.durable.travel import fork, replay_stored
@@ -78,6 +78,20 @@ def test_one_runs_waiting_effect_is_what_pending_lists_for_it_and_none_once_answ
     assert waiting_effect(store, other, 4).unwrap() == listed[(other, 4)]
     DURABLE_ORDERS.resume(store, run_id).unwrap()
     assert waiting_effect(store, run_id, 4).unwrap() is None
+
+
+def test_a_waiting_runs_effect_is_found_from_its_record_as_pending_lists_it(store: RunStore) -> None:
+    run_id, other = waiting_run(store), waiting_run(store)
+    listed = {p.run_id: p for p in pending(store).unwrap()}
+    for run in (run_id, other):
+        record = store.get(run).unwrap()
+        assert record.effects == 4 and waiting_on(store, record).unwrap() == listed[run]
+        # a record whose count does not lead to the waiting entry: the whole journal is read
+        assert waiting_on(store, attrs.evolve(record, effects=99)).unwrap() == listed[run]
+    answer(store, run_id, 4, True).unwrap()
+    assert waiting_on(store, store.get(run_id).unwrap()).unwrap() is None  # READY now
+    DURABLE_ORDERS.resume(store, run_id).unwrap()
+    assert waiting_on(store, store.get(run_id).unwrap()).unwrap() is None  # finished
 
 
 def test_an_answer_of_the_wrong_type_is_refused_and_nothing_is_written(store: RunStore) -> None:

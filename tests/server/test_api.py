@@ -255,10 +255,29 @@ def test_machines_with_graph_mermaid_and_the_verifiers_report(client: httpx.Clie
     assert client.get("/machines/nope").status_code == 404
 
 
+def test_a_waiting_run_names_the_effect_it_waits_on_as_pending_lists_it(client: httpx.Client) -> None:
+    waiting = client.get("/runs/wait-0").json()
+    expected = {"run_id": "wait-0", "seq": 4, "type": "AskApproval", "summary": "AskApproval"}
+    assert waiting["status"] == "waiting" and waiting["effects"] == 4
+    assert waiting["pending"] == expected == client.get("/pending").json()[0]
+    assert client.get("/runs/done-0").json()["pending"] is None
+    assert all("pending" not in run for run in client.get("/runs").json()["runs"])  # a list reads no journal
+    client.post("/runs/wait-0/pending/4/answer", json={"decision": "approve"}).raise_for_status()
+    answered = client.get("/runs/wait-0").json()
+    assert (answered["status"], answered["pending"]) == ("ready", None)
+
+
 def test_the_openapi_document_describes_every_route(client: httpx.Client) -> None:
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/machines", "/runs", "/runs/{run_id}/state", "/runs/{run_id}/pending/{seq}/answer"} <= set(paths)
     assert set(paths["/runs"]) == {"get", "post"}
+    one = paths["/runs/{run_id}"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert one == {"$ref": "#/components/schemas/RunDetail"}
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    assert {"anyOf": [{"$ref": "#/components/schemas/PendingItem"}, {"type": "null"}]}.items() <= schemas[
+        "RunDetail"
+    ]["properties"]["pending"].items()
+    assert set(schemas["PendingItem"]["properties"]) == {"run_id", "seq", "type", "summary"}
 
 
 OUT_OF_RANGE = st.one_of(st.integers(max_value=-1), st.integers(min_value=10**12 + 1))

@@ -18,6 +18,7 @@ from agentsm_fn.server.inspector import PAGE_PATHS
 from agentsm_fn.server.serve import serve_runs
 from agentsm_fn.shell import Shell, StepClock
 from tests.durable.machines import DURABLE_ORDERS, ORDERS, Charge, Lookup, Order
+from tests.durable.stores import execute
 from tests.server.live import orders_store, serving
 
 TOKEN = "t0ken-for-the-tests-1234567890"
@@ -147,6 +148,16 @@ def test_no_stored_secret_reaches_a_response(tmp_path: Path) -> None:
             answer = httpx.get(url + path)
             assert answer.status_code == 200 and SECRET not in answer.text, path
         assert "[redacted]" in httpx.get(f"{url}/runs/leaky/state").text
+
+
+def test_a_waiting_effects_summary_is_redacted_in_the_run_and_the_pending_list(tmp_path: Path) -> None:
+    store = orders_store(tmp_path / "runs.db")
+    leaked = f"Ask {SECRET}"
+    execute(store.path, "UPDATE journal SET summary = ? WHERE run_id = 'wait-0' AND seq = 4", (leaked,))
+    with serving(create_app(store, [DURABLE_ORDERS])) as url:
+        run, listed = httpx.get(f"{url}/runs/wait-0"), httpx.get(f"{url}/pending")
+    assert SECRET not in run.text and SECRET not in listed.text
+    assert run.json()["pending"]["summary"] == listed.json()[0]["summary"] == "Ask [redacted]"
 
 
 @pytest.fixture(scope="module")
