@@ -21,13 +21,22 @@ from agentsm_fn.agents.react import AgentConfig
 from agentsm_fn.durable import Durable, SqliteStore
 from agentsm_fn.durable.travel import replay_stored
 from agentsm_fn.llm import LlmCall, LlmReply, LlmRequest, ToolCall, UserMessage
-from agentsm_fn.server.agui import AguiAgent, AguiRequest, agui_for, agui_routes, react_agui, with_agui
+from agentsm_fn.server.agui import (
+    AguiAgent,
+    AguiRequest,
+    agui_for,
+    agui_routes,
+    plan_execute_agui,
+    react_agui,
+    with_agui,
+)
 from agentsm_fn.server.agui.feed import EffectEnded, EffectStarted
 from agentsm_fn.server.agui.state import public_state
 from agentsm_fn.server.agui.translate import Translator
 from agentsm_fn.shell.plan_execute_agent import AgentFSM
 from agentsm_fn.shell.react_agent import AgentBuilder
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
+from agentsm_fn.tools import tool
 from tests.agui.agents import COMPARED, PLAN, SECRET, lookup, research_agent
 
 Events = list[dict[str, Any]]
@@ -156,6 +165,45 @@ def test_a_halted_run_is_a_run_error_with_its_halt_cause_and_no_credential(
     assert "sk-live0123456789" not in json.dumps(events)
     record = store.get("p-halt").unwrap()
     assert record.status.value == "failed" and record.reason.startswith(f"{code} in {state}")
+
+
+@tool
+def submit(answer: str) -> str:
+    """Hand in the final answer.
+
+    Args:
+        answer: The answer.
+    """
+    return answer
+
+
+def test_an_answer_a_finish_tool_gave_is_the_last_text_message_too(store: SqliteStore) -> None:
+    script = ScriptedLlm(
+        [
+            LlmReply(content=json.dumps(PLAN)),
+            LlmReply(tool_calls=(ToolCall("c_done", "submit", {"answer": COMPARED}),)),
+        ]
+    )
+    agent = AgentFSM(provider=script, tools={"submit": submit}, finish_tools={"submit"}, max_iterations=3)
+    events = _run(store, plan_execute_agui(agent, "tests.agui.test_plan_execute:FINISHING"), "p-fin")
+    types = [e["type"] for e in events]
+    opened = len(types) - 1 - types[::-1].index("TEXT_MESSAGE_START")
+    assert types[opened - 1] == "STEP_FINISHED" and types[-2:] == ["TEXT_MESSAGE_END", "RUN_FINISHED"], types
+    assert set(types[opened + 1 : -2]) == {"TEXT_MESSAGE_CONTENT"}, types
+    message = events[opened]["messageId"]
+    assert events[opened]["role"] == "assistant"
+    assert "".join(e["delta"] for e in events[opened + 1 : -2]) == COMPARED
+    assert message not in [e.get("messageId") for e in events[:opened]]  # a message of its own
+    result = events[-1]["result"]
+    assert (result["answer"], result["stopped_by"]) == (COMPARED, "finish_tool:submit")
+    said = [e["delta"] for e in events[:opened] if e["type"] == "TEXT_MESSAGE_CONTENT"]
+    assert "".join(said) == json.dumps(PLAN)  # no reply had said the answer before
+
+
+def test_an_answer_a_reply_said_is_not_said_again(store: SqliteStore) -> None:
+    events = _run(store, research_agent(), "p-once")
+    said = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert said.count(COMPARED) == 1 and events[-2]["type"] == "STEP_FINISHED"
 
 
 def test_a_react_agent_that_ends_in_error_is_a_run_error_not_a_success(store: SqliteStore) -> None:

@@ -45,6 +45,10 @@ def _no_result(memory: Any) -> JsonValue:
     return None
 
 
+def _no_message(memory: Any) -> str | None:
+    return None
+
+
 def _coded(
     code: Callable[[Any], str], failure: Callable[[Snapshot[Any, Any]], str | None] | None
 ) -> Callable[[Snapshot[Any, Any]], tuple[str, str] | None]:
@@ -73,7 +77,9 @@ class AguiAgent(Generic[StateT, EventT, MemoryT]):
     names the field; nothing is stored). The endpoint is ``POST /agui/{durable.name}``.
     ``error`` says whether a finished run failed, as ``(code, reason)`` (None: it succeeded);
     such a run ends the AG-UI run with ``RUN_ERROR`` (that code, the reason redacted). By
-    default it is the ``Durable``'s ``failure`` with the code ``"Failed"``.
+    default it is the ``Durable``'s ``failure`` with the code ``"Failed"``. ``answer_message``
+    is a finished run's answer that no LLM reply said (a plan-and-execute finish tool's output):
+    it is sent as the last text message, before ``RUN_FINISHED`` (None: the replies said it).
 
     Example:
         >>> from agentsm_fn.shell.scripted_llm import ScriptedLlm
@@ -88,6 +94,7 @@ class AguiAgent(Generic[StateT, EventT, MemoryT]):
     durable: Durable[StateT, EventT, MemoryT]
     memory: Callable[[AguiRequest], Result[MemoryT, FieldProblem]]
     result: Callable[[MemoryT], JsonValue] = _no_result
+    answer_message: Callable[[MemoryT], str | None] = _no_message
     error: Callable[[Snapshot[StateT, MemoryT]], tuple[str, str] | None] = attrs.field()
 
     @error.default
@@ -139,7 +146,8 @@ def plan_execute_agui(agent: AgentFSM, name: str) -> AguiAgent[PlanState, PlanEv
     """The plan-and-execute ``agent`` served over AG-UI as ``name``: its input is the last user message.
 
     The run's result is its :class:`~agentsm_fn.agents.plan_execute.FinalResult` as JSON, with
-    ``answer`` (the summary if there is one, else the executor's content); a run that halts is a
+    ``answer`` (the summary if there is one, else the executor's content); the answer is the last
+    text message (a finish tool's output too, sent after its run); a run that halts is a
     ``RUN_ERROR`` whose code is the :class:`~agentsm_fn.agents.plan_execute.HaltCause`
     (``invalid_plan``, ``max_iterations``, ...). ``name`` is the durable program's ``module:attribute``.
 
@@ -175,6 +183,14 @@ def _final(memory: PlanExecuteMemory) -> JsonValue:
     return {"answer": public_json(done.answer), **shown} if isinstance(shown, dict) else shown
 
 
+def _unsaid(memory: PlanExecuteMemory) -> str | None:
+    """A finish tool's output, unless a summary call said the answer (the executor's reply says it else)."""
+    done = memory.final_result
+    if done is None or done.summary is not None or not done.stopped_by.startswith("finish_tool:"):
+        return None
+    return done.content
+
+
 def _plan_execute(
     durable: Durable[PlanState, PlanEvent, PlanExecuteMemory], template: PlanExecuteMemory
 ) -> AguiAgent[PlanState, PlanEvent, PlanExecuteMemory]:
@@ -182,7 +198,7 @@ def _plan_execute(
         return _task(request).map(lambda task: attrs.evolve(template, input=task))
 
     halted = _coded(_halt_cause, plan_execute_failure)
-    return AguiAgent(durable=durable, memory=memory, result=_final, error=halted)
+    return AguiAgent(durable=durable, memory=memory, result=_final, answer_message=_unsaid, error=halted)
 
 
 CANNOT_DRIVE = (

@@ -4,7 +4,9 @@ The stream opens with ``RUN_STARTED`` (its metadata names the stored run:
 ``{"agentsm_fn": {"run": RUN}}``), then the run's steps, messages, tool calls and state
 (:mod:`agentsm_fn.server.agui.translate`), and ends where the stored run stopped::
 
-    finished           RUN_FINISHED, outcome success, result: the agent's result
+    finished           (a text message of the answer, when no LLM reply carried it: the
+                       agent's ``answer_message``), RUN_FINISHED, outcome success, result:
+                       the agent's result
     finished, failed   RUN_ERROR: code and reason from the agent's ``error`` (a ReAct
                        agent in Error: ``AgentFailed``; a plan-and-execute one in HALT:
                        its ``HaltCause``, ``invalid_plan``, ...), message redacted
@@ -143,4 +145,8 @@ async def run_events(
         feed.close()
     for event in translator.stopping(translator.state):  # a run that never started: its step ends here
         yield encode(event)
-    yield encode(_last(store, agent, request, task.result()))
+    last = _last(store, agent, request, task.result())
+    if isinstance(last, RunFinishedEvent) and isinstance(last.outcome, RunFinishedSuccessOutcome):
+        for event in translator.said(agent.answer_message(task.result().unwrap().snapshot.memory)):
+            yield encode(event)
+    yield encode(last)

@@ -140,6 +140,18 @@ class Translator:
             self.step = ""
         return events
 
+    def said(self, text: str | None) -> list[BaseEvent]:
+        """``text`` as a whole assistant message (none when it is empty): an answer no LLM reply carried.
+
+        Example:
+            >>> [e.type.value for e in Translator("r1").said("Done.")]
+            ['TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END']
+        """
+        if not text:
+            return []
+        reply = ReplyEvents(self._message_id, self.announced)
+        return reply.text(text) + reply.finish(None)
+
     def _delta(self, shown: JsonObject) -> list[BaseEvent]:
         """A STATE_DELTA from the last state sent to ``shown``, if they differ; ``shown`` is sent from now."""
         patch = state_patch(self.state, shown)
