@@ -10,6 +10,10 @@ a look when nothing changed, a look after 10 runs changed (as if 10 changed ever
 reads again what changed in the last ``LOOKBACK`` seconds, here 400 runs), and a look after a
 run was removed.
 
+Then the look's own query alone (``updates_since`` with nothing updated after its cursor: the
+window's runs and the count) at 10,000 and 100,000 runs, to show what grows with the store: the
+count was ``count(*)`` over ``runs``, it is now ``meta``'s few ``run_count`` rows, kept by triggers.
+
 Then a run's own stream (``GET /runs/{id}/events``): a run of 100, 1,000 and 5,000 effects
 grows by one effect at a time (its row started, then completed, as another process writes
 it); per change, the ms and journal rows read to derive its events, before (``stored_events``:
@@ -36,6 +40,7 @@ sys.path.insert(0, str(ROOT))  # the throwaway PostgreSQL server of the tests
 from agentsm_fn.durable import NewRun, SqliteStore, open_store, stored_events  # noqa: E402
 from agentsm_fn.durable.following import StoredFollow  # noqa: E402
 from agentsm_fn.durable.store import RunRecord, RunStore  # noqa: E402
+from agentsm_fn.durable.updates import updates_since  # noqa: E402
 from agentsm_fn.server.changes import CHANGES_INTERVAL as INTERVAL  # noqa: E402
 from agentsm_fn.server.changes import StoreWatch, changed_runs  # noqa: E402
 from tests.durable.stores import execute  # noqa: E402
@@ -137,6 +142,34 @@ def stores(folder: Path, with_postgres: bool) -> Iterator[list[tuple[str, str]]]
         yield [*found, ("postgres", server.create_database())]
 
 
+_BULK = (
+    "WITH RECURSIVE n(i) AS (SELECT CAST(? AS INTEGER) UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?) "
+    "INSERT INTO runs (id, machine, fingerprint, status, created, updated, memory) "
+    "SELECT 'bulk-' || i, 'app:M', 'f', 'finished', 1e9 + i, 1e9 + i, ? FROM n"
+)
+
+
+def measure_count(folder: Path, with_postgres: bool, sizes: tuple[int, ...], looks: int) -> None:
+    """The look's query alone (nothing updated after the cursor) as the store grows to each of ``sizes``."""
+    print(f"\nGET /events: the look's query alone (updates_since, nothing updated), median of {looks}")
+    print(f"{'store':<10} " + " ".join(f"{f'{size:,} runs ms':>16}" for size in sizes))
+    with stores(folder, with_postgres) as found:
+        for label, db in found:
+            store, held, cells = open_store(db).unwrap(), 0, []
+            for size in sizes:
+                execute(db, _BULK, (held, size, b"\x80"))
+                held = size
+                spent = []
+                for _ in range(looks):
+                    started = time.perf_counter()
+                    total = updates_since(store, (9e9, ""), 1).unwrap().total
+                    spent.append(time.perf_counter() - started)
+                assert total == size
+                cells.append(f"{_median_ms(spent):>16.3f}")
+            print(f"{label:<10} " + " ".join(cells))
+            store.close()
+
+
 _JOURNAL = "run_id, seq, digest, ticks, outcome, at, waiting, summary, effect"
 
 
@@ -204,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
             store = open_store(db).unwrap()
             fill(store, runs)
             measure(label, store, db, runs, looks)
+    if not args.quick:
+        measure_count(Path(tempfile.mkdtemp()), True, (10_000, 100_000), 200)
     measure_follow(
         Path(tempfile.mkdtemp()), (100,) if args.quick else (100, 1_000, 5_000), 5 if args.quick else 20
     )

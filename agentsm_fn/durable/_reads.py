@@ -109,17 +109,19 @@ class StoreReads:
         """The runs updated after ``after`` and the count (:mod:`agentsm_fn.durable.updates`): one statement.
 
         One statement reads both in one snapshot, on the ``(updated, id)`` index; with no run
-        updated, the outer join still gives the count (one row of NULL columns).
+        updated, the outer join still gives the count (one row of NULL columns). The count is
+        ``meta``'s ``run_count`` rows, kept by the schema's triggers: a few rows, not ``runs``.
         """
         sql = (
-            f"SELECT n.total, r.* FROM (SELECT count(*) AS total FROM runs) AS n LEFT JOIN "
+            "SELECT n.total, r.* FROM (SELECT CAST(coalesce(sum(CAST(value AS BIGINT)), 0) AS BIGINT) "
+            "AS total FROM meta WHERE substr(key, 1, 9) = 'run_count') AS n LEFT JOIN "
             f"(SELECT {RUN_COLUMNS} FROM runs WHERE (updated, id) > (?, ?) ORDER BY updated, id LIMIT ?) "
             "AS r ON 1 = 1 ORDER BY r.updated, r.id"
         )
         limit = max(0, min(limit, _MOST))
 
         def build(rows: Rows) -> Updates:
-            total = int(rows[0][0]) if rows else 0  # type: ignore[call-overload]  # count(*) is an int
+            total = int(rows[0][0]) if rows else 0  # type: ignore[call-overload]  # a BIGINT sum
             found = tuple(record_from(row[1:]) for row in rows if row[1] is not None)
             return Updates(records=found, total=total)
 

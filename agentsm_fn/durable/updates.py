@@ -3,9 +3,10 @@
 :class:`RunUpdates` is optional for a store (like :class:`~agentsm_fn.durable.pages.RunPages`):
 one that has it answers with one query on an index on ``(updated, id)``, so a look costs what
 changed, not what is stored; for one that has not, :func:`updates_since` filters ``runs()``.
-``total`` is counted in the same read, so a watch that knows every run it was told about learns
-that one was removed (or that one was written with an ``updated`` older than its cursor) when
-the count disagrees, without reading every run.
+``total`` comes in the same read (both stores keep it in ``meta``, updated by triggers when a run
+is inserted or deleted: no ``count(*)`` over the runs), so a watch that knows every run it was
+told about learns that one was removed (or that one was written with an ``updated`` older than
+its cursor) when the count disagrees, without reading every run.
 """
 
 from __future__ import annotations

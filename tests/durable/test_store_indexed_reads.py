@@ -3,10 +3,13 @@
 ``updated_since`` gives the runs updated after a ``(updated, run_id)`` cursor and the count in
 one read (a watch over the store looks at what changed); ``forks`` gives the runs forked from
 one run (a run's page). Both are keyed by an index every open creates, so an older store
-gains it; a status change by a claim is an update, so a watch sees it.
+gains it; a status change by a claim is an update, so a watch sees it. The count is the store's
+own (``meta``'s ``run_count``, kept by triggers through any SQL, counted once for an older store).
 """
 
 from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -86,6 +89,93 @@ def test_updated_since_is_the_runs_after_the_cursor_in_order_with_the_count(
     later = [record for record in every if (record.updated, record.run_id) > (cut, cut_id)]
     assert found.records == tuple(later[:limit])
     assert found.total == len(times)
+
+
+def _kept_count(store_db: str) -> int:
+    """How many runs the store's ``meta`` rows say it holds (kept by its triggers)."""
+    rows = execute(store_db, "SELECT value FROM meta WHERE substr(key, 1, 9) = 'run_count'")
+    assert rows, "the store keeps no run count"
+    return sum(int(str(value)) for (value,) in rows)
+
+
+def _counted(store_db: str) -> int:
+    return int(str(execute(store_db, "SELECT count(*) FROM runs")[0][0]))
+
+
+_WRITES = st.lists(
+    st.tuples(st.sampled_from(["create", "insert", "delete", "delete all"]), st.integers(0, 5)), max_size=10
+)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(writes=_WRITES)
+def test_the_store_keeps_its_run_count_through_any_sql(
+    store: RunStore, store_db: str, writes: list[tuple[str, int]]
+) -> None:
+    execute(store_db, "DELETE FROM runs")
+    for op, n in writes:
+        if op == "create" and store.get(f"r{n}").value_or(None) is None:
+            store.create(new_run(f"r{n}", 1.0 + n)).unwrap()
+        elif op == "insert":  # another program's SQL: a copy of a run under a new id, if there is one
+            execute(
+                store_db,
+                "INSERT INTO runs (id, machine, fingerprint, status, created, updated, memory) "
+                "SELECT ? || id, machine, fingerprint, status, created, updated, memory FROM runs "
+                "WHERE id = (SELECT min(id) FROM runs WHERE id LIKE 'r_')",
+                (f"c{n}-",),
+            )
+        elif op == "delete":
+            execute(store_db, "DELETE FROM runs WHERE id = ? OR id LIKE ?", (f"r{n}", f"c{n}-%"))
+        elif op == "delete all":
+            execute(store_db, "DELETE FROM runs")
+        assert _kept_count(store_db) == _counted(store_db)
+        assert updates_since(store, (9e9, ""), 1).unwrap().total == _counted(store_db)
+
+
+def test_a_store_written_before_the_count_is_counted_when_it_is_opened(
+    store: RunStore, store_db: str
+) -> None:
+    for n in range(3):
+        store.create(new_run(f"r{n}", 1.0 + n)).unwrap()
+    store.close()
+    if is_postgres(store_db):
+        execute(store_db, "DROP TRIGGER runs_counted ON runs")  # a store written before the count came
+        execute(store_db, "DROP TRIGGER runs_uncounted ON runs")
+    else:
+        execute(store_db, "DROP TRIGGER runs_counted_in")
+        execute(store_db, "DROP TRIGGER runs_counted_out")
+    execute(store_db, "DELETE FROM meta WHERE substr(key, 1, 9) = 'run_count'")
+    execute(
+        store_db,
+        "INSERT INTO runs (id, machine, fingerprint, status, created, updated, memory) "
+        "SELECT 'old', machine, fingerprint, status, created, updated, memory FROM runs WHERE id = 'r0'",
+    )
+    reopened = open_store(store_db).unwrap()
+    try:
+        assert _kept_count(store_db) == 4 == updates_since(reopened, (9e9, ""), 1).unwrap().total
+        reopened.create(new_run("r9", 9.0)).unwrap()
+        execute(store_db, "DELETE FROM runs WHERE id IN ('r0', 'old')")
+        assert _kept_count(store_db) == 3 == updates_since(reopened, (9e9, ""), 1).unwrap().total
+    finally:
+        reopened.close()
+    open_store(store_db).unwrap().close()  # a second open finds the triggers: it counts nothing again
+    assert _kept_count(store_db) == 3
+
+
+def test_runs_created_and_removed_at_once_on_many_connections_are_all_counted(
+    store: RunStore, store_db: str
+) -> None:
+    def write(n: int) -> None:
+        store.create(new_run(f"r{n}", 1.0 + n)).unwrap()
+        if n % 3 == 0:
+            execute(store_db, "DELETE FROM runs WHERE id = ?", (f"r{n}",))
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(write, range(60)))
+    assert _kept_count(store_db) == _counted(store_db) == 40
+    if is_postgres(store_db):
+        execute(store_db, "TRUNCATE runs")
+        assert _kept_count(store_db) == 0 == updates_since(store, (9e9, ""), 1).unwrap().total
 
 
 def test_forks_are_the_runs_of_one_parent_newest_first(store: RunStore) -> None:

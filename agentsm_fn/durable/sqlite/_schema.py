@@ -54,6 +54,15 @@ SCHEMA = (
         memory BLOB NOT NULL,
         pending BLOB NOT NULL
     )""",
+    """INSERT OR REPLACE INTO meta(key, value) SELECT 'run_count', (SELECT CAST(count(*) AS TEXT) FROM runs)
+    WHERE (SELECT count(*) FROM sqlite_master
+           WHERE type = 'trigger' AND name IN ('runs_counted_in', 'runs_counted_out')) < 2""",
+    """CREATE TRIGGER IF NOT EXISTS runs_counted_in AFTER INSERT ON runs BEGIN
+        UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'run_count';
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS runs_counted_out AFTER DELETE ON runs BEGIN
+        UPDATE meta SET value = CAST(CAST(value AS INTEGER) - 1 AS TEXT) WHERE key = 'run_count';
+    END""",
 )
 """The statements that create the tables (idempotent).
 
@@ -62,4 +71,11 @@ context, JSON), created when a store is opened, so an older store gains it and s
 readable, and an older version of this library opening a newer store ignores it. So do the
 indexes ``runs_by_updated`` (a watch's look at what changed) and ``runs_by_parent`` (a run's
 forks): every open creates what is missing, so an older store gains them.
+
+``meta``'s ``run_count`` is how many runs there are, kept by two triggers in the transaction
+that inserts or deletes a run (by this library or by any other SQL), so a watch learns that a
+run went without ``count(*)`` over ``runs``. A store without both triggers (written before
+they came) is counted once, in the transaction of the open that adds them (a write
+transaction: nothing is inserted between the count and the triggers); an older version of
+this library ignores the row, and the triggers keep it right.
 """
