@@ -5,6 +5,9 @@ answer, 4 LLM calls, 11 transitions) measured three ways in one process:
 
 * ``arun``: ``Agent.arun()``, as today (the stream hook in place);
 * ``astream``: ``Agent.astream()`` with a consumer that takes every event;
+* the stream's frame (scripted LLM only): the same run in the task a stream runs it in, consumed
+  through the stream's buffer, with only its first and last events: what a stream costs before
+  it makes a single history event (the floor under ``astream``, beside its cost per event);
 * no consumer: the same ``arun`` with the stream hook (the provider's ``report_delta``
   call per delta) replaced by a function that does nothing, the engine before the hook;
   and the hook's own cost: one call's best time outside a stream, times the deltas of a run.
@@ -41,11 +44,17 @@ from _serving import measure_serving
 
 import agentsm_fn.providers.provider as provider_module
 from agentsm_fn.agents.react import ReactCompleted
+from agentsm_fn.agents.react.result import interpret_react
+from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.llm import AnyLlmProvider, LlmReply, LlmRequest, ToolCall, ToolResultMessage
 from agentsm_fn.providers import TextDelta, openai_provider
-from agentsm_fn.shell import report_delta
+from agentsm_fn.shell import arun, redact_credentials, report_delta
+from agentsm_fn.shell._event_values import transitioned
+from agentsm_fn.shell._stream_buffer import EventBuffer
 from agentsm_fn.shell.react_agent import Agent, AgentBuilder
-from agentsm_fn.stream import Finished, LlmTextDelta, ToolCallArgsDelta
+from agentsm_fn.shell.stream_history import standing_events
+from agentsm_fn.shell.streaming import BUFFER_SIZE, new_run_id
+from agentsm_fn.stream import Finished, LlmTextDelta, RunEvent, RunStarted, ToolCallArgsDelta
 
 TOOL_CALLS = 3
 ANSWER = "Looked up all three keys; every value was found and checked twice."
@@ -147,6 +156,32 @@ async def through_astream(agent: Agent) -> int:
     return last.steps
 
 
+async def through_frame(agent: Agent) -> int:
+    """One run in the stream's frame alone: its task, its buffer, its first and last events (no others)."""
+    run_id, machine = new_run_id(), agent.machine
+    events = EventBuffer(BUFFER_SIZE)
+    events.put(
+        RunStarted(
+            run_id=run_id,
+            machine=machine.name,
+            fingerprint=machine_fingerprint(machine),
+            state=machine.initial.name,
+            steps=0,
+            resumed=False,
+        )
+    )
+
+    async def run() -> tuple[RunEvent, ...]:
+        done = await arun(machine, agent.memory, agent.shell())
+        return standing_events(run_id, 2, done, interpret_react(done), redact_credentials)
+
+    last = None
+    async for event in events.events(run):
+        last = event
+    assert isinstance(last, Finished)
+    return last.steps
+
+
 @contextmanager
 def stream_hook(hook: Callable[[object], None]) -> Iterator[None]:
     """The provider reporting its deltas to ``hook`` (``_nothing``: the engine before the stream hook)."""
@@ -191,6 +226,20 @@ def best_times(
     return best
 
 
+def _one_event(put: Callable[[RunEvent], None]) -> None:
+    put(transitioned("r", 1, 1, "Planning", "TOOL_CALLS", "Acting", 0.0))
+
+
+def event_seconds() -> float:
+    """Best seconds to build one ``Transitioned`` as a stream builds it and buffer it, alone."""
+    runs = []
+    for _ in range(15):
+        one = partial(_one_event, EventBuffer(10**9).put)  # a fresh buffer per round, never full
+        runs.append(timeit.timeit(one, number=20_000) / 20_000)
+    empty = min(timeit.timeit(lambda: None, number=20_000) / 20_000 for _ in range(15))
+    return max(min(runs) - empty, 0.0)
+
+
 def hook_call_seconds() -> float:
     """Best seconds of one ``report_delta`` call outside any stream (what each delta costs a plain run)."""
     delta = TextDelta("abc")
@@ -206,41 +255,57 @@ async def events_per_run(agent: Agent) -> tuple[int, int]:
 
 
 def measure_stream(budget: float, batch: int) -> None:
-    """The run stream's figures: astream vs arun, and arun with vs without the stream hook."""
+    """The run stream's figures: astream vs arun, its frame alone, and arun with and without the hook."""
     print("\nrun stream: one ReAct run (3 tool calls, 4 LLM calls), best CPU time per run")
     print(
-        f"{'LLM':<50} {'events':>6} {'arun us':>8} {'astream us':>10} {'ratio':>6} {'us/event':>8}"
-        f" {'no hook us':>10} {'hook ratio':>10}"
+        f"{'LLM':<50} {'events':>6} {'arun us':>8} {'astream us':>10} {'ratio':>6} {'frame us':>8}"
+        f" {'frame ratio':>11} {'us/event':>8} {'no hook us':>10} {'hook ratio':>10}"
     )
     loop = asyncio.new_event_loop()
     ratios: dict[str, float] = {}
     worst_hook, hook_base = 0.0, (1.0, 0)
+    floor = (1.0, 1.0, 0, 1.0)
     try:
         for label, agent in agents().items():
             events, deltas = loop.run_until_complete(events_per_run(agent))
-            arun_s, astream_s, bare_s = best_times(
+            arun_s, astream_s, frame_s, bare_s = best_times(
                 loop,
                 [
                     partial(hooked, agent, report_delta),
                     partial(through_astream, agent),
+                    partial(through_frame, agent),
                     partial(hooked, agent, _nothing),
                 ],
                 budget,
                 batch,
             )
             ratios[label], hook_ratio = astream_s / arun_s, arun_s / bare_s
+            per_event = (astream_s - frame_s) / (events - 2)  # the frame has the first and last
             if label == STREAMING:
                 hook_base = (bare_s, deltas)
+            else:
+                floor = (frame_s / arun_s, per_event / arun_s, events, arun_s)
             worst_hook = max(worst_hook, hook_ratio)
             print(
                 f"{label:<50} {events:>6} {arun_s * 1e6:>8.0f} {astream_s * 1e6:>10.0f} {ratios[label]:>6.2f}"
-                f" {(astream_s - arun_s) / events * 1e6:>8.1f} {bare_s * 1e6:>10.0f} {hook_ratio:>10.3f}"
+                f" {frame_s * 1e6:>8.0f} {frame_s / arun_s:>11.2f} {per_event * 1e6:>8.1f}"
+                f" {bare_s * 1e6:>10.0f} {hook_ratio:>10.3f}"
             )
     finally:
         loop.close()
     streaming, scripted = ratios[STREAMING], ratios[SCRIPTED]
     print(f"a run consumed through astream (streaming provider): ratio {streaming:.2f} (target <= 1.3)")
     print(f"the same with no IO at all (scripted LLM, the worst case): ratio {scripted:.2f}")
+    frame, event_share, count, base = floor
+    print(
+        f"  of which the stream's frame (its task and buffer, no history event): {frame:.2f}x, and each"
+        f" of its {count - 2} other events {event_share * 100:.1f}% of the run"
+    )
+    left = max(1.3 - frame, 0) / (count - 2)
+    print(f"  one history event built and buffered alone: {event_seconds() * 1e6:.2f} us")
+    print(
+        f"  1.3x with this frame leaves {left * 100:.2f}% of the run ({left * base * 1e6:.1f} us) per event"
+    )
     print(f"a run with no consumer (stream hook vs none): worst ratio {worst_hook:.3f} (target <= 1.03)")
     call, (base, deltas) = hook_call_seconds(), hook_base
     print(

@@ -170,6 +170,7 @@ async def test_the_stream_benchmark_runs_the_same_run_every_way(server: ModuleTy
     steps = {
         await server.through_arun(agent),
         await server.through_astream(agent),
+        await server.through_frame(agent),
         await server.hooked(agent, server._nothing),
     }
     assert len(steps) == 1 and steps.pop() > 2 * server.TOOL_CALLS
@@ -192,4 +193,6 @@ def test_the_stream_section_prints_its_targets(
     out = capsys.readouterr().out
     assert "a run consumed through astream (streaming provider): ratio" in out and "(target <= 1.3)" in out
     assert "the same with no IO at all (scripted LLM, the worst case): ratio" in out
+    assert "of which the stream's frame (its task and buffer, no history event):" in out
+    assert "1.3x with this frame leaves" in out and "one history event built and buffered alone:" in out
     assert "a run with no consumer (stream hook vs none): worst ratio" in out and "(target <= 1.03)" in out
