@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Callable
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -11,13 +12,16 @@ import attrs
 import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
-from pyrsistent import PVector, pmap, pset, pvector
+from pyrsistent import PVector, _pvector, pmap, pset, pvector
 from returns.result import Failure, Success
 
 from agentsm_fn.agents.react import AgentMemory, HistoryEntry
 from agentsm_fn.durable import CodecFailureKind, from_bytes, to_bytes
 from agentsm_fn.durable.digest import content_digest
 from agentsm_fn.llm import LlmCall, LlmRequest, ToolCall, UserMessage
+
+python_pvector: Callable[[list[object]], PVector[object]] = _pvector.python_pvector
+"""pyrsistent's pure-Python vector (untyped there): the only one where no C build exists."""
 
 
 class Colour(enum.Enum):
@@ -171,3 +175,10 @@ def test_digests_do_not_depend_on_map_or_set_order() -> None:
     two = LlmCall(LlmRequest(model="m", messages=(UserMessage("hi"),), response_schema={"b": 2, "a": 1}))
     other = LlmCall(LlmRequest(model="m", messages=(UserMessage("ho"),)))
     assert content_digest(one) == content_digest(two) != content_digest(other)
+
+
+def test_a_vector_of_either_pyrsistent_class_is_stored_alike_and_read_back() -> None:
+    # pyrsistent's C vector (3.11 wheels) and its Python one (3.13): stored on one Python, read on another
+    native, python = pvector([1, "a"]), python_pvector([1, "a"])
+    assert to_bytes(native).unwrap() == to_bytes(python).unwrap()
+    assert from_bytes(to_bytes(python).unwrap(), PVector).unwrap() == native
