@@ -7,6 +7,7 @@ import os
 import socket
 import sqlite3
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -49,22 +50,27 @@ def _runs(db: str) -> tuple[RunRecord, ...]:
 
 
 def _tables(path: Path) -> list[str]:
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db:  # sqlite3's own `with` commits, never closes
         return sorted(r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
 
 
 def test_another_programs_database_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
     other = tmp_path / "app.db"
-    with sqlite3.connect(other) as db:
+    with closing(sqlite3.connect(other)) as db, db:
         db.execute("CREATE TABLE users (id INTEGER, name TEXT)")
-    mode = sqlite3.connect(other).execute("PRAGMA journal_mode").fetchone()
+    mode = _journal_mode(other)
     code, out, err = cli("--db", str(other), "list")
     assert (code, out) == (int(Exit.STORE), "")
     assert "not a run store" in err and "users" in err
     opened = SqliteStore.open(other)
     assert isinstance(opened.failure(), StoreFailure)
     assert _tables(other) == ["users"]
-    assert sqlite3.connect(other).execute("PRAGMA journal_mode").fetchone() == mode
+    assert _journal_mode(other) == mode
+
+
+def _journal_mode(path: Path) -> object:
+    with closing(sqlite3.connect(path)) as db:
+        return db.execute("PRAGMA journal_mode").fetchone()
 
 
 @pytest.mark.parametrize(
@@ -77,7 +83,7 @@ def test_another_programs_database_is_refused_and_left_as_it_was(tmp_path: Path)
 )
 def test_another_programs_meta_table_does_not_make_a_store(tmp_path: Path, tables: list[str]) -> None:
     other = tmp_path / "app.db"
-    with sqlite3.connect(other) as db:
+    with closing(sqlite3.connect(other)) as db, db:
         for statement in tables:
             db.execute(statement)
     code, out, err = cli("--db", str(other), "list")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from pathlib import Path
 
 import httpx
@@ -21,8 +22,9 @@ from verification import verify
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SqliteStore:
-    return orders_store(tmp_path / "runs.db", finished=5, waiting=2)
+def store(tmp_path: Path) -> Iterator[SqliteStore]:
+    with closing(orders_store(tmp_path / "runs.db", finished=5, waiting=2)) as opened:
+        yield opened
 
 
 @pytest.fixture

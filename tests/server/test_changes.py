@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import httpx
@@ -26,8 +27,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SqliteStore:
-    return orders_store(tmp_path / "runs.db", finished=3, waiting=2)
+def store(tmp_path: Path) -> Iterator[SqliteStore]:
+    with closing(orders_store(tmp_path / "runs.db", finished=3, waiting=2)) as opened:
+        yield opened
 
 
 @pytest.fixture

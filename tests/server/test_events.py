@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import httpx
@@ -27,8 +28,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SqliteStore:
-    return orders_store(tmp_path / "runs.db")
+def store(tmp_path: Path) -> Iterator[SqliteStore]:
+    with closing(orders_store(tmp_path / "runs.db")) as opened:
+        yield opened
 
 
 @pytest.fixture
@@ -180,7 +182,7 @@ def test_an_answer_that_resumes_in_the_background_answers_at_once_and_the_stream
 @pytest.fixture(scope="module")
 def finished_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     store = orders_store(tmp_path_factory.mktemp("sse") / "runs.db", finished=1, waiting=0)
-    with serving(create_app(store, [DURABLE_ORDERS])) as base:
+    with closing(store), serving(create_app(store, [DURABLE_ORDERS])) as base:
         yield base
 
 

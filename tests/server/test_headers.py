@@ -7,6 +7,7 @@ import hashlib
 import html
 import re
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import httpx
@@ -26,7 +27,7 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[str]:
     store = orders_store(tmp_path / "runs.db")
-    with serving(create_app(store, [DURABLE_ORDERS], token=TOKEN)) as url:
+    with closing(store), serving(create_app(store, [DURABLE_ORDERS], token=TOKEN)) as url:
         yield url
 
 

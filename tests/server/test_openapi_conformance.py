@@ -6,6 +6,8 @@ matches the document (status, content type, body schema).
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +29,14 @@ HEADERS = {"Authorization": f"Bearer {TOKEN}"}
 
 
 @pytest.fixture(scope="module")
-def cases() -> st.SearchStrategy[schemathesis.Case[APIOperation[Any, Any, Any, Any]]]:
+def cases() -> Iterator[st.SearchStrategy[schemathesis.Case[APIOperation[Any, Any, Any, Any]]]]:
     store: SqliteStore = orders_store(Path(tempfile.mkdtemp()) / "runs.db")
-    app = create_app(store, [DURABLE_ORDERS], token=TOKEN)
-    schema = schemathesis.openapi.from_asgi("/openapi.json", app, headers=HEADERS)
-    operations = [result.ok() for result in schema.get_all_operations() if isinstance(result, Ok)]
-    assert len(operations) >= 13
-    return st.one_of([operation.as_strategy() for operation in operations])
+    with closing(store):
+        app = create_app(store, [DURABLE_ORDERS], token=TOKEN)
+        schema = schemathesis.openapi.from_asgi("/openapi.json", app, headers=HEADERS)
+        operations = [result.ok() for result in schema.get_all_operations() if isinstance(result, Ok)]
+        assert len(operations) >= 13
+        yield st.one_of([operation.as_strategy() for operation in operations])
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))

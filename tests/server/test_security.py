@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import httpx
@@ -32,8 +33,9 @@ json_values = st.recursive(
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SqliteStore:
-    return orders_store(tmp_path / "runs.db")
+def store(tmp_path: Path) -> Iterator[SqliteStore]:
+    with closing(orders_store(tmp_path / "runs.db")) as opened:
+        yield opened
 
 
 @pytest.fixture
@@ -154,7 +156,7 @@ def test_a_waiting_effects_summary_is_redacted_in_the_run_and_the_pending_list(t
     store = orders_store(tmp_path / "runs.db")
     leaked = f"Ask {SECRET}"
     execute(store.path, "UPDATE journal SET summary = ? WHERE run_id = 'wait-0' AND seq = 4", (leaked,))
-    with serving(create_app(store, [DURABLE_ORDERS])) as url:
+    with closing(store), serving(create_app(store, [DURABLE_ORDERS])) as url:
         run, listed = httpx.get(f"{url}/runs/wait-0"), httpx.get(f"{url}/pending")
     assert SECRET not in run.text and SECRET not in listed.text
     assert run.json()["pending"]["summary"] == listed.json()[0]["summary"] == "Ask [redacted]"
@@ -164,6 +166,7 @@ def test_a_waiting_effects_summary_is_redacted_in_the_run_and_the_pending_list(t
 def app_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[httpx.Client, SqliteStore]]:
     store = orders_store(tmp_path_factory.mktemp("hyp") / "runs.db")
     with (
+        closing(store),
         serving(create_app(store, [DURABLE_ORDERS])) as url,
         httpx.Client(base_url=url, timeout=30) as client,
     ):

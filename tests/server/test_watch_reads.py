@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from contextlib import closing
 from pathlib import Path
 
 import httpx
@@ -64,7 +65,8 @@ def test_a_look_reads_what_changed_and_every_run_only_when_the_count_disagrees(t
         assert ids[1] not in watch.records and watch.full_reads == 3
         assert watch.records == {record.run_id: record for record in store.runs().unwrap()}
 
-    asyncio.run(looks())
+    with closing(store):
+        asyncio.run(looks())
 
 
 class _Plain:
@@ -114,8 +116,8 @@ def test_after_every_look_the_watch_holds_what_the_store_holds(
             )  # the latest update time written (the watch saw it: it was in the window)
             assert watch.records == {record.run_id: record for record in store.runs().unwrap()}
 
-    asyncio.run(looks())
-    store.close()
+    with closing(store):
+        asyncio.run(looks())
 
 
 def test_every_resync_looks_the_watch_reads_every_run(tmp_path: Path) -> None:
@@ -126,13 +128,15 @@ def test_every_resync_looks_the_watch_reads_every_run(tmp_path: Path) -> None:
         for _ in range(RESYNC_LOOKS + 1):
             await watch.refresh()
 
-    asyncio.run(looks())
+    with closing(store):
+        asyncio.run(looks())
     assert watch.full_reads == 2  # the first look and the RESYNC_LOOKS-th after it
 
 
 def test_a_removed_run_is_sent_as_removed(tmp_path: Path) -> None:
     store = orders_store(tmp_path / "runs.db", finished=2, waiting=1)
     with (
+        closing(store),
         serving(create_app(store, [DURABLE_ORDERS], poll_interval=0.01)) as url,
         httpx.Client(timeout=STARTUP_TIMEOUT) as http,
         connect_sse(http, "GET", f"{url}/events") as source,
