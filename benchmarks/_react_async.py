@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+from contextlib import closing
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -32,8 +33,10 @@ async def concurrent_react(providers: ModuleType, base: str, runs: int, concurre
         async def memory_run() -> None:
             assert (await agent().arun()).unwrap().answer == providers.ANSWER
 
-        with tempfile.TemporaryDirectory() as folder:
-            store = SqliteStore.open(Path(folder) / "react.db").unwrap()
+        with (
+            tempfile.TemporaryDirectory() as folder,
+            closing(SqliteStore.open(Path(folder) / "react.db").unwrap()) as store,
+        ):
 
             async def durable_run() -> None:
                 built = agent()

@@ -25,6 +25,7 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -109,10 +110,12 @@ JOB_RUNS = Durable(
 
 
 async def _run_jobs(db: str, runs: int, effects: int, seconds: float) -> None:
-    store = open_store(db).unwrap()
-    jobs = [JOB_RUNS.astart(store, Job(effects=effects, seconds=seconds), f"job-{n}") for n in range(runs)]
-    for done in await asyncio.gather(*jobs):
-        assert not isinstance(done, Failure), done
+    with closing(open_store(db).unwrap()) as store:
+        jobs = [
+            JOB_RUNS.astart(store, Job(effects=effects, seconds=seconds), f"job-{n}") for n in range(runs)
+        ]
+        for done in await asyncio.gather(*jobs):
+            assert not isinstance(done, Failure), done
 
 
 def child(argv: list[str]) -> int:
@@ -170,7 +173,7 @@ def _fill(store: SqliteStore, count: int) -> None:
             lease_until=0.0,
         )
         store.create(new).unwrap()
-    with sqlite3.connect(store.path) as db:  # setup only: one run in ten waits for an answer
+    with closing(sqlite3.connect(store.path)) as db, db:  # setup only: one run in ten waits for an answer
         db.execute("UPDATE runs SET status = 'waiting' WHERE CAST(substr(id, 5) AS INTEGER) % 10 = 0")
 
 
@@ -211,28 +214,31 @@ def measure_list(count: int, pages: int) -> None:
     print(f"\nlist runs: {count:,} runs in the store, GET /runs pages of 50 over HTTP, ms per page")
     print(f"{'query':<44} {'pages':>5} {'median':>7} {'p95':>7} {'worst':>7}")
     folder = tempfile.mkdtemp()
-    store = SqliteStore.open(Path(folder) / "runs.db").unwrap()
-    _fill(store, count)
-    assert isinstance(store, RunPages)
-    worst = 0.0
-    for label, target in (("the store's page query", store), ("runs() filtered (baseline)", _NoPages(store))):
-        served = _Served(target)  # type: ignore[arg-type]  # _NoPages forwards every RunStore method
-        try:
-            for query, params in (
-                ("all", {}),
-                ("status=waiting", {"status": "waiting"}),
-                ("machine", {"machine": "app:M1"}),
-            ):
-                times = _page_times(served.url, params | {"limit": "50"}, pages)
-                if target is store:
-                    worst = max(worst, statistics.median(times))
-                print(
-                    f"{label + ', ' + query:<44} {len(times):>5} {statistics.median(times):>7.1f}"
-                    f" {_percentile(times, 0.95):>7.1f} {max(times):>7.1f}"
-                )
-        finally:
-            served.close()
-    print(f"listing runs: {worst:.1f} ms per page at the median, worst query (target < 50 ms)")
+    with closing(SqliteStore.open(Path(folder) / "runs.db").unwrap()) as store:
+        _fill(store, count)
+        assert isinstance(store, RunPages)
+        worst = 0.0
+        for label, target in (
+            ("the store's page query", store),
+            ("runs() filtered (baseline)", _NoPages(store)),
+        ):
+            served = _Served(target)  # type: ignore[arg-type]  # _NoPages forwards every RunStore method
+            try:
+                for query, params in (
+                    ("all", {}),
+                    ("status=waiting", {"status": "waiting"}),
+                    ("machine", {"machine": "app:M1"}),
+                ):
+                    times = _page_times(served.url, params | {"limit": "50"}, pages)
+                    if target is store:
+                        worst = max(worst, statistics.median(times))
+                    print(
+                        f"{label + ', ' + query:<44} {len(times):>5} {statistics.median(times):>7.1f}"
+                        f" {_percentile(times, 0.95):>7.1f} {max(times):>7.1f}"
+                    )
+            finally:
+                served.close()
+        print(f"listing runs: {worst:.1f} ms per page at the median, worst query (target < 50 ms)")
 
 
 # ---- streams of runs executing in another process -------------------------------------------------------
@@ -262,25 +268,25 @@ def measure_latency(effects: int) -> None:
     print(f"\ncross-process: a run in another process, {effects} effects of 30 ms each")
     folder = tempfile.mkdtemp()
     db = str(Path(folder) / "runs.db")
-    store = SqliteStore.open(db).unwrap()
-    served = _Served(store)
-    try:
-        worker = _start_jobs(db, 1, effects, 0.03)
-        arrivals: dict[int, float] = {}
+    with closing(SqliteStore.open(db).unwrap()) as store:
+        served = _Served(store)
         try:
-            asyncio.run(_follow(served.url, "job-0", arrivals))
+            worker = _start_jobs(db, 1, effects, 0.03)
+            arrivals: dict[int, float] = {}
+            try:
+                asyncio.run(_follow(served.url, "job-0", arrivals))
+            finally:
+                assert worker.wait(120) == 0
         finally:
-            assert worker.wait(120) == 0
-    finally:
-        served.close()
-    rows = store.journal("job-0").unwrap()
-    latencies = [(arrivals[row.seq] - (row.at or 0.0)) * 1000 for row in rows if row.seq in arrivals]
-    assert len(latencies) == effects, (len(latencies), effects)
-    median, p90 = statistics.median(latencies), _percentile(latencies, 0.9)
-    print(
-        f"event latency (committed there -> SSE client here): median {median:.1f} ms, p90 {p90:.1f} ms,"
-        f" worst {max(latencies):.1f} ms over {len(latencies)} effects (target: median < 100 ms)"
-    )
+            served.close()
+        rows = store.journal("job-0").unwrap()
+        latencies = [(arrivals[row.seq] - (row.at or 0.0)) * 1000 for row in rows if row.seq in arrivals]
+        assert len(latencies) == effects, (len(latencies), effects)
+        median, p90 = statistics.median(latencies), _percentile(latencies, 0.9)
+        print(
+            f"event latency (committed there -> SSE client here): median {median:.1f} ms, p90 {p90:.1f} ms,"
+            f" worst {max(latencies):.1f} ms over {len(latencies)} effects (target: median < 100 ms)"
+        )
 
 
 def measure_clients(runs: int, per_run: int, effects: int) -> None:
@@ -290,38 +296,38 @@ def measure_clients(runs: int, per_run: int, effects: int) -> None:
     )
     folder = tempfile.mkdtemp()
     db = str(Path(folder) / "runs.db")
-    store = SqliteStore.open(db).unwrap()
-    served = _Served(store)
-    try:
-        worker = _start_jobs(db, runs, effects, 0.05)
-
-        async def everyone() -> list[list[str]]:
-            ids = [f"job-{n}" for n in range(runs) for _ in range(per_run)]
-            return list(await asyncio.gather(*(_follow(served.url, run_id, None) for run_id in ids)))
-
+    with closing(SqliteStore.open(db).unwrap()) as store:
+        served = _Served(store)
         try:
-            streams = asyncio.run(everyone())
+            worker = _start_jobs(db, runs, effects, 0.05)
+
+            async def everyone() -> list[list[str]]:
+                ids = [f"job-{n}" for n in range(runs) for _ in range(per_run)]
+                return list(await asyncio.gather(*(_follow(served.url, run_id, None) for run_id in ids)))
+
+            try:
+                streams = asyncio.run(everyone())
+            finally:
+                assert worker.wait(120) == 0
         finally:
-            assert worker.wait(120) == 0
-    finally:
-        served.close()
-    whole, ordered, twice = 0, 0, 0
-    for index, stream in enumerate(streams):
-        run_id = f"job-{index // per_run}"
-        expected = [
-            e for e in stored_events(store, JOB_RUNS, run_id).unwrap() if history_position(e) is not None
-        ]
-        got = [event_from_json(data).unwrap() for data in stream]
-        history = [e for e in got if history_position(e) is not None]
-        positions = [history_position(e) or 0 for e in history]
-        twice += len(positions) - len(set(positions))
-        ordered += positions == sorted(positions)
-        whole += history == expected and type(got[-1]).__name__ == "Finished"
-    assert store.runs().map(lambda rs: all(r.status is RunStatus.FINISHED for r in rs)).unwrap()
-    print(
-        f"{whole}/{clients} clients received every event of their run, {ordered}/{clients} in order,"
-        f" {twice} events twice (target: all, all, 0)"
-    )
+            served.close()
+        whole, ordered, twice = 0, 0, 0
+        for index, stream in enumerate(streams):
+            run_id = f"job-{index // per_run}"
+            expected = [
+                e for e in stored_events(store, JOB_RUNS, run_id).unwrap() if history_position(e) is not None
+            ]
+            got = [event_from_json(data).unwrap() for data in stream]
+            history = [e for e in got if history_position(e) is not None]
+            positions = [history_position(e) or 0 for e in history]
+            twice += len(positions) - len(set(positions))
+            ordered += positions == sorted(positions)
+            whole += history == expected and type(got[-1]).__name__ == "Finished"
+        assert store.runs().map(lambda rs: all(r.status is RunStatus.FINISHED for r in rs)).unwrap()
+        print(
+            f"{whole}/{clients} clients received every event of their run, {ordered}/{clients} in order,"
+            f" {twice} events twice (target: all, all, 0)"
+        )
 
 
 def measure_serving(quick: bool) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import tempfile
 import time
+from contextlib import closing
 from pathlib import Path
 
 from agentsm_fn.durable import Durable, SqliteStore
@@ -19,8 +20,10 @@ from agentsm_fn.shell.react_agent import Agent
 async def sqlite_runs(agent: Agent, runs: int) -> float:
     """Seconds for ``runs`` durable runs of ``agent`` started at once on one SQLite store."""
     durable = Durable(name="benchmarks.temporal:AGENT", machine=agent.machine, shell=agent.shell)
-    with tempfile.TemporaryDirectory() as folder:
-        store = SqliteStore.open(Path(folder) / "runs.db").unwrap()
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        closing(SqliteStore.open(Path(folder) / "runs.db").unwrap()) as store,
+    ):
         began = time.perf_counter()
         done = await asyncio.gather(*(durable.astart(store, agent.memory) for _ in range(runs)))
         elapsed = time.perf_counter() - began

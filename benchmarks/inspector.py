@@ -19,6 +19,7 @@ import statistics
 import sys
 import tempfile
 import time
+from contextlib import closing
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,15 +63,15 @@ def open_ms(browser: WebDriver, url: str, page: str, repeat: int) -> float:
 
 def list_ms(browser: WebDriver, folder: Path, runs: int, repeat: int) -> float:
     """The median time to open the runs list (the first page, the waiting runs) with ``runs`` stored."""
-    store = SqliteStore.open(folder / f"list-{runs}.db").unwrap()
-    fill(store, runs)
-    with Served(store, []) as base:
-        return statistics.median(
-            [
-                open_ms(browser, f"{base}/#/", "runs", repeat),
-                open_ms(browser, f"{base}/#/?status=waiting", "runs", repeat),
-            ]
-        )
+    with closing(SqliteStore.open(folder / f"list-{runs}.db").unwrap()) as store:
+        fill(store, runs)
+        with Served(store, []) as base:
+            return statistics.median(
+                [
+                    open_ms(browser, f"{base}/#/", "runs", repeat),
+                    open_ms(browser, f"{base}/#/?status=waiting", "runs", repeat),
+                ]
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,8 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--runs", type=int, default=10_000)
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as folder:
-        store = SqliteStore.open(Path(folder) / "runs.db").unwrap()
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        closing(SqliteStore.open(Path(folder) / "runs.db").unwrap()) as store,
+    ):
         COUNTER.start(store, Count(target=10), run_id="short").unwrap()
         COUNTER.start(store, Count(target=args.steps), run_id="long").unwrap()
         record = store.get("long").unwrap()

@@ -149,7 +149,9 @@ def sides(
             found["LG sqlite"] = None
             if has("langgraph.checkpoint.sqlite"):
                 saver: Any = importlib.import_module("langgraph.checkpoint.sqlite").SqliteSaver
-                connection = sqlite3.connect(folder / "langgraph.db", check_same_thread=False)
+                connection = stack.enter_context(
+                    contextlib.closing(sqlite3.connect(folder / "langgraph.db", check_same_thread=False))
+                )
                 found["LG sqlite"] = langgraph_run(ENGINE, saver(connection))
         if "postgres" in only:
             found["LG postgres"] = None

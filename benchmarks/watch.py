@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -179,39 +180,43 @@ def follow_costs(folder: Path, effects: int, changes: int) -> tuple[float, float
     The ms per change and journal rows read per change: before (``stored_events``, the whole
     journal replayed) and now (``StoredFollow``, from the last settled row).
     """
-    source = SqliteStore.open(folder / f"source-{effects}.db").unwrap()
-    COUNTER.start(source, Count(target=effects + changes), run_id="c").unwrap()
-    rows = execute(source.path, f"SELECT {_JOURNAL} FROM journal WHERE run_id = 'c' ORDER BY seq")
-    path = str(folder / f"follow-{effects}.db")
-    store = SqliteStore.open(path).unwrap()
-    run = execute(source.path, "SELECT * FROM runs WHERE id = 'c'")[0]
-    execute(path, f"INSERT INTO runs VALUES ({', '.join('?' for _ in run)})", run)
-    execute(path, "UPDATE runs SET status = 'running', tail = NULL")
-    marks = ", ".join("?" for _ in rows[0])
-    for row in rows[:effects]:
-        execute(path, f"INSERT INTO journal({_JOURNAL}) VALUES ({marks})", row)
-    follow = StoredFollow(store, COUNTER, "c")
-    follow.look().unwrap()
-    before, after, read = [], [], follow.rows_read
-    for row in rows[effects : effects + changes]:
-        for write in ("start", "complete"):
-            if write == "start":
-                execute(
-                    path,
-                    f"INSERT INTO journal({_JOURNAL}) VALUES ({marks})",
-                    (*row[:4], None, None, *row[6:]),
-                )
-            else:
-                execute(path, "UPDATE journal SET outcome = ?, at = ? WHERE seq = ?", (*row[4:6], row[1]))
-            started = time.perf_counter()
-            stored_events(store, COUNTER, "c").unwrap()
-            before.append(time.perf_counter() - started)
-            started = time.perf_counter()
+    with closing(SqliteStore.open(folder / f"source-{effects}.db").unwrap()) as source:
+        COUNTER.start(source, Count(target=effects + changes), run_id="c").unwrap()
+        rows = execute(source.path, f"SELECT {_JOURNAL} FROM journal WHERE run_id = 'c' ORDER BY seq")
+        path = str(folder / f"follow-{effects}.db")
+        with closing(SqliteStore.open(path).unwrap()) as store:
+            run = execute(source.path, "SELECT * FROM runs WHERE id = 'c'")[0]
+            execute(path, f"INSERT INTO runs VALUES ({', '.join('?' for _ in run)})", run)
+            execute(path, "UPDATE runs SET status = 'running', tail = NULL")
+            marks = ", ".join("?" for _ in rows[0])
+            for row in rows[:effects]:
+                execute(path, f"INSERT INTO journal({_JOURNAL}) VALUES ({marks})", row)
+            follow = StoredFollow(store, COUNTER, "c")
             follow.look().unwrap()
-            after.append(time.perf_counter() - started)
-    whole = len(execute(path, "SELECT seq FROM journal"))  # what stored_events read at the last change
-    per_change = (follow.rows_read - read) / (2 * changes)
-    return _median_ms(before), _median_ms(after), whole, per_change
+            before, after, read = [], [], follow.rows_read
+            for row in rows[effects : effects + changes]:
+                for write in ("start", "complete"):
+                    if write == "start":
+                        execute(
+                            path,
+                            f"INSERT INTO journal({_JOURNAL}) VALUES ({marks})",
+                            (*row[:4], None, None, *row[6:]),
+                        )
+                    else:
+                        execute(
+                            path, "UPDATE journal SET outcome = ?, at = ? WHERE seq = ?", (*row[4:6], row[1])
+                        )
+                    started = time.perf_counter()
+                    stored_events(store, COUNTER, "c").unwrap()
+                    before.append(time.perf_counter() - started)
+                    started = time.perf_counter()
+                    follow.look().unwrap()
+                    after.append(time.perf_counter() - started)
+            whole = len(
+                execute(path, "SELECT seq FROM journal")
+            )  # what stored_events read at the last change
+            per_change = (follow.rows_read - read) / (2 * changes)
+            return _median_ms(before), _median_ms(after), whole, per_change
 
 
 def measure_follow(folder: Path, lengths: tuple[int, ...], changes: int) -> None:
@@ -234,9 +239,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'store, look':<46} {'median ms':>9} {'runs read':>10}")
     with stores(Path(tempfile.mkdtemp()), not args.quick) as found:
         for label, db in found:
-            store = open_store(db).unwrap()
-            fill(store, runs)
-            measure(label, store, db, runs, looks)
+            with closing(open_store(db).unwrap()) as store:
+                fill(store, runs)
+                measure(label, store, db, runs, looks)
     if not args.quick:
         measure_count(Path(tempfile.mkdtemp()), True, (10_000, 100_000), 200)
     measure_follow(

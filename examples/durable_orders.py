@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -233,9 +234,9 @@ ORDERS_V2 = Durable(name="durable_orders:ORDERS", machine=ORDER_MACHINE_V2, shel
 
 
 def charge_orders(db: Path, count: int) -> None:
-    store = SqliteStore.open(db).unwrap()
-    for number in range(1, count + 1):
-        ORDERS.start(store, Order(order_id=f"o-{number}"), run_id=f"o-{number}")
+    with closing(SqliteStore.open(db).unwrap()) as store:
+        for number in range(1, count + 1):
+            ORDERS.start(store, Order(order_id=f"o-{number}"), run_id=f"o-{number}")
 
 
 def tour() -> int:
@@ -245,17 +246,17 @@ def tour() -> int:
         script = [sys.executable, __file__, "--db", str(db), "--orders", "3", "--die-after", "1"]
         killed = subprocess.run(script, check=False)
         print(f"   worker exit status {killed.returncode}")
-        store = SqliteStore.open(db).unwrap()
-        print("-- recover: the unfinished order runs on; the committed charge of o-1 is not repeated")
-        for run in recover(store, [ORDERS]).unwrap():
-            memory = run.result.unwrap().snapshot.memory  # recover takes any machines: narrow it
-            print(f"   {run.run_id}: {memory.receipt if isinstance(memory, Order) else memory}")
-        print("-- a large order waits for the manager")
-        waiting = ORDERS.start(store, Order(order_id="o-7")).unwrap()
-        print(f"   {waiting.run_id} waits in {waiting.snapshot.state.name}")
-        print("-- version 2 of the machine charges large orders at once: checked against the stored runs")
-        for verdict in check_runs(store, ORDERS_V2.machine, ORDERS.name).unwrap():
-            print(f"   {verdict.describe()}")
+        with closing(SqliteStore.open(db).unwrap()) as store:
+            print("-- recover: the unfinished order runs on; the committed charge of o-1 is not repeated")
+            for run in recover(store, [ORDERS]).unwrap():
+                memory = run.result.unwrap().snapshot.memory  # recover takes any machines: narrow it
+                print(f"   {run.run_id}: {memory.receipt if isinstance(memory, Order) else memory}")
+            print("-- a large order waits for the manager")
+            waiting = ORDERS.start(store, Order(order_id="o-7")).unwrap()
+            print(f"   {waiting.run_id} waits in {waiting.snapshot.state.name}")
+            print("-- version 2 of the machine charges large orders at once: checked against the stored runs")
+            for verdict in check_runs(store, ORDERS_V2.machine, ORDERS.name).unwrap():
+                print(f"   {verdict.describe()}")
     return 0
 
 
@@ -263,13 +264,13 @@ def inspect(db: Path, port: int) -> int:
     """Serve the run inspector on ``db``; an empty store gets a few orders (one waits, one is a fork)."""
     from agentsm_fn.server.serve import serve_runs  # noqa: PLC0415 - the server extra, only for --inspect
 
-    store = SqliteStore.open(db).unwrap()
-    if not store.runs().unwrap():
-        charge_orders(db, 3)
-        ORDERS.start(store, Order(order_id="o-7"), run_id="o-7")  # a large order: waits for the manager
-        fork(store, ORDER_MACHINE, "o-1", 1, ORDERS, lambda order: attrs.evolve(order, amount=45), "o-1b")
-    announce = f"the run inspector: http://127.0.0.1:{port}/  (Ctrl-C stops it)"
-    return serve_runs(store, [ORDERS], port=port, announce=announce)  # announced once the port is held
+    with closing(SqliteStore.open(db).unwrap()) as store:
+        if not store.runs().unwrap():
+            charge_orders(db, 3)
+            ORDERS.start(store, Order(order_id="o-7"), run_id="o-7")  # a large order: waits for the manager
+            fork(store, ORDER_MACHINE, "o-1", 1, ORDERS, lambda order: attrs.evolve(order, amount=45), "o-1b")
+        announce = f"the run inspector: http://127.0.0.1:{port}/  (Ctrl-C stops it)"
+        return serve_runs(store, [ORDERS], port=port, announce=announce)  # announced once the port is held
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -25,6 +25,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from _common import choose_llm, finish
 from returns.result import Failure, Result, Success
@@ -140,7 +141,9 @@ def start(path: Path, offline: bool) -> int:
     print(f"LLM: {llm.name}\n-- process 1: run until a human is needed")
     agent = make_agent(llm.provider)
     program = durable_for(agent)
-    started = open_store(path, create=True).bind(lambda s: program.start(s, agent.memory).alt(_why))
+    started = open_store(path, create=True).bind(
+        lambda store: _closed_after(store, program.start(store, agent.memory).alt(_why))
+    )
     match started:
         case Success(stored) if not stored.finished:
             request = stored.snapshot.memory.pending_approval
@@ -162,9 +165,18 @@ def _why(error: DurableError) -> str:
     return error.describe()
 
 
+T = TypeVar("T")
+
+
+def _closed_after(store: SqliteStore, result: T) -> T:
+    """``result``, once ``store`` (which made it) is closed: each process closes what it opened."""
+    store.close()
+    return result
+
+
 def list_pending(path: Path) -> int:
     print("-- process 2: what waits for an answer")
-    match open_store(path).bind(lambda store: pending(store).alt(_why)):
+    match open_store(path).bind(lambda store: _closed_after(store, pending(store).alt(_why))):
         case Success(waiting):
             for item in waiting:
                 print(f"   {item.run_id} {item.seq} {item.summary}")
@@ -184,6 +196,15 @@ def answer_and_resume(path: Path, run_id: str, decision: str, offline: bool) -> 
         print(f"error: {opened.failure()}", file=sys.stderr)
         return 1
     store = opened.unwrap()
+    try:
+        return _answer_and_resume(store, path, run_id, decision, llm.provider)
+    finally:
+        store.close()
+
+
+def _answer_and_resume(
+    store: SqliteStore, path: Path, run_id: str, decision: str, provider: AnyLlmProvider
+) -> int:
     if isinstance(known := store.get(run_id), Failure):
         print(f"error: {known.failure().describe()} in {path} (see --pending)", file=sys.stderr)
         return 1
@@ -197,7 +218,7 @@ def answer_and_resume(path: Path, run_id: str, decision: str, offline: bool) -> 
         print(f"error: {error.describe()}{hint}", file=sys.stderr)
         return 1
     print(f"   answered entry {seq}: this run cannot be answered twice")
-    durable = durable_for(make_agent(llm.provider))
+    durable = durable_for(make_agent(provider))
     resumed = durable.resume(store, run_id)
     if isinstance(resumed, Failure):
         print(f"error: {resumed.failure().describe()}", file=sys.stderr)

@@ -21,7 +21,7 @@ import json
 import tempfile
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -107,7 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.db:
         parser.error("--serve needs --db FILE")
     program = durable_for(make_agent(EmailScript()))  # any number of runs, started over HTTP too
-    return serve_runs(SqliteStore.open(args.db).unwrap(), [program], port=args.port)
+    with closing(SqliteStore.open(args.db).unwrap()) as store:
+        return serve_runs(store, [program], port=args.port)
 
 
 if __name__ == "__main__":
