@@ -25,7 +25,9 @@ import asyncio
 import functools
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Iterator, Mapping
+from contextlib import aclosing
+from typing import cast
 
 import attrs
 import httpx
@@ -252,11 +254,12 @@ class Transport:
                     if response.status_code < 400:
                         decoder = self.codec.stream_decoder(request)
                         outcome: LlmOutcome | None = None
-                        async for item in self._aread(response, request, decoder):
-                            if isinstance(item, StreamCompleted):
-                                outcome = item.outcome
-                            else:
-                                yield item
+                        async with aclosing(self._aread(response, request, decoder)) as items:
+                            async for item in items:  # closed here even if our consumer stops early
+                                if isinstance(item, StreamCompleted):
+                                    outcome = item.outcome
+                                else:
+                                    yield item
                         assert outcome is not None  # _aread always ends with StreamCompleted
                         yield StreamCompleted(_attempts(outcome, retries + 1))
                         return
@@ -274,28 +277,37 @@ class Transport:
 
     async def _aread(
         self, response: httpx.Response, request: LlmRequest, decoder: StreamDecoder
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         try:
             if not _is_stream(response, self.codec.stream_format):
                 yield StreamCompleted(self.codec.decode(request, await response.aread()))
                 return
-            async for event, data in self._aframes(response):
-                for item in decoder.feed(event, data):
-                    yield item
-                if decoder.done:
-                    break
+            async with aclosing(self._aframes(response)) as frames:  # closed at the break, not by the GC
+                async for event, data in frames:
+                    for item in decoder.feed(event, data):
+                        yield item
+                    if decoder.done:
+                        break
         except (httpx.HTTPError, httpx_sse.SSEError) as exc:
             yield StreamCompleted(self._mid_stream_failure(exc))
             return
         yield StreamCompleted(decoder.finish())
 
-    async def _aframes(self, response: httpx.Response) -> AsyncIterator[tuple[str, str]]:
+    async def _aframes(self, response: httpx.Response) -> AsyncGenerator[tuple[str, str], None]:
+        """The stream's frames; closing this closes the generator it reads.
+
+        An unclosed one is left to the event loop's finalizer: on a closing loop, a pending task.
+        """
         if self.codec.stream_format == "ndjson":
-            async for line in response.aiter_lines():
-                yield "", line
+            # httpx types aiter_lines an AsyncIterator; it is an async generator, which has aclose
+            lines = cast("AsyncGenerator[str, None]", response.aiter_lines())
+            async with aclosing(lines):
+                async for line in lines:
+                    yield "", line
         else:
-            async for sse in httpx_sse.EventSource(response).aiter_sse():
-                yield sse.event if sse.event != "message" else "", sse.data
+            async with aclosing(httpx_sse.EventSource(response).aiter_sse()) as events:
+                async for sse in events:
+                    yield sse.event if sse.event != "message" else "", sse.data
 
     def _mid_stream_failure(self, exc: Exception) -> LlmFailure:
         failure = self.exception_failure(exc)
