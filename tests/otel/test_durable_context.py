@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 from agentsm_fn.durable import SqliteStore
@@ -75,9 +76,9 @@ def test_an_old_store_gains_the_table_and_a_corrupt_context_is_a_typed_failure(t
     store = SqliteStore.open(db).unwrap()
     store._db.execute("DROP TABLE trace_contexts")  # a store written before trace contexts
     store.close()
-    reopened = SqliteStore.open(db).unwrap()
-    assert dict(reopened.trace_context("r1").unwrap()) == {}
-    reopened._db.execute("INSERT INTO trace_contexts(run_id, carrier) VALUES ('r1', '[1, 2]')")
-    failed = reopened.trace_context("r1").failure()
+    with closing(SqliteStore.open(db).unwrap()) as reopened:
+        assert dict(reopened.trace_context("r1").unwrap()) == {}
+        reopened._db.execute("INSERT INTO trace_contexts(run_id, carrier) VALUES ('r1', '[1, 2]')")
+        failed = reopened.trace_context("r1").failure()
     assert failed.operation == "read trace context" and failed.run_id == "r1"
     assert "not a JSON object of strings" in failed.describe()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import enum
+from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import TypeVar
 
@@ -33,8 +35,9 @@ MemoryT = TypeVar("MemoryT")
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SqliteStore:
-    return SqliteStore.open(tmp_path / "runs.db").unwrap()
+def store(tmp_path: Path) -> Iterator[SqliteStore]:
+    with closing(SqliteStore.open(tmp_path / "runs.db").unwrap()) as opened:
+        yield opened
 
 
 def stored(store: SqliteStore, durable: Durable[StateT, EventT, MemoryT], run_id: str) -> list[RunEvent]:
