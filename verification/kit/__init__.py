@@ -48,7 +48,7 @@ from verification.kit.letters import Letter, entered, received, requested, took
 from verification.kit.machines import events_of, memories_through, snapshots_through
 from verification.kit.outcomes import Outcomes, default_outcomes, outcomes_of
 from verification.kit.paths import CoveringPaths, covering_paths, shortest_finish
-from verification.kit.profiles import CI_PROFILE, DEEP_PROFILE, kit_settings
+from verification.kit.profiles import CI_PROFILE, CI_SEED, DEEP_PROFILE, kit_settings
 from verification.kit.run_properties import RunProperty, at_most, never, only_after, responds
 from verification.kit.scripts import CoveringSuite, ScriptedCase, covering_cases, run_case
 from verification.kit.strategies import (
@@ -68,6 +68,7 @@ from verification.kit.strategies import (
 
 __all__ = [
     "CI_PROFILE",
+    "CI_SEED",
     "CoverageGap",
     "CoverageRecorder",
     "CoverageReport",
