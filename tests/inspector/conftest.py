@@ -13,6 +13,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from types import ModuleType
 
@@ -83,8 +84,9 @@ def orders() -> ModuleType:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SqliteStore:
-    return SqliteStore.open(tmp_path / "runs.db").unwrap()
+def store(tmp_path: Path) -> Iterator[SqliteStore]:
+    with closing(SqliteStore.open(tmp_path / "runs.db").unwrap()) as opened:
+        yield opened
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import threading
+from contextlib import closing
 from pathlib import Path
 
 import httpx
@@ -70,7 +71,8 @@ def test_the_orders_example_serves_the_inspector_and_a_waiting_order_is_approved
     finally:
         server.send_signal(signal.SIGINT)
         server.communicate(timeout=20)
-    assert SqliteStore.open(db).unwrap().get("o-7").unwrap().status is RunStatus.FINISHED
+    with closing(SqliteStore.open(db).unwrap()) as store:
+        assert store.get("o-7").unwrap().status is RunStatus.FINISHED
 
 
 def test_a_taken_port_is_said_and_no_address_is_announced(tmp_path: Path) -> None:

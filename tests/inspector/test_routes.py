@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import closing
 from types import ModuleType
 from urllib.parse import quote
 
@@ -19,7 +20,10 @@ from agentsm_fn.server import create_app
 def client(tmp_path_factory: pytest.TempPathFactory, orders: ModuleType) -> Iterator[TestClient]:
     store = SqliteStore.open(tmp_path_factory.mktemp("routes") / "runs.db").unwrap()
     orders.ORDERS.start(store, orders.Order(order_id="o-1"), run_id="o-1").unwrap()
-    with TestClient(create_app(store, [orders.ORDERS]), base_url="http://127.0.0.1") as served:
+    with (
+        closing(store),
+        TestClient(create_app(store, [orders.ORDERS]), base_url="http://127.0.0.1") as served,
+    ):
         yield served
 
 

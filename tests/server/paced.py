@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import sys
+from contextlib import closing
 from typing import ClassVar, Literal
 
 import attrs
@@ -79,8 +80,8 @@ PACED_RUNS = Durable(name="tests.server.paced:PACED_RUNS", machine=PACED, shell=
 
 def main(argv: list[str]) -> int:
     db, run_id, steps = argv
-    store = open_store(db).unwrap()
-    done = PACED_RUNS.start(store, Count(steps=int(steps)), run_id=run_id)
+    with closing(open_store(db).unwrap()) as store:
+        done = PACED_RUNS.start(store, Count(steps=int(steps)), run_id=run_id)
     print(
         "finished" if done.map(lambda stored: stored.finished).value_or(False) else f"stopped: {done}",
         flush=True,
