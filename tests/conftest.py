@@ -74,11 +74,12 @@ _LEAKED: list[str] = []
 
 
 def _opened_at() -> str:
-    """The calling frames (file:line, innermost last) that opened a store: cheap, no source read."""
+    """The calling frames (file:line, innermost last; none of site-packages) that opened a store: cheap."""
     frame: FrameType | None = sys._getframe(2)  # past _opened_at and the watched __init__
     lines: list[str] = []
     while frame is not None and len(lines) < 12:
-        lines.append(f"  {frame.f_code.co_filename}:{frame.f_lineno} {frame.f_code.co_name}")
+        if "site-packages" not in frame.f_code.co_filename:  # not pytest's own frames: ours and the test's
+            lines.append(f"  {frame.f_code.co_filename}:{frame.f_lineno} {frame.f_code.co_name}")
         frame = frame.f_back
     return "\n".join(reversed(lines))
 
