@@ -17,8 +17,8 @@ from tests.durable.transactions import counted_store
 
 def main(argv: list[str]) -> int:
     db, run_id, count, die_at = argv
-    store, _ = counted_store(Path(db), int(die_at))
-    DURABLE_PAYMENTS.start(store, Payments(count=int(count)), run_id=run_id).unwrap()
+    with counted_store(Path(db), int(die_at)) as (store, _):
+        DURABLE_PAYMENTS.start(store, Payments(count=int(count)), run_id=run_id).unwrap()
     return 0
 
 

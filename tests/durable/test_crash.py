@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from contextlib import closing
 from pathlib import Path
 
 import attrs
@@ -91,9 +92,9 @@ def journaled(db: str, prefix: str) -> int:
 
 
 def uninterrupted(kind: str, tmp_path: Path) -> object:
-    store = SqliteStore.open(tmp_path / f"reference-{kind}.db").unwrap()
     durable = agents.KINDS[kind][0]
-    return durable.start(store, agents.start_memory_of(kind)).unwrap().snapshot.memory
+    with closing(SqliteStore.open(tmp_path / f"reference-{kind}.db").unwrap()) as store:
+        return durable.start(store, agents.start_memory_of(kind)).unwrap().snapshot.memory
 
 
 def test_runs_killed_at_random_points_recover_with_nothing_lost_or_repeated(

@@ -9,6 +9,7 @@ settled row and what came after it, however long the run.
 
 from __future__ import annotations
 
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -27,11 +28,11 @@ _JOURNAL = "run_id, seq, digest, ticks, outcome, at, waiting, summary, effect"
 class Growing:
     """Run ``c`` of a finished store, written again into ``path`` a row at a time."""
 
-    def __init__(self, source: SqliteStore, path: Path) -> None:
+    def __init__(self, source: str, path: Path) -> None:
         self.store = SqliteStore.open(path).unwrap()
         self.path = str(path)
-        self.rows = execute(source.path, f"SELECT {_JOURNAL} FROM journal WHERE run_id = 'c' ORDER BY seq")
-        self.run = execute(source.path, "SELECT * FROM runs WHERE id = 'c'")[0]
+        self.rows = execute(source, f"SELECT {_JOURNAL} FROM journal WHERE run_id = 'c' ORDER BY seq")
+        self.run = execute(source, "SELECT * FROM runs WHERE id = 'c'")[0]
         marks = ", ".join("?" for _ in self.run)
         execute(self.path, f"INSERT INTO runs VALUES ({marks})", self.run)
         execute(
@@ -58,11 +59,15 @@ class Growing:
         sets = ", ".join(f"{column[0]} = ?" for column in columns)
         execute(self.path, f"UPDATE runs SET {sets}", self.run)
 
+    def close(self) -> None:
+        self.store.close()
 
-def _finished(path: Path, target: int) -> SqliteStore:
-    store = SqliteStore.open(path).unwrap()
-    COUNTER.start(store, Count(target=target), run_id="c").unwrap()
-    return store
+
+def _finished(path: Path, target: int) -> str:
+    """The path of a new store holding run ``c``, finished after ``target`` counts."""
+    with closing(SqliteStore.open(path).unwrap()) as store:
+        COUNTER.start(store, Count(target=target), run_id="c").unwrap()
+    return str(path)
 
 
 class Follow:
@@ -91,41 +96,42 @@ def test_whenever_a_follower_looks_its_events_are_the_whole_replays(
     tmp_path_factory: pytest.TempPathFactory, target: int, moves: list[str]
 ) -> None:
     folder = tmp_path_factory.mktemp("follow")
-    grown = Growing(_finished(folder / "source.db", target), folder / "runs.db")
-    follow = Follow(grown.store)
-    move = iter(moves * 4)
+    with closing(Growing(_finished(folder / "source.db", target), folder / "runs.db")) as grown:
+        follow = Follow(grown.store)
+        move = iter(moves * 4)
 
-    def moment() -> None:
-        if next(move) == "look":
-            assert follow.look() == list(stored_events(grown.store, COUNTER, "c").unwrap())
+        def moment() -> None:
+            if next(move) == "look":
+                assert follow.look() == list(stored_events(grown.store, COUNTER, "c").unwrap())
 
-    moment()
-    for seq in range(len(grown.rows)):
-        grown.start(seq)
         moment()
-        grown.complete(seq)
-        moment()
-        if next(move) == "forget":  # the last row's outcome undone, then written again
-            grown.forget(seq)
+        for seq in range(len(grown.rows)):
+            grown.start(seq)
             moment()
             grown.complete(seq)
             moment()
-    grown.stop()
-    assert follow.look() == list(stored_events(grown.store, COUNTER, "c").unwrap())
+            if next(move) == "forget":  # the last row's outcome undone, then written again
+                grown.forget(seq)
+                moment()
+                grown.complete(seq)
+                moment()
+        grown.stop()
+        assert follow.look() == list(stored_events(grown.store, COUNTER, "c").unwrap())
 
 
 def test_a_followers_cost_per_change_does_not_grow_with_the_runs_length(tmp_path: Path) -> None:
     costs: dict[int, list[int]] = {}
     for target in (10, 200):
-        grown = Growing(_finished(tmp_path / f"source-{target}.db", target), tmp_path / f"runs-{target}.db")
-        follow = Follow(grown.store)
-        for seq in range(len(grown.rows)):
-            grown.start(seq)
-            follow.look()
-            grown.complete(seq)
-            follow.look()
-        grown.stop()
-        assert follow.look() == list(stored_events(grown.store, COUNTER, "c").unwrap())
-        costs[target] = follow.costs
+        source = _finished(tmp_path / f"source-{target}.db", target)
+        with closing(Growing(source, tmp_path / f"runs-{target}.db")) as grown:
+            follow = Follow(grown.store)
+            for seq in range(len(grown.rows)):
+                grown.start(seq)
+                follow.look()
+                grown.complete(seq)
+                follow.look()
+            grown.stop()
+            assert follow.look() == list(stored_events(grown.store, COUNTER, "c").unwrap())
+            costs[target] = follow.costs
     assert len(costs[200]) > 10 * len(costs[10])
     assert max(costs[200]) == max(costs[10]) == 2  # the last settled row's successor and the row after it

@@ -47,27 +47,28 @@ def ledger(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_run_whose_effects_are_not_retry_safe_commits_one_transaction_per_effect(
     tmp_path: Path, ledger: Path, count: int
 ) -> None:
-    store, transactions = counted_store(tmp_path / "runs.db")
-    done = DURABLE_PAYMENTS.start(store, Payments(count=count), run_id="p").unwrap()
-    assert done.finished and len(done.snapshot.memory.receipts) == count
-    checkpoints = (count - 1) // DURABLE_PAYMENTS.checkpoint_after  # each: the held outcome, the checkpoint
-    assert transactions.count == count + 1 + 2 * checkpoints  # two per effect before (2 * count + 1)
-    assert all(row.outcome is not None for row in store.journal("p").unwrap())
+    with counted_store(tmp_path / "runs.db") as (store, transactions):
+        done = DURABLE_PAYMENTS.start(store, Payments(count=count), run_id="p").unwrap()
+        assert done.finished and len(done.snapshot.memory.receipts) == count
+        # each checkpoint: the held outcome, then the checkpoint
+        checkpoints = (count - 1) // DURABLE_PAYMENTS.checkpoint_after
+        assert transactions.count == count + 1 + 2 * checkpoints  # two per effect before (2 * count + 1)
+        assert all(row.outcome is not None for row in store.journal("p").unwrap())
 
 
 def test_async_runs_commit_one_transaction_per_effect_too(tmp_path: Path, ledger: Path) -> None:
-    store, transactions = counted_store(tmp_path / "runs.db")
-    done = asyncio.run(DURABLE_PAYMENTS.astart(store, Payments(count=5), run_id="p")).unwrap()
-    assert done.finished and transactions.count == 6
-    assert [row.outcome is not None for row in store.journal("p").unwrap()] == [True] * 5
+    with counted_store(tmp_path / "runs.db") as (store, transactions):
+        done = asyncio.run(DURABLE_PAYMENTS.astart(store, Payments(count=5), run_id="p")).unwrap()
+        assert done.finished and transactions.count == 6
+        assert [row.outcome is not None for row in store.journal("p").unwrap()] == [True] * 5
 
 
 def test_a_retry_safe_effect_commits_the_held_outcome_before_it_is_performed(tmp_path: Path) -> None:
     # lookup (retry-safe), charge (not) three times: the charge's outcome is committed before the next
     # lookup is performed (1 + 1 + 2 + 1 + 2 + 1 + the stop with the last charge), one fewer than before
-    store, transactions = counted_store(tmp_path / "runs.db")
-    assert machines.DURABLE_ORDERS.start(store, machines.Order(items=3)).unwrap().finished
-    assert transactions.count == 9
+    with counted_store(tmp_path / "runs.db") as (store, transactions):
+        assert machines.DURABLE_ORDERS.start(store, machines.Order(items=3)).unwrap().finished
+        assert transactions.count == 9
 
 
 def committed(db: Path) -> dict[int, bytes]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import signal
 import sqlite3
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 from agentsm_fn.durable import SqliteStore
@@ -41,12 +43,17 @@ class Transactions:
                 os.kill(os.getpid(), signal.SIGKILL)
 
 
+@contextmanager
 def counted_store(
     path: Path, die_at: int = 0, kind: type[SqliteStore] = SqliteStore
-) -> tuple[SqliteStore, Transactions]:
-    """The store at ``path`` (created if new, a ``kind``) on a connection whose transactions are counted."""
+) -> Iterator[tuple[SqliteStore, Transactions]]:
+    """The store at ``path`` (created if new, a ``kind``) on a connection whose transactions are counted.
+
+    Closed when the ``with`` block ends.
+    """
     SqliteStore.open(path).unwrap().close()  # creates the tables
     connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     transactions = Transactions(die_at)
     connection.set_trace_callback(transactions)
-    return kind(connection, str(path)), transactions
+    with closing(kind(connection, str(path))) as store:
+        yield store, transactions
