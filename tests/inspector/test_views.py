@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -65,18 +66,18 @@ class _Unlisted(SqliteStore):
 
 
 def test_a_runs_page_lists_its_forks_newest_first_without_reading_every_run(tmp_path: Path) -> None:
-    store = _Unlisted.open(tmp_path / "runs.db").unwrap()
-    COUNTER.start(store, Count(target=6), run_id="parent").unwrap()
-    COUNTER.start(store, Count(target=6), run_id="other").unwrap()
-    for step, child in ((2, "first"), (4, "second")):
-        fork(store, COUNTER.machine, "parent", step, COUNTER, lambda m: m, child).unwrap()
-    fork(store, COUNTER.machine, "other", 1, COUNTER, lambda m: m, "elsewhere").unwrap()
-    view = run_view(store, COUNTER, store.get("parent").unwrap())
-    assert view["forks"] == [
-        {"run_id": "second", "step": 4, "status": "finished"},
-        {"run_id": "first", "step": 2, "status": "finished"},
-    ]
-    assert view["problem"] is None
+    with closing(_Unlisted.open(tmp_path / "runs.db").unwrap()) as store:
+        COUNTER.start(store, Count(target=6), run_id="parent").unwrap()
+        COUNTER.start(store, Count(target=6), run_id="other").unwrap()
+        for step, child in ((2, "first"), (4, "second")):
+            fork(store, COUNTER.machine, "parent", step, COUNTER, lambda m: m, child).unwrap()
+        fork(store, COUNTER.machine, "other", 1, COUNTER, lambda m: m, "elsewhere").unwrap()
+        view = run_view(store, COUNTER, store.get("parent").unwrap())
+        assert view["forks"] == [
+            {"run_id": "second", "step": 4, "status": "finished"},
+            {"run_id": "first", "step": 2, "status": "finished"},
+        ]
+        assert view["problem"] is None
 
 
 def test_the_benchmark_runs(capsys: object) -> None:
