@@ -123,10 +123,9 @@ def transactions_of_a_run(folder: Path, k: int) -> tuple[int, int]:
     """The transactions one run at K commits on SQLite: one per effect, and as before (two)."""
     counts = []
     for kind in (SqliteStore, SqliteTwoPerEffect):
-        store, counted = counted_store(folder / f"count-{kind.__name__}-{k}.db", kind=kind)
-        durable_run(store)(k)
-        counts.append(counted.count)
-        store.close()
+        with counted_store(folder / f"count-{kind.__name__}-{k}.db", kind=kind) as (store, counted):
+            durable_run(store)(k)
+            counts.append(counted.count)
     return counts[0], counts[1]
 
 
