@@ -101,7 +101,9 @@ def _watch_sqlite_stores() -> Iterator[None]:
 
     def watched(self: SqliteConnection, connection: sqlite3.Connection, path: str) -> None:
         original(self, connection, path)
-        weakref.finalize(self, _closed_or_leaked, connection, _opened_at()).atexit = False
+        where = _opened_at()
+        if f"{os.sep}tests{os.sep}" in where:  # opened by a test, not a doctest: the test must close it
+            weakref.finalize(self, _closed_or_leaked, connection, where).atexit = False
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(SqliteConnection, "__init__", watched)
