@@ -180,6 +180,7 @@ class StoreReads:
             >>> store.save_trace_context("r1", {"traceparent": "00-ab-cd-01"}).unwrap()
             >>> dict(store.trace_context("r1").unwrap()), dict(store.trace_context("r2").unwrap())
             ({'traceparent': '00-ab-cd-01'}, {})
+            >>> store.close()
         """
         sql = "SELECT carrier FROM trace_contexts WHERE run_id = ?"
         found = self._query(

@@ -49,6 +49,7 @@ def pending(store: RunStore) -> Result[tuple[PendingAnswer, ...], DurableError]:
         >>> store = SqliteStore.open(os.path.join(tempfile.mkdtemp(), "runs.db")).unwrap()
         >>> pending(store).unwrap()
         ()
+        >>> store.close()
     """
     found = store.waiting()
     if isinstance(found, Failure):
@@ -67,6 +68,7 @@ def waiting_effect(store: RunStore, run_id: str, seq: int) -> Result[PendingAnsw
         >>> store = SqliteStore.open(os.path.join(tempfile.mkdtemp(), "runs.db")).unwrap()
         >>> waiting_effect(store, "r1", 1).failure().describe()
         'no stored run r1'
+        >>> store.close()
     """
     record = store.get(run_id)
     if isinstance(record, Failure):

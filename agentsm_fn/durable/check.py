@@ -105,6 +105,7 @@ def check_runs(
         >>> store = SqliteStore.open(os.path.join(tempfile.mkdtemp(), "runs.db")).unwrap()
         >>> check_runs(store, REACT_MACHINE, "app:AGENT").unwrap()
         ()
+        >>> store.close()
     """
     records = store.runs(unfinished_only=True)
     if isinstance(records, Failure):

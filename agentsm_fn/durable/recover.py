@@ -74,6 +74,7 @@ def recover(
         >>> store = SqliteStore.open(os.path.join(tempfile.mkdtemp(), "runs.db")).unwrap()
         >>> recover(store, []).unwrap()
         ()
+        >>> store.close()
     """
     by_name = {durable.name: durable for durable in durables}
     records = store.runs(unfinished_only=True)

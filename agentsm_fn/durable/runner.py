@@ -191,6 +191,7 @@ class Durable(Generic[StateT, EventT, MemoryT]):
             >>> run_id = durable.enqueue(store, AgentMemory.new("2 + 2?"), run_id="r1").unwrap()
             >>> run_id, store.get(run_id).unwrap().status.value
             ('r1', 'ready')
+            >>> store.close()
         """
         made = self._new(store, None, memory, run_id)
         if isinstance(made, Failure):

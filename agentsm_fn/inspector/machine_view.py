@@ -97,6 +97,7 @@ def machine_view(store: RunStore, durable: Durable[Any, Any, Any]) -> dict[str, 
         >>> view = machine_view(store, Durable(name="app:ONE", machine=ONE_STEP))
         >>> view["ok"], view["checks"]
         (True, [])
+        >>> store.close()
     """
     report, graph = _verified(durable.machine)
     redact = credential_redactor()

@@ -133,6 +133,7 @@ def agui_routes(store: RunStore, agents: Sequence[AguiAgent[Any, Any, Any]]) -> 
         >>> store = SqliteStore.open(os.path.join(tempfile.mkdtemp(), "runs.db")).unwrap()
         >>> [route.path for route in agui_routes(store, []).routes]
         ['/agui/{name}']
+        >>> store.close()
     """
     served = {agent.name: agent for agent in agents}
     router = APIRouter(tags=["AG-UI"])
