@@ -34,32 +34,31 @@ def test_serve_answers_over_http_and_stops_on_sigint(tmp_path: Path) -> None:
     assert "from-the-env-123456789" not in "".join(lines)
 
 
-def test_serve_refuses_another_address_without_a_token(tmp_path: Path) -> None:
-    orders_store(tmp_path / "runs.db").close()
-    env = {k: v for k, v in os.environ.items() if k != "AGENTSM_RUNS_TOKEN"} | {"PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        serve_command(tmp_path / "runs.db", "--host", "0.0.0.0", DURABLE_ORDERS.name),
+def _serve_refused(
+    store: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``agentsm-runs --db STORE serve ARGS...`` run to its end: a serve that refuses to start."""
+    return subprocess.run(
+        serve_command(store, *args),
         cwd=ROOT,
-        env=env,
+        env={**os.environ, "PYTHONPATH": str(ROOT)} if env is None else env,
         capture_output=True,
         text=True,
         timeout=STARTUP_TIMEOUT,
         check=False,
     )
+
+
+def test_serve_refuses_another_address_without_a_token(tmp_path: Path) -> None:
+    orders_store(tmp_path / "runs.db").close()
+    env = {k: v for k, v in os.environ.items() if k != "AGENTSM_RUNS_TOKEN"} | {"PYTHONPATH": str(ROOT)}
+    done = _serve_refused(tmp_path / "runs.db", "--host", "0.0.0.0", DURABLE_ORDERS.name, env=env)
     assert done.returncode == 2 and "refusing to serve on 0.0.0.0 without a token" in done.stderr
 
 
 def test_serve_names_a_machine_it_cannot_load(tmp_path: Path) -> None:
     orders_store(tmp_path / "runs.db").close()
-    done = subprocess.run(
-        serve_command(tmp_path / "runs.db", "no_such_module:AGENT"),
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=STARTUP_TIMEOUT,
-        check=False,
-    )
+    done = _serve_refused(tmp_path / "runs.db", "no_such_module:AGENT")
     assert done.returncode == 3 and "cannot load no_such_module:AGENT" in done.stderr
 
 
@@ -71,15 +70,7 @@ def test_serve_refuses_a_durable_whose_template_is_not_its_machines_memory(tmp_p
         "from tests.durable.machines import ORDERS\n"
         "ORDERS_BY_HTTP = Durable(name='wrong:ORDERS_BY_HTTP', machine=ORDERS, template={'items': 2})\n"
     )
-    done = subprocess.run(
-        serve_command(tmp_path / "runs.db", f"{module}:ORDERS_BY_HTTP"),
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=STARTUP_TIMEOUT,
-        check=False,
-    )
+    done = _serve_refused(tmp_path / "runs.db", f"{module}:ORDERS_BY_HTTP")
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr and "serving on" not in done.stdout
     assert "template is of class builtins:dict" in done.stderr
