@@ -15,6 +15,25 @@ PURE_PACKAGES = (
     "agentsm_fn/tools",
     "agentsm_fn/stream",
 )
+PURE_EVALS = tuple(
+    f"agentsm_fn/evals/{name}.py"
+    for name in (
+        "cases",
+        "check",
+        "checks",
+        "compare",
+        "evidence",
+        "grades",
+        "judge",
+        "properties",
+        "reports",
+        "results",
+        "specs",
+        "stats",
+        "tool_calls",
+    )
+)
+"""The pure modules of ``agentsm_fn.evals`` (its files, experiments and judging runs do IO)."""
 BANNED = frozenset(
     {
         "asyncio",
@@ -50,6 +69,7 @@ def pure_modules() -> list[Path]:
     found: list[Path] = []
     for package in PURE_PACKAGES:
         found.extend(sorted((ROOT / package).rglob("*.py")))
+    found.extend(ROOT / module for module in PURE_EVALS)
     return found
 
 
