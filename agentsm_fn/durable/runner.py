@@ -38,6 +38,7 @@ from agentsm_fn.durable.run_ids import refused_run_id
 from agentsm_fn.durable.session import Pause, Session
 from agentsm_fn.durable.store import Checkpoint, NewRun, RunRecord, RunStatus, RunStore
 from agentsm_fn.durable.templates import template_mismatch
+from agentsm_fn.llm.turns import TurnStart, template_turns
 from agentsm_fn.shell.run import RunResult, Shell, arun, run
 from agentsm_fn.shell.streaming import BUFFER_SIZE
 from agentsm_fn.stream.events import RunEvent
@@ -95,6 +96,13 @@ class Durable(Generic[StateT, EventT, MemoryT]):
     approval settings). None: a new memory of the machine's memory class, the rest at their defaults.
     A template that is not of the machine's memory class (:func:`~agentsm_fn.durable.templates.memory_type`)
     is refused here: :class:`~agentsm_fn.durable.templates.TemplateMismatch`."""
+    turns: TurnStart[MemoryT] | None = attrs.field(
+        default=attrs.Factory(lambda self: template_turns(self.template), takes_self=True)
+    )
+    """How a turn of a thread starts (:class:`~agentsm_fn.llm.TurnStart`: the declared function from the
+    thread so far and the new message to the start memory, made by :func:`~agentsm_fn.llm.turn_start`).
+    By default the template's own (:class:`~agentsm_fn.llm.TurnTemplate`: the built-in agents' memories),
+    else None: the program takes no part in threads."""
 
     def __attrs_post_init__(self) -> None:
         mismatch = template_mismatch(self.name, self.machine, self.template)

@@ -1,6 +1,15 @@
-"""Provider-neutral LLM values: messages, tool calls, requests, replies, failures, the call effect."""
+"""Provider-neutral LLM values: messages, requests, replies, failures, the call effect, a thread's turns."""
 
 from agentsm_fn.llm.call import AnyLlmProvider, AsyncLlmProvider, LlmCall, LlmProvider, LlmRequest
+from agentsm_fn.llm.conversation import (
+    CHARS_PER_TOKEN,
+    SUMMARY_PREFIX,
+    Conversation,
+    ConversationMessage,
+    ThreadBudget,
+    conversation_json,
+    estimate_tokens,
+)
 from agentsm_fn.llm.json import JsonObject, JsonValue, dumps, freeze, freeze_object, thaw
 from agentsm_fn.llm.messages import (
     AssistantMessage,
@@ -12,11 +21,16 @@ from agentsm_fn.llm.messages import (
     UserMessage,
 )
 from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind, LlmOutcome, LlmReply, Usage
+from agentsm_fn.llm.turns import Conversant, TurnStart, TurnTemplate, template_turns, turn_start
 
 __all__ = [
     "AnyLlmProvider",
     "AssistantMessage",
     "AsyncLlmProvider",
+    "CHARS_PER_TOKEN",
+    "Conversant",
+    "Conversation",
+    "ConversationMessage",
     "JsonObject",
     "JsonValue",
     "LlmCall",
@@ -27,14 +41,22 @@ __all__ = [
     "LlmReply",
     "LlmRequest",
     "Message",
+    "SUMMARY_PREFIX",
     "SystemMessage",
+    "ThreadBudget",
     "ToolCall",
     "ToolResultMessage",
     "ToolSpec",
+    "TurnStart",
+    "TurnTemplate",
     "Usage",
     "UserMessage",
+    "conversation_json",
     "dumps",
+    "estimate_tokens",
     "freeze",
     "freeze_object",
+    "template_turns",
     "thaw",
+    "turn_start",
 ]

@@ -36,6 +36,7 @@ from agentsm_fn.agents.plan_execute.outcome import (
     plan_execute_failure,
 )
 from agentsm_fn.agents.plan_execute.policy import PlanExecutePolicy, PolicyViolation
+from agentsm_fn.agents.plan_execute.thread import plan_execute_thread_so_far, plan_execute_turn_messages
 from agentsm_fn.agents.plan_execute.values import (
     AuditEntry,
     FinalResult,
@@ -90,4 +91,6 @@ __all__ = [
     "ToolBatch",
     "interpret_plan_execute",
     "plan_execute_failure",
+    "plan_execute_thread_so_far",
+    "plan_execute_turn_messages",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
+from typing import Self
 
 import attrs
 from pyrsistent import PVector, pvector
@@ -25,6 +26,7 @@ from agentsm_fn.agents.plan_execute.values import (
     Plan,
     PlanDecision,
 )
+from agentsm_fn.llm.conversation import Conversation
 from agentsm_fn.llm.messages import Message, ToolCall
 from agentsm_fn.llm.replies import Usage
 
@@ -94,6 +96,8 @@ class PlanExecuteMemory:
     history: PVector[FsmTransition] = attrs.field(factory=pvector)
     usage: Usage = attrs.field(factory=Usage)
     awaiting: Awaiting = Awaiting.NOTHING
+    conversation: Conversation = attrs.field(factory=Conversation)
+    """A thread's earlier turns, the planner's context (empty for a run that is no thread's turn)."""
 
     @property
     def goal(self) -> str:
@@ -101,3 +105,31 @@ class PlanExecuteMemory:
         if self.plan is not None and self.plan.goal:
             return self.plan.goal
         return self.normalized_input or self.input
+
+    def start_turn(self, thread: Conversation, message: str) -> Self:
+        """A thread's next turn: this memory's config and ``max_iterations``, ``thread``, ``message``.
+
+        Example:
+            >>> from agentsm_fn.llm.messages import AssistantMessage, UserMessage
+            >>> thread = Conversation().then([UserMessage("I am Ada."), AssistantMessage("Hello, Ada!")])
+            >>> turn = PlanExecuteMemory(input="", max_iterations=3).start_turn(thread, "My name?")
+            >>> turn.input, turn.max_iterations, turn.conversation.turns, len(turn.messages)
+            ('My name?', 3, 1, 0)
+        """
+        return type(self)(
+            input=message, config=self.config, max_iterations=self.max_iterations, conversation=thread
+        )
+
+    def thread_so_far(self) -> Conversation:
+        """The thread after this turn: the earlier turns, then this one's messages and tokens.
+
+        Example:
+            >>> from agentsm_fn.agents.plan_execute.values import FinalResult
+            >>> done = PlanExecuteMemory(input="I am Ada.", final_result=FinalResult(
+            ...     content="Hello, Ada!", iterations=1, stopped_by="no_tool_calls"))
+            >>> [m.content for m in done.thread_so_far().messages]
+            ['I am Ada.', 'Hello, Ada!']
+        """
+        from agentsm_fn.agents.plan_execute.thread import plan_execute_thread_so_far  # noqa: PLC0415  # a cycle
+
+        return plan_execute_thread_so_far(self)

@@ -40,6 +40,7 @@ from agentsm_fn.agents.react.prompt import COMPRESSION_PROMPT, build_messages, c
 from agentsm_fn.agents.react.result import AgentOutcome, ReactCompleted, RunResult, Suspended
 from agentsm_fn.agents.react.states import Event, State
 from agentsm_fn.agents.react.table import TRANSITIONS, is_valid_transition
+from agentsm_fn.agents.react.thread import WORK_SUMMARY_PREFIX, react_thread_so_far, react_turn_messages
 
 __all__ = [
     "AgentConfig",
@@ -78,11 +79,14 @@ __all__ = [
     "TokenBudget",
     "ToolBatchResult",
     "ToolEffectError",
+    "WORK_SUMMARY_PREFIX",
     "agent_failure",
     "build_messages",
     "compression_prompt",
     "is_valid_transition",
     "narrate_react",
+    "react_thread_so_far",
+    "react_turn_messages",
     "safety_cap",
     "select_model",
 ]

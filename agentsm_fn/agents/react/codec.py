@@ -31,7 +31,7 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.agents.react import config, effects, memory, outcomes, states
 from agentsm_fn.core import effect_failures, journal, snapshot, trace
-from agentsm_fn.llm import call, messages, replies
+from agentsm_fn.llm import call, conversation, messages, replies
 from agentsm_fn.tools import spec
 
 __all__ = ["CodecError", "decode", "dumps_snapshot", "encode", "loads_snapshot", "register"]
@@ -70,6 +70,7 @@ register(
     messages.AssistantMessage,
     messages.ToolResultMessage,
     replies.Usage,
+    conversation.Conversation,
     replies.LlmReply,
     replies.LlmFailure,
     replies.LlmFailureKind,

@@ -11,7 +11,8 @@ arguments on HumanModified); ``last_observation`` is set by Acting and cleared b
 Observing; ``history`` grows only in Observing and is compressed only in Reflecting;
 ``refused_tools`` (the blacklisted tools the last plan asked for, named in the
 ``ToolBlacklisted`` trace row) is set by Planning on ``ToolBlacklisted`` and cleared
-when the next plan step starts.
+when the next plan step starts; ``conversation`` (a thread's earlier turns) is set when
+a turn starts (:meth:`AgentMemory.start_turn`) and compressed only in Reflecting.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pyrsistent import PVector, pvector
 
 from agentsm_fn.agents.react.config import AgentConfig, TokenBudget
 from agentsm_fn.agents.react.outcomes import ApprovalDecision, ReactToolResult
+from agentsm_fn.llm.conversation import Conversation
 from agentsm_fn.llm.messages import ToolCall
 from agentsm_fn.llm.replies import Usage
 from agentsm_fn.tools.spec import ToolDef
@@ -123,6 +125,7 @@ class MemoryChanges(TypedDict, total=False):
     blacklisted_tools: frozenset[str]
     refused_tools: tuple[str, ...]
     tools: tuple[ToolDef, ...]
+    conversation: Conversation
 
 
 # Not slotted: a copy is one C-level dict copy, which makes ``evolve`` (called several times per
@@ -162,6 +165,8 @@ class AgentMemory:
     blacklisted_tools: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
     refused_tools: tuple[str, ...] = attrs.field(default=(), converter=_refused)
     tools: tuple[ToolDef, ...] = attrs.field(default=(), converter=_tools)
+    # A thread's earlier turns (empty for a run that is no thread's turn)
+    conversation: Conversation = attrs.field(factory=Conversation)
 
     @classmethod
     def new(cls, task: str) -> AgentMemory:
@@ -231,6 +236,35 @@ class AgentMemory:
         """A copy that knows these tool definitions."""
         return self.evolve(tools=tuple(tools))
 
+    def start_turn(self, thread: Conversation, message: str) -> Self:
+        """A thread's next turn: this memory's settings (tools, prompt, limits), ``thread``, ``message``.
+
+        Everything a run fills in (step, history, usage, answer, error...) starts afresh.
+
+        Example:
+            >>> from agentsm_fn.llm.messages import AssistantMessage, UserMessage
+            >>> thread = Conversation().then([UserMessage("I am Ada."), AssistantMessage("Hello, Ada!")])
+            >>> turn = AgentMemory.new("").with_system_prompt("Be brief.").start_turn(thread, "My name?")
+            >>> turn.task, turn.system_prompt, turn.conversation.turns
+            ('My name?', 'Be brief.', 1)
+        """
+        changes: MemoryChanges = {**_FRESH_RUN, "task": message, "conversation": thread}
+        return self.evolve(**changes)
+
+    def thread_so_far(self) -> Conversation:
+        """The thread after this turn: the earlier turns, this one's messages and tokens.
+
+        The messages are the task, tool calls and results, and answer (``react_turn_messages``).
+
+        Example:
+            >>> done = AgentMemory.new("I am Ada.").evolve(final_answer="Hello, Ada!")
+            >>> [type(m).__name__ for m in done.thread_so_far().messages]
+            ['UserMessage', 'AssistantMessage']
+        """
+        from agentsm_fn.agents.react.thread import react_thread_so_far  # noqa: PLC0415  # a cycle
+
+        return react_thread_so_far(self)
+
     def tool(self, name: str) -> ToolDef | None:
         """The definition of the tool ``name``, or None if it is unknown.
 
@@ -252,3 +286,10 @@ _CONVERTERS: dict[str, Callable[[object], object]] = {
     if callable(f.converter)
 }
 _BLANK = AgentMemory(task="")
+_FRESH_RUN: MemoryChanges = {
+    **{"step": 0, "retry_count": 0, "confidence_score": 1.0, "total_usage": Usage()},
+    **{"current_tool_call": None, "pending_tool_calls": (), "parallel_results": ()},
+    **{"last_observation": None, "pending_approval": None, "history": pvector()},
+    **{"final_answer": None, "error": None, "refused_tools": ()},
+}
+"""What a run fills in, at its start values: a new turn begins with these."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from itertools import groupby
+from typing import TypeAlias
 
 from agentsm_fn.agents.react.config import select_model
 from agentsm_fn.agents.react.memory import AgentMemory, HistoryEntry
@@ -34,6 +35,7 @@ __all__ = [
     "history_json",
     "offered_tool_specs",
     "planning_request",
+    "tool_turns",
 ]
 
 COMPRESSION_PROMPT = (
@@ -57,13 +59,16 @@ def _task_message(memory: AgentMemory) -> UserMessage:
     return UserMessage(f"{memory.task}\n\nSummary of the work so far: {joined}")
 
 
-def _build_turns(entries: tuple[HistoryEntry, ...]) -> tuple[Message, ...]:
+ToolTurn: TypeAlias = AssistantMessage | ToolResultMessage
+
+
+def _build_turns(entries: tuple[HistoryEntry, ...]) -> tuple[ToolTurn, ...]:
     step = entries[0].step
     calls = tuple(
         e.tool if e.tool.id else ToolCall(_call_id(e.tool, step, i), e.tool.name, e.tool.arguments)
         for i, e in enumerate(entries)
     )
-    turns: list[Message] = [AssistantMessage(tool_calls=calls)]
+    turns: list[ToolTurn] = [AssistantMessage(tool_calls=calls)]
     for call, entry in zip(calls, entries, strict=True):
         turns.append(ToolResultMessage(call.id, call.name, entry.observation, is_error=not entry.success))
     return tuple(turns)
@@ -74,11 +79,18 @@ def _build_turns(entries: tuple[HistoryEntry, ...]) -> tuple[Message, ...]:
 # (no hashing of entries or tool arguments), and the codecs, which memoize each message's wire
 # form, then meet the same message objects again. The memo holds the entries it was keyed by,
 # so their ids cannot be reused while they are in it; it is emptied when it grows too big.
-_TURNS: dict[tuple[int, ...], tuple[tuple[HistoryEntry, ...], tuple[Message, ...]]] = {}
+_TURNS: dict[tuple[int, ...], tuple[tuple[HistoryEntry, ...], tuple[ToolTurn, ...]]] = {}
 _TURNS_LIMIT = 4096
 
 
-def _turns(entries: tuple[HistoryEntry, ...]) -> tuple[Message, ...]:
+def tool_turns(entries: tuple[HistoryEntry, ...]) -> tuple[ToolTurn, ...]:
+    """One step's entries as the model saw them: the assistant's tool calls, then one result per call.
+
+    Example:
+        >>> e = HistoryEntry(step=1, tool=ToolCall("", "search", {}), observation="SUCCESS: x", success=True)
+        >>> [type(m).__name__ for m in tool_turns((e,))], tool_turns((e,))[1].tool_call_id
+        (['AssistantMessage', 'ToolResultMessage'], 'call_1_0')
+    """
     key = tuple(map(id, entries))
     hit = _TURNS.get(key)
     if hit is not None and all(a is b for a, b in zip(hit[0], entries, strict=True)):
@@ -108,7 +120,7 @@ def build_messages(memory: AgentMemory) -> tuple[Message, ...]:
     messages.append(_task_message(memory))
     work = [e for e in memory.history if not e.is_summary]
     for _, group in groupby(work, key=_step_of):
-        messages.extend(_turns(tuple(group)))
+        messages.extend(tool_turns(tuple(group)))
     return tuple(messages)
 
 
