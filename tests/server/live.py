@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import socket
@@ -27,26 +28,75 @@ class _Server(uvicorn.Server):
     def __init__(self, config: uvicorn.Config) -> None:
         super().__init__(config)
         self.listening = threading.Event()
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     async def startup(self, sockets: list[object] | None = None) -> None:  # type: ignore[override]  # uvicorn's sockets are socket.socket
         await super().startup(sockets)  # type: ignore[arg-type]  # as above
+        self.loop = asyncio.get_running_loop()
         self.listening.set()
 
 
+LASTING = frozenset({"Server.serve", "_shutdown_watcher"})
+"""The tasks a serving server always has: uvicorn's own, and sse-starlette's watch for the server's stop."""
+
+
+def _task_name(task: asyncio.Task[object]) -> str:
+    coroutine = task.get_coro()
+    return str(getattr(coroutine, "__qualname__", coroutine))
+
+
+async def _held(timeout: float) -> list[str]:
+    """The server's tasks (but :data:`LASTING`) still alive once all end, or ``timeout`` seconds passed."""
+    here = asyncio.current_task()
+    deadline = asyncio.get_running_loop().time() + timeout
+
+    def alive() -> set[asyncio.Task[object]]:
+        tasks = asyncio.all_tasks()
+        return {
+            task for task in tasks if task is not here and not task.done() and _task_name(task) not in LASTING
+        }
+
+    while (tasks := alive()) and (left := deadline - asyncio.get_running_loop().time()) > 0:
+        await asyncio.wait(tasks, timeout=left)  # wakes when they end: no polling
+    return sorted(_task_name(task) for task in alive())
+
+
+class Live:
+    """A server serving in a thread of this process: its base URL, and the tasks it holds."""
+
+    def __init__(self, server: _Server, url: str) -> None:
+        self.server, self.url = server, url
+
+    def held(self, timeout: float = STARTUP_TIMEOUT) -> list[str]:
+        """The tasks the server still holds once every request it serves has ended (each task's coroutine).
+
+        Waits, on the server's loop, until its tasks but :data:`LASTING` end, at most ``timeout`` seconds.
+        """
+        assert self.server.loop is not None
+        return asyncio.run_coroutine_threadsafe(_held(timeout), self.server.loop).result(timeout + 5)
+
+
 @contextmanager
-def serving(app: ASGIApp) -> Iterator[str]:
-    """Serve ``app`` on 127.0.0.1 (a free port) while the block runs; its base URL."""
+def serving_live(app: ASGIApp) -> Iterator[Live]:
+    """Serve ``app`` on 127.0.0.1 (a free port) while the block runs."""
     server = _Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
         assert server.listening.wait(STARTUP_TIMEOUT), "uvicorn did not start"
         port = server.servers[0].sockets[0].getsockname()[1]
-        yield f"http://127.0.0.1:{port}"
+        yield Live(server, f"http://127.0.0.1:{port}")
     finally:
         server.should_exit = True
         thread.join(STARTUP_TIMEOUT)
         assert not thread.is_alive(), "uvicorn did not stop"
+
+
+@contextmanager
+def serving(app: ASGIApp) -> Iterator[str]:
+    """Serve ``app`` on 127.0.0.1 (a free port) while the block runs; its base URL."""
+    with serving_live(app) as live:
+        yield live.url
 
 
 def orders_store(path: Path, finished: int = 2, waiting: int = 1) -> SqliteStore:
