@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
+from contextlib import aclosing
 
 import anyio
 import attrs
@@ -35,7 +36,8 @@ from agentsm_fn.server.context import ServerContext
 from agentsm_fn.server.errors import ApiError, error_body, error_for
 from agentsm_fn.server.follow import Poller
 from agentsm_fn.server.runs import pair_cursor, pair_of, unwrapped
-from agentsm_fn.server.shutdown import Shutdown, sse_response
+from agentsm_fn.server.shutdown import Shutdown
+from agentsm_fn.server.streaming import sse_response
 from agentsm_fn.server.values import record_json
 
 __all__ = [
@@ -191,7 +193,7 @@ class StoreWatch(Poller):
 
     async def changes(
         self, known: Mapping[str, RunRecord], machine: str | None
-    ) -> AsyncIterator[RunRecord | Removed | DurableError]:
+    ) -> AsyncGenerator[RunRecord | Removed | DurableError, None]:
         """Each run not as in ``known`` when it changes (or goes), for as long as the client listens.
 
         The first look after the client came is compared run by run with ``known``; later ones
@@ -270,18 +272,19 @@ def change_routes(ctx: ServerContext) -> APIRouter:
             if since is None or (record.updated, record.run_id) <= since
         }
 
-        async def sent() -> AsyncIterator[ServerSentEvent]:
-            async for item in watch.changes(known, machine):
-                if isinstance(item, RunRecord):
-                    body = json.dumps(record_json(item))
-                    yield ServerSentEvent(data=body, id=pair_cursor(item.updated, item.run_id))
-                elif isinstance(item, Removed):
-                    yield ServerSentEvent(data=json.dumps({"run_id": item.run_id}), event="removed")
-                else:
-                    refused = error_for(item)
-                    yield ServerSentEvent(
-                        data=json.dumps(error_body(refused.kind, refused.detail)), event="error"
-                    )
+        async def sent() -> AsyncGenerator[ServerSentEvent, None]:
+            async with aclosing(watch.changes(known, machine)) as items:  # closed with the response
+                async for item in items:
+                    if isinstance(item, RunRecord):
+                        body = json.dumps(record_json(item))
+                        yield ServerSentEvent(data=body, id=pair_cursor(item.updated, item.run_id))
+                    elif isinstance(item, Removed):
+                        yield ServerSentEvent(data=json.dumps({"run_id": item.run_id}), event="removed")
+                    else:
+                        refused = error_for(item)
+                        yield ServerSentEvent(
+                            data=json.dumps(error_body(refused.kind, refused.detail)), event="error"
+                        )
 
         return sse_response(sent(), shutdown)
 

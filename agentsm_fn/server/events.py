@@ -13,7 +13,8 @@ the run executes. If the run cannot be read, an ``event: error`` with the JSON e
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
 
 from fastapi import APIRouter, Header, Query
 from sse_starlette import EventSourceResponse, ServerSentEvent
@@ -22,7 +23,8 @@ from agentsm_fn.server.context import ServerContext
 from agentsm_fn.server.errors import ApiError, error_body, error_for
 from agentsm_fn.server.follow import Followers
 from agentsm_fn.server.runs import unwrapped
-from agentsm_fn.server.shutdown import Shutdown, sse_response
+from agentsm_fn.server.shutdown import Shutdown
+from agentsm_fn.server.streaming import sse_response
 from agentsm_fn.stream.events import RunEvent, history_position
 from agentsm_fn.stream.wire import event_to_json
 
@@ -65,16 +67,17 @@ def event_routes(ctx: ServerContext) -> APIRouter:
         record = unwrapped(ctx.store.get(run_id))
         durable = ctx.durable(record.machine)
 
-        async def sent() -> AsyncIterator[ServerSentEvent]:
-            async for item in followers.stream(durable, run_id, seen):
-                if isinstance(item, RunEvent):
-                    position = history_position(item)
-                    shown = None if position is None else str(position)
-                    yield ServerSentEvent(data=event_to_json(item), id=shown)
-                else:
-                    refused = error_for(item)
-                    body = json.dumps(error_body(refused.kind, refused.detail))
-                    yield ServerSentEvent(data=body, event="error")
+        async def sent() -> AsyncGenerator[ServerSentEvent, None]:
+            async with aclosing(followers.stream(durable, run_id, seen)) as items:  # closed with the response
+                async for item in items:
+                    if isinstance(item, RunEvent):
+                        position = history_position(item)
+                        shown = None if position is None else str(position)
+                        yield ServerSentEvent(data=event_to_json(item), id=shown)
+                    else:
+                        refused = error_for(item)
+                        body = json.dumps(error_body(refused.kind, refused.detail))
+                        yield ServerSentEvent(data=body, event="error")
 
         return sse_response(sent(), shutdown)
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 import anyio
@@ -191,7 +191,7 @@ class Followers:
 
     async def stream(
         self, durable: Durable[Any, Any, Any], run_id: str, after: int
-    ) -> AsyncIterator[RunEvent | DurableError]:
+    ) -> AsyncGenerator[RunEvent | DurableError, None]:
         """Every event of ``run_id`` after position ``after``, shared with the run's other clients.
 
         If the run cannot be read (any more), the last item is the error that says why.

@@ -3,20 +3,19 @@
 An open event stream never ends by itself (a running run, the store-wide change stream).
 When the ASGI server is told to stop (Ctrl-C, SIGTERM), sse-starlette notices and sets
 each stream's shutdown event; the pollers the streams read from (:mod:`agentsm_fn.server.follow`)
-watch the same :class:`Shutdown`, end their clients' streams, and each response sends its
-last chunk within :data:`SHUTDOWN_GRACE` seconds. Without this the server cut the streams
-off and uvicorn logged "ASGI callable returned without completing response" for each.
+watch the same :class:`Shutdown`, end their clients' streams, and each response
+(:func:`~agentsm_fn.server.streaming.sse_response`) sends its last chunk within :data:`SHUTDOWN_GRACE`
+seconds. Without this the server cut the streams off and uvicorn logged "ASGI callable returned
+without completing response" for each.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Final
 
 import anyio
-from sse_starlette import EventSourceResponse, ServerSentEvent
 
-__all__ = ["PING_SECONDS", "SHUTDOWN_GRACE", "Shutdown", "sse_response"]
+__all__ = ["PING_SECONDS", "SHUTDOWN_GRACE", "Shutdown"]
 
 PING_SECONDS: Final = 15
 """A comment line this often keeps idle connections (proxies, load balancers) open."""
@@ -59,21 +58,3 @@ class Shutdown:
         with anyio.move_on_after(seconds):
             await self.event().wait()
         return self.is_set()
-
-
-def sse_response(events: AsyncIterator[ServerSentEvent], shutdown: Shutdown) -> EventSourceResponse:
-    """``events`` as an SSE response that pings idle clients and ends cleanly when ``shutdown`` is set.
-
-    Example:
-        >>> import asyncio
-        >>> async def none() -> AsyncIterator[ServerSentEvent]:
-        ...     return
-        ...     yield
-        >>> async def response() -> str | None:  # made on the server's loop, as a route makes it
-        ...     return sse_response(none(), Shutdown()).media_type
-        >>> asyncio.run(response())
-        'text/event-stream'
-    """
-    return EventSourceResponse(
-        events, ping=PING_SECONDS, shutdown_event=shutdown.event(), shutdown_grace_period=SHUTDOWN_GRACE
-    )

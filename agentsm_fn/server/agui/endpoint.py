@@ -43,6 +43,7 @@ from agentsm_fn.server.agui.stream import StartingPoint, run_events
 from agentsm_fn.server.app import ROUTERS, RouterFactory
 from agentsm_fn.server.context import ServerContext
 from agentsm_fn.server.errors import error_body, error_for
+from agentsm_fn.server.streaming import streamed_response
 
 __all__ = ["agui_router", "agui_routes", "with_agui"]
 
@@ -154,7 +155,7 @@ def agui_routes(store: RunStore, agents: Sequence[AguiAgent[Any, Any, Any]]) -> 
         opening = (_resume if given.resume else _start)(agent, store, given)
         if isinstance(opening, JSONResponse):
             return opening
-        return StreamingResponse(run_events(agent, store, given, opening), media_type=media_type)
+        return streamed_response(run_events(agent, store, given, opening), media_type)
 
     return router
 

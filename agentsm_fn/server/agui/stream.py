@@ -17,13 +17,15 @@ The stream opens with ``RUN_STARTED`` (its metadata names the stored run:
 A client that goes away does not stop the run: it is stored, and runs on to where it
 stops (finished, waiting, or failed), as if the client had stayed. A slow client slows the
 run down: the run waits for room in the bounded feed before each effect, as a run stream
-waits for its consumer; once the client left, the run no longer waits.
+waits for its consumer; once the client left, the run no longer waits. The endpoint answers
+with :func:`~agentsm_fn.server.streaming.streamed_response`, which stops writing as soon as
+the client left and closes this stream then (its feed with it).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncGenerator, Awaitable
 from typing import Any
 
 import attrs
@@ -118,7 +120,7 @@ async def run_events(
     request: AguiRequest,
     opening: StartingPoint,
     capacity: int = FEED_SIZE,
-) -> AsyncIterator[str]:
+) -> AsyncGenerator[str, None]:
     """The AG-UI run's events, SSE-encoded by the protocol package's encoder.
 
     The run waits for the client when it is ``capacity`` items behind (:mod:`.feed` says how).
