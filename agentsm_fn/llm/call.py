@@ -28,7 +28,9 @@ class LlmRequest:
     """Everything a provider needs for one call, independent of the wire format.
 
     ``model`` "" lets the provider use its own default. ``response_schema`` asks
-    for structured output (Ollama ``format``, OpenAI ``response_format``).
+    for structured output, the JSON Schema of an object (Ollama ``format``, OpenAI
+    ``response_format``, or a final-result tool, as each provider's codec chooses);
+    ``response_name`` and ``response_description`` name and describe it there.
     ``want_confidence`` asks for logprobs where the provider supports them.
 
     Example:
@@ -44,6 +46,8 @@ class LlmRequest:
     temperature: float | None = None
     response_schema: JsonObject | None = attrs.field(default=None, converter=_optional_object)
     want_confidence: bool = False
+    response_name: str = ""
+    response_description: str = ""
 
 
 @attrs.frozen

@@ -5,99 +5,55 @@ the last call wins (the seed applied ``config()`` at build time, silently undoin
 earlier ``max_steps()``). ``build()`` returns ``Failure(BuildError)`` listing every
 problem (no LLM, a handler for a terminal state, a negative limit...);
 ``build_with_handlers`` really replaces handlers (the seed's version ignored its
-argument). :class:`Agent` runs the pure machine of :mod:`agentsm_fn.agents.react`
-in the shell :func:`~agentsm_fn.shell.react_performers.react_shell` builds; a suspended
-run resumes with a human's decision (it may come from JSON, written by another process).
+argument). :class:`Agent` (:mod:`agentsm_fn.shell.react_runnable`) runs the pure
+machine of :mod:`agentsm_fn.agents.react`; a suspended run resumes with a human's
+decision (it may come from JSON, written by another process).
+
+The builder is typed by the run's result: ``AgentBuilder.new(task)`` is an
+``AgentBuilder[str]`` (the answer's text), ``.result_type(Invoice)`` an
+``AgentBuilder[Invoice]`` whose agent's runs give an ``Invoice`` (an attrs class, a
+TypedDict, or a JSON Schema, whose values are frozen JSON objects), and
+``.validate_result(check)`` adds an output validator of that type.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping
-from typing import TypedDict, Unpack
+from collections.abc import Mapping
+from typing import Generic, TypedDict, TypeVar, Unpack, overload
 
 import attrs
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.agents.output.result_type import TEXT, ResultT, ResultType, Validator, result_type
 from agentsm_fn.agents.react.config import AgentConfig, TokenBudget
 from agentsm_fn.agents.react.errors import BuildError
-from agentsm_fn.agents.react.machine import REACT_MACHINE
+from agentsm_fn.agents.react.machine import REACT_MACHINE, react_machine
 from agentsm_fn.agents.react.memory import AgentMemory
-from agentsm_fn.agents.react.outcomes import ApprovalDecision
-from agentsm_fn.agents.react.result import RunResult, Suspended, interpret_react
 from agentsm_fn.agents.react.states import Event, State
-from agentsm_fn.core.machine import HandlerLike, Machine, MachineDefinitionError
+from agentsm_fn.core.machine import HandlerLike, MachineDefinitionError
 from agentsm_fn.core.observe import RunObserver
 from agentsm_fn.llm.call import AnyLlmProvider
+from agentsm_fn.llm.json import JsonObject
 from agentsm_fn.shell.clock import Clock
 from agentsm_fn.shell.human import Approver, AsyncApprover
-from agentsm_fn.shell.react_performers import async_provider, react_shell, sync_provider
-from agentsm_fn.shell.run import Shell, aresume_run, arun, resume_run, run
-from agentsm_fn.shell.streaming import BUFFER_SIZE, astream
-from agentsm_fn.stream.events import RunEvent
+from agentsm_fn.shell.react_performers import async_provider, sync_provider
+from agentsm_fn.shell.react_runnable import Agent
 from agentsm_fn.tools.registry import Tool, ToolFn, ToolRegistry
 
 __all__ = ["Agent", "AgentBuilder"]
 
-
-@attrs.frozen(kw_only=True)
-class Agent:
-    """A runnable ReAct agent. Without an approver, a call that needs approval suspends the run.
-
-    Example:
-        >>> from agentsm_fn.shell.scripted_llm import ScriptedLlm
-        >>> agent = AgentBuilder.new("t").llm(ScriptedLlm([])).build().unwrap()
-        >>> agent
-        Agent(task='t', llm=ScriptedLlm, tools=[], approval=suspend)
-    """
-
-    memory: AgentMemory
-    machine: Machine[State, Event, AgentMemory]
-    registry: ToolRegistry
-    llm: AnyLlmProvider
-    approver: Approver | None = None
-    async_approver: AsyncApprover | None = None
-    clock: Clock | None = None
-    observer: RunObserver | None = None
-
-    def __repr__(self) -> str:
-        approval = "callback" if self.approver or self.async_approver else "suspend"
-        tools = sorted(t.name for t in self.registry)
-        llm = type(self.llm).__name__
-        return f"Agent(task={self.memory.task!r}, llm={llm}, tools={tools}, approval={approval})"
-
-    def shell(self) -> Shell:
-        """The shell this agent runs in: its provider, tools, human channel, clock and observer."""
-        shell = react_shell(self.llm, self.registry, self.approver, self.async_approver, self.clock)
-        return shell if self.observer is None else attrs.evolve(shell, observer=self.observer)
-
-    def run(self) -> RunResult:
-        """Run to Done (``ReactCompleted``), a pause (``Suspended``), or a typed failure."""
-        return interpret_react(run(self.machine, self.memory, self.shell()))
-
-    async def arun(self) -> RunResult:
-        """Run on asyncio: async provider, async tools and batches run concurrently."""
-        return interpret_react(await arun(self.machine, self.memory, self.shell()))
-
-    def astream(self, buffer: int = BUFFER_SIZE) -> AsyncGenerator[RunEvent, None]:
-        """:meth:`arun` as a stream of its events (:func:`~agentsm_fn.shell.astream`).
-
-        The last event (``Finished``, ``Failed`` or ``AwaitingOutcome``) carries what
-        :meth:`arun` returns as its ``result``.
-        """
-        return astream(self.machine, self.memory, self.shell(), buffer=buffer, result=interpret_react)
-
-    def resume(self, suspended: Suspended, decision: ApprovalDecision) -> RunResult:
-        """Continue a suspended run with the human's decision."""
-        return interpret_react(resume_run(self.machine, suspended.snapshot, decision, self.shell()))
-
-    async def aresume(self, suspended: Suspended, decision: ApprovalDecision) -> RunResult:
-        """Continue a suspended run with the human's decision, on asyncio."""
-        return interpret_react(await aresume_run(self.machine, suspended.snapshot, decision, self.shell()))
+T = TypeVar("T")
 
 
 def _config_problems(config: AgentConfig) -> list[str]:
     problems = []
-    for name in ("max_steps", "max_retries", "reflect_every_n_steps", "min_answer_length"):
+    for name in (
+        "max_steps",
+        "max_retries",
+        "reflect_every_n_steps",
+        "min_answer_length",
+        "max_output_retries",
+    ):
         if getattr(config, name) < 0:
             problems.append(f"config.{name} must be >= 0, got {getattr(config, name)}")
     if not 0.0 <= config.confidence_threshold <= 1.0:
@@ -116,7 +72,7 @@ class _BuilderChanges(TypedDict, total=False):
 
 
 @attrs.frozen(kw_only=True, slots=False)  # not slotted: _with copies one dict
-class AgentBuilder:
+class AgentBuilder(Generic[ResultT]):
     """Build an :class:`Agent` step by step; the builder itself never changes.
 
     Example:
@@ -131,6 +87,7 @@ class AgentBuilder:
     """
 
     memory: AgentMemory
+    output: ResultType[ResultT]
     registry: ToolRegistry = attrs.field(factory=ToolRegistry)
     provider: AnyLlmProvider | None = None
     approver: Approver | None = None
@@ -138,61 +95,121 @@ class AgentBuilder:
     clock: Clock | None = None
     observer: RunObserver | None = None
 
-    @classmethod
-    def new(cls, task: str) -> AgentBuilder:
-        """A builder for ``task`` with the seed's defaults."""
-        return cls(memory=AgentMemory.new(task))
+    @staticmethod
+    def new(task: str) -> AgentBuilder[str]:
+        """A builder for ``task`` with the seed's defaults (its runs' result is the answer's text)."""
+        return AgentBuilder[str](memory=AgentMemory.new(task), output=TEXT)
 
-    def _with(self, **changes: Unpack[_BuilderChanges]) -> AgentBuilder:
+    def _with(self, **changes: Unpack[_BuilderChanges]) -> AgentBuilder[ResultT]:
         """A copy with ``changes`` (``attrs.evolve`` as one dict copy: a builder is copied per call)."""
-        new = object.__new__(AgentBuilder)
+        new: AgentBuilder[ResultT] = object.__new__(AgentBuilder)
         new.__dict__.update(self.__dict__)
         new.__dict__.update(changes)
         return new
 
-    def _memory(self, **changes: object) -> AgentBuilder:
+    @overload
+    def result_type(self, kind: ResultType[T]) -> AgentBuilder[T]: ...
+
+    @overload
+    def result_type(self, kind: type[T]) -> AgentBuilder[T]: ...
+
+    @overload
+    def result_type(self, kind: Mapping[str, object]) -> AgentBuilder[JsonObject]: ...
+
+    def result_type(
+        self, kind: ResultType[T] | type[T] | Mapping[str, object]
+    ) -> AgentBuilder[T] | AgentBuilder[JsonObject]:
+        """Ask for a typed result: an attrs class, a TypedDict, a JSON Schema, or a :class:`ResultType`.
+
+        The run's ``result`` is then a value of that type (a JSON Schema's: a frozen JSON
+        object), asked of the provider as its codec does best (docs/results.md), and a reply
+        that is not one is sent back with its problems, ``config.max_output_retries`` times.
+        Output validators given before are dropped (they were of the old type).
+
+        Example:
+            >>> import attrs
+            >>> from agentsm_fn.shell.scripted_llm import ScriptedLlm
+            >>> from agentsm_fn.llm.replies import LlmReply
+            >>> @attrs.frozen(kw_only=True)
+            ... class Total:
+            ...     amount: float
+            ...     currency: str
+            >>> reply = LlmReply(content='{"amount": 6, "currency": "EUR"}')
+            >>> builder = AgentBuilder.new("2 x 3 EUR?").result_type(Total).llm(ScriptedLlm([reply]))
+            >>> agent = builder.build().unwrap()
+            >>> agent.run().unwrap().result
+            Total(amount=6.0, currency='EUR')
+        """
+        output = kind if isinstance(kind, ResultType) else result_type(kind)
+        new: AgentBuilder[T] | AgentBuilder[JsonObject] = object.__new__(AgentBuilder)
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(output=output, memory=self.memory.evolve(output=output.spec))
+        return new
+
+    def validate_result(self, *validators: Validator[ResultT]) -> AgentBuilder[ResultT]:
+        """Add output validators: pure ``value -> Result[value, str]``, run after the schema, in order.
+
+        A validator's failure is sent back to the model like a schema's problem (and
+        counts against ``config.max_output_retries``); its success may change the value.
+
+        Example:
+            >>> from returns.result import Failure, Success
+            >>> from agentsm_fn.shell.scripted_llm import ScriptedLlm
+            >>> from agentsm_fn.llm.replies import LlmReply
+            >>> replies = [LlmReply(content="it is paris, surely"), LlmReply(content="It is Paris, surely.")]
+            >>> agent = (AgentBuilder.new("Capital of France?").llm(ScriptedLlm(replies))
+            ...          .validate_result(lambda t: Success(t) if t[0].isupper() else Failure("capitalise"))
+            ...          .build().unwrap())
+            >>> agent.run().unwrap().result
+            'It is Paris, surely.'
+        """
+        new = self._with()
+        new.__dict__.update(output=self.output.validated_by(*validators))
+        return new
+
+    def _memory(self, **changes: object) -> AgentBuilder[ResultT]:
         return self._with(memory=attrs.evolve(self.memory, **changes))  # type: ignore[arg-type]  # field names and types are checked by attrs at run time
 
-    def task(self, task: str) -> AgentBuilder:
+    def task(self, task: str) -> AgentBuilder[ResultT]:
         """Replace the task."""
         return self._memory(task=task)
 
-    def task_type(self, task_type: str) -> AgentBuilder:
+    def task_type(self, task_type: str) -> AgentBuilder[ResultT]:
         """Set the task type, the key of model routing ("default" by default)."""
         return self._memory(task_type=task_type)
 
-    def system_prompt(self, prompt: str) -> AgentBuilder:
+    def system_prompt(self, prompt: str) -> AgentBuilder[ResultT]:
         """Set the system prompt sent with every planning call."""
         return self._memory(system_prompt=prompt)
 
-    def llm(self, provider: AnyLlmProvider) -> AgentBuilder:
+    def llm(self, provider: AnyLlmProvider) -> AgentBuilder[ResultT]:
         """Set the LLM provider (required): anything with ``complete`` and/or ``acomplete``."""
         return self._with(provider=provider)
 
-    def config(self, config: AgentConfig) -> AgentBuilder:
+    def config(self, config: AgentConfig) -> AgentBuilder[ResultT]:
         """Replace the whole configuration (and the token budget with it)."""
         return self._with(memory=self.memory.with_config(config))
 
-    def _config(self, **changes: object) -> AgentBuilder:
+    def _config(self, **changes: object) -> AgentBuilder[ResultT]:
         return self.config(attrs.evolve(self.memory.config, **changes))  # type: ignore[arg-type]  # as in _memory
 
-    def max_steps(self, n: int) -> AgentBuilder:
+    def max_steps(self, n: int) -> AgentBuilder[ResultT]:
         """Set ``config.max_steps`` only."""
         return self._config(max_steps=n)
 
-    def model(self, model: str) -> AgentBuilder:
+    def model(self, model: str) -> AgentBuilder[ResultT]:
         """Set the "default" model."""
         return self.model_for("default", model)
 
-    def model_for(self, task_type: str, model: str) -> AgentBuilder:
+    def model_for(self, task_type: str, model: str) -> AgentBuilder[ResultT]:
         """Route ``task_type`` to ``model``."""
         return self.config(self.memory.config.with_model(task_type, model))
 
-    def budget(self, budget: TokenBudget | None) -> AgentBuilder:
+    def budget(self, budget: TokenBudget | None) -> AgentBuilder[ResultT]:
         """Limit the run's tokens (input, output, total)."""
         return self._config(budget=budget)
 
-    def parallel_tools(self, enabled: bool = True) -> AgentBuilder:
+    def parallel_tools(self, enabled: bool = True) -> AgentBuilder[ResultT]:
         """Run several tool calls of one reply concurrently (on by default)."""
         return self._config(parallel_tools=enabled)
 
@@ -205,55 +222,55 @@ class AgentBuilder:
         *,
         needs_approval: bool = False,
         timeout: float | None = None,
-    ) -> AgentBuilder:
+    ) -> AgentBuilder[ResultT]:
         """Register a tool by name, description, JSON Schema and function."""
         registry = self.registry.register(
             name, description, schema, fn, needs_approval=needs_approval, timeout=timeout
         )
         return self._with(registry=registry)
 
-    def tools(self, *tools: Tool) -> AgentBuilder:
+    def tools(self, *tools: Tool) -> AgentBuilder[ResultT]:
         """Register tools made with the ``@tool`` decorator."""
         registry = self.registry
         for t in tools:
             registry = registry.add(t)
         return self._with(registry=registry)
 
-    def blacklist_tool(self, name: str) -> AgentBuilder:
+    def blacklist_tool(self, name: str) -> AgentBuilder[ResultT]:
         """Forbid the tool ``name`` (it is not offered, and a call to it is refused)."""
         return self._with(memory=self.memory.blacklist_tool(name))
 
-    def approve_with(self, approver: Approver) -> AgentBuilder:
+    def approve_with(self, approver: Approver) -> AgentBuilder[ResultT]:
         """Ask ``approver`` about calls that need approval (instead of suspending)."""
         return self._with(approver=approver)
 
-    def approve_with_async(self, approver: AsyncApprover) -> AgentBuilder:
+    def approve_with_async(self, approver: AsyncApprover) -> AgentBuilder[ResultT]:
         """Ask the coroutine ``approver`` about calls that need approval (for ``arun``)."""
         return self._with(async_approver=approver)
 
-    def suspend_for_approval(self) -> AgentBuilder:
+    def suspend_for_approval(self) -> AgentBuilder[ResultT]:
         """Suspend the run when a call needs approval (the default)."""
         return self._with(approver=None, async_approver=None)
 
-    def approve_all_tools(self, enabled: bool = True) -> AgentBuilder:
+    def approve_all_tools(self, enabled: bool = True) -> AgentBuilder[ResultT]:
         """Route every tool call through WaitingForHuman."""
         return self._config(approve_all_tools=enabled)
 
-    def with_clock(self, clock: Clock) -> AgentBuilder:
+    def with_clock(self, clock: Clock) -> AgentBuilder[ResultT]:
         """Use ``clock`` for trace timestamps (e.g. a StepClock in tests)."""
         return self._with(clock=clock)
 
-    def observe(self, observer: RunObserver | None) -> AgentBuilder:
+    def observe(self, observer: RunObserver | None) -> AgentBuilder[ResultT]:
         """Report every run to ``observer`` (OpenTelemetry: ``agentsm_fn.otel.OtelObserver``; None: off)."""
         return self._with(observer=observer)
 
-    def build(self) -> Result[Agent, BuildError]:
+    def build(self) -> Result[Agent[ResultT], BuildError]:
         """Build with the default handlers; ``Failure(BuildError)`` lists every problem."""
         return self.build_with_handlers({})
 
     def build_with_handlers(
         self, handlers: Mapping[State, HandlerLike[Event, AgentMemory]]
-    ) -> Result[Agent, BuildError]:
+    ) -> Result[Agent[ResultT], BuildError]:
         """Build with some states' handlers replaced (advanced: custom states)."""
         problems: list[str] = []
         provider = self.provider
@@ -262,10 +279,11 @@ class AgentBuilder:
         elif sync_provider(provider) is None and async_provider(provider) is None:
             problems.append(f"{type(provider).__name__} has neither complete() nor acomplete()")
         problems.extend(_config_problems(self.memory.config))
-        machine = REACT_MACHINE
+        typed = self.output.spec is not None or self.output.validators
+        machine = react_machine(self.output) if typed else REACT_MACHINE
         if handlers:
             try:
-                machine = REACT_MACHINE.extend(handlers=handlers)
+                machine = machine.extend(handlers=handlers)
             except MachineDefinitionError as exc:
                 problems.extend(exc.problems)
         if problems or provider is None:
@@ -277,6 +295,7 @@ class AgentBuilder:
                 machine=machine,
                 registry=self.registry,
                 llm=provider,
+                output=self.output,
                 approver=self.approver,
                 async_approver=self.async_approver,
                 clock=self.clock,

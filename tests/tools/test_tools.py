@@ -89,7 +89,7 @@ def test_tool_decorator_derives_the_schema() -> None:
     props = schema["properties"]
     assert props["city"] == {"type": "string", "description": "The city name, in English."}
     assert props["unit"]["enum"] == ["C", "F"]
-    assert props["days"] == {"type": "array", "items": {"type": "integer"}}
+    assert props["days"] == {"type": ["array", "null"], "items": {"type": "integer"}}  # None is a value too
     assert schema["required"] == ["city"]
 
 

@@ -15,6 +15,7 @@ from agentsm_fn.agents.react.errors import (
     LlmError,
     MemoryError,
     NoHandlerForState,
+    OutputInvalidError,
     ReactError,
     SafetyCapExceededError,
     ToolEffectError,
@@ -25,6 +26,7 @@ from agentsm_fn.agents.react.machine import (
     DEFAULT_HANDLERS,
     REACT_MACHINE,
     narrate_react,
+    react_machine,
     safety_cap,
 )
 from agentsm_fn.agents.react.memory import SUMMARY_TOOL, AgentMemory, HistoryEntry, HumanApprovalRequest
@@ -63,6 +65,7 @@ __all__ = [
     "MemoryError",
     "Modified",
     "NoHandlerForState",
+    "OutputInvalidError",
     "REACT_MACHINE",
     "ReactCompleted",
     "ReactError",
@@ -85,6 +88,7 @@ __all__ = [
     "compression_prompt",
     "is_valid_transition",
     "narrate_react",
+    "react_machine",
     "react_thread_so_far",
     "react_turn_messages",
     "safety_cap",

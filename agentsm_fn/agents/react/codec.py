@@ -29,6 +29,7 @@ import attrs
 from pyrsistent import PMap, PVector, pmap, pvector
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.agents.output import values as output
 from agentsm_fn.agents.react import config, effects, memory, outcomes, states
 from agentsm_fn.core import effect_failures, journal, snapshot, trace
 from agentsm_fn.llm import call, conversation, messages, replies
@@ -90,6 +91,9 @@ register(
     spec.ToolDef,
     effect_failures.EffectFailure,
     effect_failures.FailureKind,
+    output.OutputSpec,
+    output.OutputProblem,
+    output.RejectedOutput,
 )
 
 

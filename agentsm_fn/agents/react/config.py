@@ -1,7 +1,9 @@
 """The agent's configuration: step and retry limits, reflection, models, token budget.
 
 Defaults are the seed's: ``max_steps`` 15, ``max_retries`` 3, ``confidence_threshold``
-0.4, ``reflect_every_n_steps`` 5 (0 = never), ``min_answer_length`` 20.
+0.4, ``reflect_every_n_steps`` 5 (0 = never), ``min_answer_length`` 20; and
+``max_output_retries`` 3 (how many times a reply that is not a valid typed result is sent
+back to the model before the run fails).
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ class AgentConfig:
     ``approve_all_tools`` routes every tool call through WaitingForHuman;
     ``budget`` is copied into ``AgentMemory.budget`` when a memory is created;
     ``request_confidence`` asks the provider for logprobs, from which a reply's
-    confidence is derived (otherwise replies carry confidence 1.0).
+    confidence is derived (otherwise replies carry confidence 1.0);
+    ``max_output_retries`` bounds the corrections of a typed result (Correcting's budget).
 
     Example:
         >>> c = AgentConfig()
@@ -74,6 +77,7 @@ class AgentConfig:
     approve_all_tools: bool = False
     budget: TokenBudget | None = None
     request_confidence: bool = False
+    max_output_retries: int = 3
 
     def with_model(self, task_type: str, model: str) -> AgentConfig:
         """A config that routes ``task_type`` to ``model``.

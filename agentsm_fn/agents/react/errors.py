@@ -4,6 +4,7 @@
 
     ReactError
     ├── AgentFailed          the run reached the Error state (memory.error says why)
+    ├── OutputInvalidError   it reached Error because no reply gave a valid typed result
     ├── InvalidTransitionError    a handler emitted an event with no row for its state
     ├── NoHandlerForState    a non-terminal state has no handler
     ├── SafetyCapExceededError    more transitions than the safety cap
@@ -23,6 +24,7 @@ from typing import TypeAlias
 
 import attrs
 
+from agentsm_fn.agents.output.values import RejectedOutput
 from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.states import Event, State
 from agentsm_fn.core import failures as core
@@ -36,6 +38,7 @@ __all__ = [
     "LlmError",
     "MemoryError",
     "NoHandlerForState",
+    "OutputInvalidError",
     "ReactError",
     "SafetyCapExceededError",
     "ToolEffectError",
@@ -62,6 +65,32 @@ class AgentFailed:
     def describe(self) -> str:
         """One line, as the seed's Display."""
         return f"Agent failed: {self.message}"
+
+
+@attrs.frozen
+class OutputInvalidError:
+    """No reply gave a valid typed result within ``max_output_retries``: the last one, and its problems.
+
+    Example:
+        >>> from agentsm_fn.agents.output import OutputProblem
+        >>> problem = OutputProblem(path="$", message="'n' is required")
+        >>> last = RejectedOutput(step=4, reply="{}", problems=[problem])
+        >>> OutputInvalidError(last, retries=3).describe()
+        "Output invalid after 3 retries: $: 'n' is required"
+    """
+
+    rejected: RejectedOutput
+    retries: int
+    snapshot: AgentSnapshot | None = attrs.field(default=None, repr=False)
+
+    @property
+    def reply(self) -> str:
+        """The last invalid reply's text."""
+        return self.rejected.reply
+
+    def describe(self) -> str:
+        """One line: how many retries, and every problem of the last reply."""
+        return f"Output invalid after {self.retries} retries: {self.rejected.describe()}"
 
 
 @attrs.frozen
@@ -185,6 +214,7 @@ class BuildError:
 
 ReactError: TypeAlias = (
     AgentFailed
+    | OutputInvalidError
     | InvalidTransitionError
     | NoHandlerForState
     | SafetyCapExceededError
@@ -227,15 +257,20 @@ def from_run_failure(failure: core.RunFailed[State, AgentMemory]) -> ReactError:
             return MemoryError(reason.describe(), snap)
 
 
-def from_error_state(snapshot: AgentSnapshot) -> AgentFailed:
-    """The failure of a run that reached Error.
+def from_error_state(snapshot: AgentSnapshot) -> AgentFailed | OutputInvalidError:
+    """The failure of a run that reached Error (:class:`OutputInvalidError` when its retries were spent).
 
     Example:
         >>> from agentsm_fn.core.snapshot import Snapshot
         >>> from_error_state(Snapshot(state=State.Error, memory=AgentMemory.new("t"))).message
         'Unknown error'
     """
-    return AgentFailed(snapshot.memory.error or "Unknown error", snapshot)
+    memory = snapshot.memory
+    # Correcting counts a retry for every rejection it sent back; one more rejection than
+    # retries is the one whose budget was spent (a later MaxSteps leaves them equal).
+    if len(memory.rejected_outputs) > memory.output_retries:
+        return OutputInvalidError(memory.rejected_outputs[-1], memory.output_retries, snapshot)
+    return AgentFailed(memory.error or "Unknown error", snapshot)
 
 
 def agent_failure(snapshot: AgentSnapshot) -> str | None:

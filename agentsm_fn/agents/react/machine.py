@@ -1,8 +1,10 @@
 """``REACT_MACHINE``: the ReAct agent as a core :class:`Machine` (table, handlers, narrator, cap).
 
 Handlers close over nothing: everything they read (config, tool definitions,
-blacklist, budget) is in the frozen :class:`AgentMemory`. Planning is the only
-budgeted state (it consumes ``max_steps``). The safety cap is
+blacklist, budget, the result's schema) is in the frozen :class:`AgentMemory`; only
+:func:`react_machine`'s Planning handler closes over a result type (its class and output
+validators, which are code, not data). Planning (it consumes ``max_steps``) and Correcting
+(it consumes ``max_output_retries``) are the budgeted states. The safety cap is
 ``CYCLE_LENGTH * max_steps + 2``: every cycle passes through Planning, which
 increments ``step`` or leaves, and the longest cycle (Planning -> WaitingForHuman ->
 Acting -> Observing -> Reflecting -> Planning) takes 5 transitions; add Idle's
@@ -12,10 +14,14 @@ before ``MaxSteps`` (with ``max_steps`` 2 the run needs 8 transitions).
 
 from __future__ import annotations
 
+from typing import TypeVar
+
+from agentsm_fn.agents.output.result_type import ResultType
 from agentsm_fn.agents.react.acting import act, act_in_parallel, receive_act, receive_parallel
+from agentsm_fn.agents.react.correcting import correct
 from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.observing import idle, observe
-from agentsm_fn.agents.react.planning import plan, receive_plan
+from agentsm_fn.agents.react.planning import plan, receive_plan, receiving
 from agentsm_fn.agents.react.reflecting import receive_summary, reflect
 from agentsm_fn.agents.react.states import Event, State
 from agentsm_fn.agents.react.table import TRANSITIONS
@@ -24,7 +30,16 @@ from agentsm_fn.core.handlers import effectful, pure
 from agentsm_fn.core.machine import HandlerLike, Machine, define_machine
 from agentsm_fn.llm.json import dumps
 
-__all__ = ["CYCLE_LENGTH", "DEFAULT_HANDLERS", "REACT_MACHINE", "narrate_react", "safety_cap"]
+__all__ = [
+    "CYCLE_LENGTH",
+    "DEFAULT_HANDLERS",
+    "REACT_MACHINE",
+    "narrate_react",
+    "react_machine",
+    "safety_cap",
+]
+
+T = TypeVar("T")
 
 CYCLE_LENGTH = 5
 """Transitions in the longest cycle through Planning."""
@@ -70,7 +85,16 @@ def narrate_react(state: State, event: Event, memory: AgentMemory) -> str:
             return f"step={m.step} confidence={m.confidence_score} retry={m.retry_count}"
         if event is Event.ToolBlacklisted:
             return f"step={m.step} blacklisted=" + ",".join(m.refused_tools)
-    if event is Event.MaxSteps or event is Event.BudgetExceeded or event is Event.FatalError:
+        if event is Event.OutputInvalid and m.rejected_outputs:
+            return f"step={m.step} problems={_short(m.rejected_outputs[-1].describe())!r}"
+    if state is State.Correcting and event is Event.RetryOutput:
+        return f"step={m.step} output_retries={m.output_retries}"
+    if (
+        event is Event.MaxSteps
+        or event is Event.OutputRetriesExhausted
+        or event is Event.BudgetExceeded
+        or event is Event.FatalError
+    ):
         return f"step={m.step} error={_short(m.error)!r}"
     if state is State.WaitingForHuman and m.pending_approval is not None:
         return f"step={m.step} decision={m.pending_approval.decision!r}"
@@ -91,6 +115,7 @@ DEFAULT_HANDLERS: dict[State, HandlerLike[Event, AgentMemory]] = {
     State.WaitingForHuman: effectful(ask_human, receive_decision, failure_event=Event.HumanRejected),
     State.Observing: pure(observe),
     State.Reflecting: effectful(reflect, receive_summary, failure_event=Event.ReflectDone),
+    State.Correcting: pure(correct),
 }
 """The seed's handlers, one per non-terminal state (Done and Error stop the run on arrival)."""
 
@@ -102,8 +127,24 @@ REACT_MACHINE: Machine[State, Event, AgentMemory] = define_machine(
     terminals={State.Done, State.Error},
     table=TRANSITIONS,
     handlers=DEFAULT_HANDLERS,
-    budgeted={State.Planning},
+    budgeted={State.Planning, State.Correcting},
     safety_cap=safety_cap,
     narrate=narrate_react,
 )
 """The ReAct agent machine (read by the verifier and the property kit)."""
+
+
+def react_machine(result: ResultType[T]) -> Machine[State, Event, AgentMemory]:
+    """The ReAct machine whose Planning reads replies as ``result`` (its class, its output validators).
+
+    The table, and so everything the verifier proves, is :data:`REACT_MACHINE`'s; the
+    fingerprint names the result type (Planning's receive half is ``receive_plan[Name]``).
+
+    Example:
+        >>> from agentsm_fn.agents.output import result_type
+        >>> machine = react_machine(result_type({"type": "object"}, name="Ack"))
+        >>> machine.table == REACT_MACHINE.table, machine.handlers[State.Planning]
+        (True, Effectful(request=plan, receive=receive_plan[Ack]))
+    """
+    planning = effectful(plan, receiving(result), failure_event=Event.FatalError)
+    return REACT_MACHINE.extend(handlers={State.Planning: planning})

@@ -13,6 +13,14 @@ Observing; ``history`` grows only in Observing and is compressed only in Reflect
 ``ToolBlacklisted`` trace row) is set by Planning on ``ToolBlacklisted`` and cleared
 when the next plan step starts; ``conversation`` (a thread's earlier turns) is set when
 a turn starts (:meth:`AgentMemory.start_turn`) and compressed only in Reflecting.
+
+One idea over 300 lines: the memory is one value, and its fields, their converters and its
+fast copy (``evolve``) are read together.
+
+Typed results: ``output`` (the result asked for: name and JSON Schema; None for text) is
+set when the memory is made; ``result`` (the valid value, as its result type keeps it)
+and ``rejected_outputs`` (each reply that was not a valid result) are set by Planning;
+``output_retries`` (Correcting's budget counter) only by Correcting.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from typing import Self, TypedDict, Unpack, cast
 import attrs
 from pyrsistent import PVector, pvector
 
+from agentsm_fn.agents.output.values import OutputSpec, RejectedOutput
 from agentsm_fn.agents.react.config import AgentConfig, TokenBudget
 from agentsm_fn.agents.react.outcomes import ApprovalDecision, ReactToolResult
 from agentsm_fn.llm.conversation import Conversation
@@ -90,6 +99,10 @@ def _results(value: Iterable[ReactToolResult]) -> tuple[ReactToolResult, ...]:
     return tuple(value)
 
 
+def _rejected(value: Iterable[RejectedOutput]) -> tuple[RejectedOutput, ...]:
+    return tuple(value)
+
+
 def _refused(value: Iterable[str]) -> tuple[str, ...]:
     return tuple(value)
 
@@ -126,6 +139,10 @@ class MemoryChanges(TypedDict, total=False):
     refused_tools: tuple[str, ...]
     tools: tuple[ToolDef, ...]
     conversation: Conversation
+    output: OutputSpec | None
+    result: object
+    output_retries: int
+    rejected_outputs: tuple[RejectedOutput, ...]
 
 
 # Not slotted: a copy is one C-level dict copy, which makes ``evolve`` (called several times per
@@ -167,6 +184,11 @@ class AgentMemory:
     tools: tuple[ToolDef, ...] = attrs.field(default=(), converter=_tools)
     # A thread's earlier turns (empty for a run that is no thread's turn)
     conversation: Conversation = attrs.field(factory=Conversation)
+    # Typed results
+    output: OutputSpec | None = None
+    result: object = None
+    output_retries: int = 0
+    rejected_outputs: tuple[RejectedOutput, ...] = attrs.field(default=(), converter=_rejected)
 
     @classmethod
     def new(cls, task: str) -> AgentMemory:
@@ -291,5 +313,6 @@ _FRESH_RUN: MemoryChanges = {
     **{"current_tool_call": None, "pending_tool_calls": (), "parallel_results": ()},
     **{"last_observation": None, "pending_approval": None, "history": pvector()},
     **{"final_answer": None, "error": None, "refused_tools": ()},
+    **{"result": None, "output_retries": 0, "rejected_outputs": ()},
 }
 """What a run fills in, at its start values: a new turn begins with these."""

@@ -15,15 +15,27 @@ Rules (000 section 4.8, 001):
 * a call that needs approval: set ``current_tool_call`` and ``pending_approval``,
   emit ``HumanApprovalRequired``; else set ``current_tool_call``, emit ``LlmToolCall``;
 * final answer shorter than ``min_answer_length``: emit ``AnswerTooShort``;
-  else set ``final_answer``, emit ``LlmFinalAnswer``.
+  else set ``final_answer``, emit ``LlmFinalAnswer``;
+* with a typed result (``memory.output``): a final answer that is a valid result sets
+  ``final_answer`` (its text) and ``result`` (the value), emits ``LlmFinalAnswer``; one that
+  is not (no JSON object, the schema broken, the class refusing it, an output validator's
+  problem) is appended to ``rejected_outputs`` with every problem, emits ``OutputInvalid``.
+  ``min_answer_length`` does not apply to a typed result.
+
+:func:`receive_plan` checks a typed result against its schema alone (its value is a
+frozen JSON object); :func:`receiving` makes the receive half for a result type whose
+values are of a class, or that has output validators.
 """
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias, TypedDict
+from collections.abc import Callable
+from typing import Literal, TypeAlias, TypedDict, TypeVar
 
-from returns.result import Result
+from returns.result import Failure, Result, Success
 
+from agentsm_fn.agents.output.result_type import ResultType
+from agentsm_fn.agents.output.values import OutputSpec, RejectedOutput
 from agentsm_fn.agents.react.memory import AgentMemory, HumanApprovalRequest
 from agentsm_fn.agents.react.policy import approval_reason
 from agentsm_fn.agents.react.prompt import planning_request
@@ -32,9 +44,10 @@ from agentsm_fn.core.effects import Perform
 from agentsm_fn.core.faults import Fault
 from agentsm_fn.core.handlers import emit, perform
 from agentsm_fn.llm.call import LlmCall
+from agentsm_fn.llm.json import JsonObject
 from agentsm_fn.llm.replies import LlmFailure, LlmOutcome, LlmReply, Usage
 
-__all__ = ["plan", "receive_plan"]
+__all__ = ["Receive", "plan", "receive_plan", "receiving"]
 
 Guarded: TypeAlias = Literal[Event.MaxSteps, Event.BudgetExceeded]
 Decided: TypeAlias = Literal[
@@ -46,7 +59,15 @@ Decided: TypeAlias = Literal[
     Event.LlmToolCall,
     Event.AnswerTooShort,
     Event.LlmFinalAnswer,
+    Event.OutputInvalid,
 ]
+
+T = TypeVar("T")
+
+Receive: TypeAlias = Callable[
+    [AgentMemory, LlmOutcome], Result[tuple[Decided, AgentMemory] | Perform[LlmOutcome, AgentMemory], Fault]
+]
+"""Planning's receive half (:func:`receive_plan`, or one made by :func:`receiving`)."""
 
 
 class _Seen(TypedDict):
@@ -91,6 +112,38 @@ def receive_plan(
         >>> event.name, m.final_answer
         ('LlmFinalAnswer', 'The answer is four, clearly.')
     """
+    return _receive(memory, outcome, None)
+
+
+def receiving(result: ResultType[T]) -> Receive:
+    """Planning's receive half for ``result``: its values are of its class, its validators run.
+
+    Its name (what a machine's fingerprint reads) carries the result's name.
+
+    Example:
+        >>> from agentsm_fn.agents.output import result_type
+        >>> from agentsm_fn.llm.replies import LlmReply
+        >>> receive = receiving(result_type({"type": "object", "required": ["n"]}, name="Count"))
+        >>> receive.__qualname__
+        'receive_plan[Count]'
+        >>> memory = AgentMemory.new("t").evolve(output=result_type({"type": "object"}).spec)
+        >>> event, m = receive(memory, LlmReply(content="{}")).unwrap()
+        >>> event.name, m.rejected_outputs[0].describe()
+        ('OutputInvalid', "$: 'n' is a required property")
+    """
+
+    def receive(
+        memory: AgentMemory, outcome: LlmOutcome
+    ) -> Result[tuple[Decided, AgentMemory] | Perform[LlmOutcome, AgentMemory], Fault]:
+        return _receive(memory, outcome, result)
+
+    receive.__qualname__ = receive.__name__ = f"receive_plan[{result.name}]"
+    return receive
+
+
+def _receive(
+    memory: AgentMemory, outcome: LlmOutcome, result: ResultType[T] | None
+) -> Result[tuple[Decided, AgentMemory] | Perform[LlmOutcome, AgentMemory], Fault]:
     if isinstance(outcome, LlmFailure):
         return emit(Event.FatalError, memory.evolve(error=f"LLM call failed: {outcome.describe()}"))
     # What every branch records about the reply, applied with the branch's own changes (one copy).
@@ -100,7 +153,11 @@ def receive_plan(
     }
     if outcome.is_tool_call:
         return _tool_calls(memory, outcome, seen)
-    return _final_answer(memory, outcome.content, seen)
+    if memory.output is not None:
+        if result is None:  # the schema alone: its value is a frozen JSON object
+            return _typed_answer(memory, outcome.content, seen, _schema_only(memory.output))
+        return _typed_answer(memory, outcome.content, seen, result)
+    return _final_answer(memory, outcome.content, seen, result)
 
 
 def _tool_calls(
@@ -126,9 +183,31 @@ def _tool_calls(
     return emit(Event.LlmToolCall, memory.evolve(**seen, current_tool_call=call))
 
 
+def _schema_only(spec: OutputSpec) -> ResultType[JsonObject]:
+    return ResultType[JsonObject](kind="schema", spec=spec)
+
+
 def _final_answer(
-    memory: AgentMemory, content: str, seen: _Seen
+    memory: AgentMemory, content: str, seen: _Seen, result: ResultType[T] | None
 ) -> Result[tuple[Decided, AgentMemory] | Perform[LlmOutcome, AgentMemory], Fault]:
     if len(content.strip()) < memory.config.min_answer_length:
         return emit(Event.AnswerTooShort, memory.evolve(**seen))
+    if result is not None and result.validators:  # text with output validators
+        return _typed_answer(memory, content, seen, result)
     return emit(Event.LlmFinalAnswer, memory.evolve(**seen, final_answer=content))
+
+
+def _typed_answer(
+    memory: AgentMemory, content: str, seen: _Seen, result: ResultType[T]
+) -> Result[tuple[Decided, AgentMemory] | Perform[LlmOutcome, AgentMemory], Fault]:
+    match result.check(content):
+        case Success(value):
+            done = memory.evolve(**seen, final_answer=content, result=result.stored(value))
+            return emit(Event.LlmFinalAnswer, done)
+        case Failure(problems):
+            rejected = RejectedOutput(step=memory.step, reply=content, problems=problems)
+            return emit(
+                Event.OutputInvalid,
+                memory.evolve(**seen, rejected_outputs=(*memory.rejected_outputs, rejected)),
+            )
+    raise AssertionError("unreachable")  # pragma: no cover

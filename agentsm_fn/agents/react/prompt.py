@@ -4,7 +4,9 @@ History is sent as real tool-call turns: one :class:`AssistantMessage` carrying 
 step's tool calls, then one :class:`ToolResultMessage` per call (the seed sent
 "Called tool ..." text instead). The task comes first, as the user turn that every
 provider's tool protocol expects before any assistant turn; a compressed summary
-is appended to it.
+is appended to it. A reply that was not a valid typed result follows the turns of
+the steps before it, as the assistant's text and a user message naming every problem
+(plain turns, the same for every provider and however the result was asked for).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import json
 from itertools import groupby
 from typing import TypeAlias
 
+from agentsm_fn.agents.output.values import RejectedOutput
 from agentsm_fn.agents.react.config import select_model
 from agentsm_fn.agents.react.memory import AgentMemory, HistoryEntry
 from agentsm_fn.llm.call import LlmRequest
@@ -119,9 +122,20 @@ def build_messages(memory: AgentMemory) -> tuple[Message, ...]:
         messages.append(SystemMessage(memory.system_prompt))
     messages.append(_task_message(memory))
     work = [e for e in memory.history if not e.is_summary]
-    for _, group in groupby(work, key=_step_of):
+    rejected = list(memory.rejected_outputs)
+    for step, group in groupby(work, key=_step_of):
+        while rejected and rejected[0].step < step:
+            messages.extend(_correction(memory, rejected.pop(0)))
         messages.extend(tool_turns(tuple(group)))
+    for last in rejected:
+        messages.extend(_correction(memory, last))
     return tuple(messages)
+
+
+def _correction(memory: AgentMemory, rejected: RejectedOutput) -> tuple[Message, ...]:
+    name = memory.output.name if memory.output is not None else "answer"
+    reply = rejected.reply if rejected.reply.strip() else "(an empty reply)"
+    return (AssistantMessage(content=reply), UserMessage(rejected.feedback(name)))
 
 
 def offered_tool_specs(memory: AgentMemory) -> tuple[ToolSpec, ...]:
@@ -144,11 +158,22 @@ def planning_request(memory: AgentMemory) -> LlmRequest:
         >>> planning_request(AgentMemory.new("t")).model
         ''
     """
+    output = memory.output
+    if output is None:
+        return LlmRequest(
+            model=select_model(memory.config, memory.task_type),
+            messages=build_messages(memory),
+            tools=offered_tool_specs(memory),
+            want_confidence=memory.config.request_confidence,
+        )
     return LlmRequest(
         model=select_model(memory.config, memory.task_type),
         messages=build_messages(memory),
         tools=offered_tool_specs(memory),
         want_confidence=memory.config.request_confidence,
+        response_schema=output.schema,
+        response_name=output.name,
+        response_description=output.description,
     )
 
 

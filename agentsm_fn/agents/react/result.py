@@ -1,7 +1,8 @@
 """What an agent run gives back: a completed run, or one suspended for a human.
 
-A run is ``Result[ReactCompleted | Suspended, ReactError]``. ``ReactCompleted`` holds the
-final snapshot (state Done), its answer, memory and trace. ``Suspended`` holds the
+A run is ``Result[ReactCompleted[R] | Suspended, ReactError]``. ``ReactCompleted`` holds the
+final snapshot (state Done), its answer, memory and trace, and its ``result``: a value of
+the agent's result type ``R`` (the answer's text unless a result type was given). ``Suspended`` holds the
 awaiting snapshot; it is a value: ``to_json()`` it, store it, and later
 ``Suspended.from_json(text)`` and resume it with the human's decision (in this
 process or another one).
@@ -9,11 +10,12 @@ process or another one).
 
 from __future__ import annotations
 
-from typing import TypeAlias
+from typing import Generic, TypeAlias, overload
 
 import attrs
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.agents.output.result_type import TEXT, ResultT, ResultType
 from agentsm_fn.agents.react import codec
 from agentsm_fn.agents.react.effects import AskHuman
 from agentsm_fn.agents.react.errors import (
@@ -29,7 +31,15 @@ from agentsm_fn.core.failures import RunFailed
 from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.core.trace import Trace
 
-__all__ = ["AgentOutcome", "ReactCompleted", "RunResult", "Suspended", "interpret_react"]
+__all__ = [
+    "AgentOutcome",
+    "EngineResult",
+    "ReactCompleted",
+    "RunResult",
+    "Suspended",
+    "completed",
+    "interpret_react",
+]
 
 
 def _snapshot_repr(snap: AgentSnapshot) -> str:
@@ -37,17 +47,20 @@ def _snapshot_repr(snap: AgentSnapshot) -> str:
 
 
 @attrs.frozen
-class ReactCompleted:
-    """A run that reached Done.
+class ReactCompleted(Generic[ResultT]):
+    """A run that reached Done: its ``result`` (of the agent's result type), answer, memory and trace.
 
     Example:
         >>> import attrs
         >>> m = attrs.evolve(AgentMemory.new("t"), final_answer="42")
-        >>> ReactCompleted(Snapshot(state=State.Done, memory=m, status=Status.FINISHED)).answer
-        '42'
+        >>> done = ReactCompleted(Snapshot(state=State.Done, memory=m, status=Status.FINISHED), "42")
+        >>> done.answer, done.result
+        ('42', '42')
     """
 
     snapshot: AgentSnapshot = attrs.field(repr=_snapshot_repr)
+    result: ResultT = attrs.field(repr=False)
+    """The run's result: the answer's text, or the value of the agent's result type."""
 
     @property
     def answer(self) -> str:
@@ -135,15 +148,42 @@ def _not_stored(reason: str) -> MemoryError:
     return MemoryError(f"not a stored agent run: {reason}")
 
 
-AgentOutcome: TypeAlias = ReactCompleted | Suspended
-"""How a run that did not fail ended."""
+AgentOutcome: TypeAlias = ReactCompleted[ResultT] | Suspended
+"""How a run that did not fail ended (``ResultT``: the result's type, text by default)."""
 
-RunResult: TypeAlias = Result[AgentOutcome, ReactError]
+RunResult: TypeAlias = Result[AgentOutcome[ResultT], ReactError]
 """What ``Agent.run`` returns."""
 
 
-def interpret_react(result: Result[Snapshot[State, AgentMemory], RunFailed[State, AgentMemory]]) -> RunResult:
-    """Turn the engine's run result into the agent's: Done, Error, suspended, or a failure.
+def completed(snapshot: AgentSnapshot, output: ResultType[ResultT]) -> ReactCompleted[ResultT]:
+    """The completed run of a snapshot in Done, its result read as ``output`` reads it.
+
+    Example:
+        >>> m = AgentMemory.new("t").evolve(final_answer="42")
+        >>> completed(Snapshot(state=State.Done, memory=m, status=Status.FINISHED), TEXT).result
+        '42'
+    """
+    memory = snapshot.memory
+    if output.spec is None:
+        return ReactCompleted(snapshot, output.value_of(memory.final_answer or "[No answer produced]"))
+    return ReactCompleted(snapshot, output.value_of(memory.result))
+
+
+EngineResult: TypeAlias = Result[Snapshot[State, AgentMemory], RunFailed[State, AgentMemory]]
+
+
+@overload
+def interpret_react(result: EngineResult) -> RunResult[str]: ...
+
+
+@overload
+def interpret_react(result: EngineResult, output: ResultType[ResultT]) -> RunResult[ResultT]: ...
+
+
+def interpret_react(
+    result: EngineResult, output: ResultType[ResultT] | None = None
+) -> RunResult[ResultT] | RunResult[str]:
+    """Turn the engine's run result into the agent's: Done (its result read as ``output``), Error, suspended.
 
     Example:
         >>> snap = Snapshot(state=State.Error, memory=AgentMemory.new("t"), status=Status.FINISHED)
@@ -154,7 +194,7 @@ def interpret_react(result: Result[Snapshot[State, AgentMemory], RunFailed[State
         case Success(snap) if snap.status is Status.AWAITING:
             return Success(Suspended(snap))
         case Success(snap) if snap.state is State.Done:
-            return Success(ReactCompleted(snap))
+            return Success(completed(snap, TEXT if output is None else output))
         case Success(snap) if snap.state is State.Error:
             return Failure(from_error_state(snap))
         case Success(snap):

@@ -4,6 +4,7 @@ States::
 
     Idle -> Planning -> Acting | ParallelActing | WaitingForHuman -> Observing
          -> Reflecting -> Planning ... -> Done | Error   (Done and Error are terminal)
+    Planning -> Correcting -> Planning | Error          (a reply that is not a valid result)
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class State(enum.Enum):
     WaitingForHuman = "WaitingForHuman"
     Observing = "Observing"
     Reflecting = "Reflecting"
+    Correcting = "Correcting"
     Done = "Done"
     Error = "Error"
 
@@ -79,3 +81,7 @@ class Event(enum.Enum):
     NeedsReflection = "NeedsReflection"
     # Reflecting outcome
     ReflectDone = "ReflectDone"
+    # Typed results: a reply that is not a valid result, and what Correcting decides
+    OutputInvalid = "OutputInvalid"
+    RetryOutput = "RetryOutput"
+    OutputRetriesExhausted = "OutputRetriesExhausted"

@@ -1,7 +1,9 @@
 """The transition table: the only place the ReAct agent's control flow lives.
 
-It is 001's table, plus ``BudgetExceeded`` (token budgets) and the ``FatalError``
-rows of the states whose handlers guard corrupt memory. Each row and why it exists:
+It is 001's table, plus ``BudgetExceeded`` (token budgets), the ``FatalError``
+rows of the states whose handlers guard corrupt memory, and the three rows of typed
+results (a reply that is not a valid result goes to Correcting, which sends the problems
+back or, its own budget spent, ends the run). Each row and why it exists:
 
 ===================  ======================  ===============  =============================================
 State                Event                   Next             Why
@@ -17,6 +19,7 @@ Planning             AnswerTooShort          Planning         retry: the answer 
 Planning             ToolBlacklisted         Planning         retry: the model asked for a banned tool
 Planning             HumanApprovalRequired   WaitingForHuman  the call's tool needs approval
 Planning             FatalError              Error            the provider failed
+Planning             OutputInvalid           Correcting       the reply is not a valid result (typed results)
 WaitingForHuman      HumanApproved           Acting           run the call as proposed
 WaitingForHuman      HumanRejected           Observing        the rejection becomes an observation
 WaitingForHuman      HumanModified           Acting           run the call with the human's arguments
@@ -30,6 +33,8 @@ ParallelActing       FatalError              Error            no pending calls (
 Observing            Continue                Planning         next cycle
 Observing            NeedsReflection         Reflecting       ``step`` is a multiple of the reflect period
 Reflecting           ReflectDone             Planning         history compressed (or kept on failure)
+Correcting           RetryOutput             Planning         retries left: the problems go back to the model
+Correcting           OutputRetriesExhausted  Error            ``max_output_retries`` spent: the run fails
 ===================  ======================  ===============  =============================================
 """
 
@@ -55,6 +60,7 @@ TRANSITIONS: Mapping[tuple[State, Event], State] = MappingProxyType(
         (State.Planning, Event.ToolBlacklisted): State.Planning,
         (State.Planning, Event.HumanApprovalRequired): State.WaitingForHuman,
         (State.Planning, Event.FatalError): State.Error,
+        (State.Planning, Event.OutputInvalid): State.Correcting,
         (State.WaitingForHuman, Event.HumanApproved): State.Acting,
         (State.WaitingForHuman, Event.HumanRejected): State.Observing,
         (State.WaitingForHuman, Event.HumanModified): State.Acting,
@@ -68,6 +74,8 @@ TRANSITIONS: Mapping[tuple[State, Event], State] = MappingProxyType(
         (State.Observing, Event.Continue): State.Planning,
         (State.Observing, Event.NeedsReflection): State.Reflecting,
         (State.Reflecting, Event.ReflectDone): State.Planning,
+        (State.Correcting, Event.RetryOutput): State.Planning,
+        (State.Correcting, Event.OutputRetriesExhausted): State.Error,
     }
 )
 """Every legal ``(state, event) -> state``; anything else is an InvalidTransition."""

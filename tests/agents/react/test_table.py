@@ -32,12 +32,15 @@ def _literal_events(annotation: object) -> set[Event]:
 def test_machine_definition_has_no_problems() -> None:
     assert REACT_MACHINE.problems() == ()
     assert REACT_MACHINE.terminals == {State.Done, State.Error}
-    assert REACT_MACHINE.budgeted == {State.Planning}
+    assert REACT_MACHINE.budgeted == {State.Planning, State.Correcting}
     assert REACT_MACHINE.initial is State.Idle
 
 
-def test_table_is_001s_table_plus_budget_and_fatal_guards() -> None:
-    assert len(TRANSITIONS) == 24
+def test_table_is_001s_table_plus_budget_fatal_guards_and_typed_results() -> None:
+    assert len(TRANSITIONS) == 27
+    assert TRANSITIONS[(State.Planning, Event.OutputInvalid)] is State.Correcting
+    assert TRANSITIONS[(State.Correcting, Event.RetryOutput)] is State.Planning
+    assert TRANSITIONS[(State.Correcting, Event.OutputRetriesExhausted)] is State.Error
     assert TRANSITIONS[(State.Planning, Event.BudgetExceeded)] is State.Error
     assert TRANSITIONS[(State.WaitingForHuman, Event.HumanRejected)] is State.Observing
     assert TRANSITIONS[(State.WaitingForHuman, Event.HumanModified)] is State.Acting
@@ -45,7 +48,7 @@ def test_table_is_001s_table_plus_budget_and_fatal_guards() -> None:
     assert not is_valid_transition(State.Done, Event.Start)
 
 
-def test_every_state_is_reachable_and_every_cycle_passes_planning() -> None:
+def test_every_state_is_reachable_and_every_cycle_passes_planning() -> None:  # Correcting's too
     graph: nx.DiGraph[State] = nx.DiGraph([(s, t) for (s, _), t in TRANSITIONS.items()])
     assert nx.descendants(graph, State.Idle) | {State.Idle} == set(State)
     without_planning = graph.copy()
@@ -95,7 +98,7 @@ def test_a_refusal_row_names_the_refused_tools() -> None:
     assert narrate_react(State.Planning, Event.ToolBlacklisted, memory) == "step=3 blacklisted=weather,rm"
 
 
-def test_state_names_match_the_seed() -> None:
+def test_state_names_match_the_seed_plus_correcting() -> None:
     assert [s.as_str() for s in State] == [
         "Idle",
         "Planning",
@@ -104,6 +107,7 @@ def test_state_names_match_the_seed() -> None:
         "WaitingForHuman",
         "Observing",
         "Reflecting",
+        "Correcting",
         "Done",
         "Error",
     ]
