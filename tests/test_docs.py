@@ -102,7 +102,9 @@ def run_block(block: Block, namespace: dict[str, object]) -> None:
         runner.run(test, out=report.write, clear_globs=False)
         assert runner.failures == 0, report.getvalue()
         return
-    exec(compile("\n" * (block.line) + block.code, str(block.path), "exec"), namespace)
+    # dont_inherit: a reader's script does not have this module's ``from __future__ import annotations``
+    code = compile("\n" * (block.line) + block.code, str(block.path), "exec", dont_inherit=True)
+    exec(code, namespace)
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))

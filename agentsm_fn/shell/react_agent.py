@@ -45,22 +45,6 @@ __all__ = ["Agent", "AgentBuilder"]
 T = TypeVar("T")
 
 
-def _config_problems(config: AgentConfig) -> list[str]:
-    problems = []
-    for name in (
-        "max_steps",
-        "max_retries",
-        "reflect_every_n_steps",
-        "min_answer_length",
-        "max_output_retries",
-    ):
-        if getattr(config, name) < 0:
-            problems.append(f"config.{name} must be >= 0, got {getattr(config, name)}")
-    if not 0.0 <= config.confidence_threshold <= 1.0:
-        problems.append(f"config.confidence_threshold must be in [0, 1], got {config.confidence_threshold}")
-    return problems
-
-
 class _BuilderChanges(TypedDict, total=False):
     memory: AgentMemory
     registry: ToolRegistry
@@ -278,7 +262,7 @@ class AgentBuilder(Generic[ResultT]):
             problems.append("LLM caller is required (call .llm(provider))")
         elif sync_provider(provider) is None and async_provider(provider) is None:
             problems.append(f"{type(provider).__name__} has neither complete() nor acomplete()")
-        problems.extend(_config_problems(self.memory.config))
+        problems.extend(self.memory.config.problems())
         typed = self.output.spec is not None or self.output.validators
         machine = react_machine(self.output) if typed else REACT_MACHINE
         if handlers:

@@ -83,10 +83,30 @@ def _nullable(schema: dict[str, JsonValue]) -> dict[str, JsonValue]:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
+def _hints(cls: type, extras: bool = False) -> dict[str, object]:
+    try:
+        return typing.get_type_hints(cls, include_extras=extras)
+    except NameError as exc:
+        message = (
+            f"the annotations of {cls.__qualname__} cannot be read ({exc}): a class it names must be "
+            "found from its module (not defined inside a function, under postponed annotations)"
+        )
+        raise TypeError(message) from exc
+
+
 def _fields(cls: type) -> tuple[dict[str, object], set[str]]:
-    hints = typing.get_type_hints(cls)
+    hints = _hints(cls)
     if typing.is_typeddict(cls):
-        required = set(getattr(cls, "__required_keys__", hints))
+        # Read from the annotations, not ``__required_keys__``: under postponed annotations
+        # (``from __future__ import annotations``) Python 3.11 counts a NotRequired key as required.
+        marked = _hints(cls, extras=True)
+        total = bool(getattr(cls, "__total__", True))
+        required = {
+            name
+            for name, annotation in marked.items()
+            if typing.get_origin(annotation) is typing.Required
+            or (total and typing.get_origin(annotation) is not typing.NotRequired)
+        }
         return dict(hints), required
     fields = [f for f in attrs.fields(cls) if f.init]
     names = {f.alias or f.name: f.name for f in fields}

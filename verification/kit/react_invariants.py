@@ -6,8 +6,9 @@
   Planning (WaitingForHuman may replace its arguments, keeping id and name) and
   cleared by Observing; ``last_observation`` is set by Acting and cleared by
   Observing; ``history`` grows only in Observing (append-only) and is rewritten only
-  by Reflecting's compression;
-* ``step`` never exceeds ``config.max_steps``;
+  by Reflecting's compression; typed results: ``output_retries`` changes only in
+  Correcting, ``rejected_outputs`` and ``result`` only in Planning;
+* ``step`` never exceeds ``config.max_steps``, ``output_retries`` never ``config.max_output_retries``;
 * a blacklisted tool is never executed (no ``RunTool`` of it, alone or in a batch);
 * a tool that needs approval never runs without it (an ``Approved`` or ``Modified``
   decision on that very call);
@@ -16,7 +17,8 @@
 
 The trace is append-only and Done and Error never change memory: the derived
 state machine checks both for every machine. :func:`react_budget` is the budget
-to pass to :func:`~verification.kit.check_machine` (Planning visits: ``max_steps + 1``).
+to pass to :func:`~verification.kit.check_machine` (visits to the budgeted states: Planning's
+``max_steps + 1`` and Correcting's ``max_output_retries + 1``).
 
 :data:`REACT_PROPERTIES` says the safety promises over whole runs
 (:mod:`verification.kit.run_properties`): no tool that needs approval runs without an
@@ -61,6 +63,7 @@ __all__ = [
     "BUDGET_RESPECTED",
     "FINISHES_WITHIN_BOUND",
     "NO_BLACKLISTED_RUN",
+    "OUTPUT_RETRIES_WITHIN_MAX",
     "OWNERSHIP",
     "REACT_INVARIANTS",
     "REACT_PROPERTIES",
@@ -74,13 +77,13 @@ ReactInvariant: TypeAlias = MemoryInvariant[AgentMemory] | TransitionInvariant[S
 
 
 def react_budget(memory: AgentMemory) -> int:
-    """Visits to Planning (the budgeted state) a run may make: one per step, plus the last.
+    """Visits to the budgeted states a run may make: Planning's steps and Correcting's retries, each plus one.
 
     Example:
         >>> react_budget(AgentMemory.new("t"))
-        16
+        20
     """
-    return max(memory.config.max_steps, 0) + 1
+    return max(memory.config.max_steps, 0) + 1 + max(memory.config.max_output_retries, 0) + 1
 
 
 def _tool_call_ownership(t: Transition[State, AgentMemory]) -> bool:
@@ -136,6 +139,12 @@ STEP_WITHIN_MAX: MemoryInvariant[AgentMemory] = memory_invariant(
 )
 """``step <= config.max_steps`` in every reachable memory."""
 
+OUTPUT_RETRIES_WITHIN_MAX: MemoryInvariant[AgentMemory] = memory_invariant(
+    "output_retries never exceeds config.max_output_retries",
+    lambda m: m.output_retries <= max(m.config.max_output_retries, 0),
+)
+"""``output_retries <= config.max_output_retries`` in every reachable memory (Correcting's budget)."""
+
 BLACKLIST_RESPECTED: TransitionInvariant[State, AgentMemory] = transition_invariant(
     "a blacklisted tool is never executed", _no_blacklisted_run
 )
@@ -161,12 +170,16 @@ OWNERSHIP: tuple[TransitionInvariant[State, AgentMemory], ...] = (
     cleared_in("last_observation", lambda m: m.last_observation, {State.Observing}),
     only_changed_in("history", lambda m: m.history, {State.Observing, State.Reflecting}),
     append_only("history", lambda m: m.history, except_in={State.Reflecting}),
+    only_changed_in("output_retries", lambda m: m.output_retries, {State.Correcting}),
+    only_changed_in("rejected_outputs", lambda m: m.rejected_outputs, {State.Planning}),
+    only_changed_in("result", lambda m: m.result, {State.Planning}),
 )
 """Seed 001's ownership table, as transition invariants."""
 
 REACT_INVARIANTS: tuple[ReactInvariant, ...] = (
     *OWNERSHIP,
     STEP_WITHIN_MAX,
+    OUTPUT_RETRIES_WITHIN_MAX,
     BLACKLIST_RESPECTED,
     APPROVAL_REQUIRED,
     BUDGET_RESPECTED,

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import attrs
 
+from agentsm_fn.agents.output import OutputProblem, RejectedOutput
 from agentsm_fn.agents.react import AgentConfig, AgentMemory, State, TokenBudget
-from verification.kit.react_strategies import TOOL_POOL, _memory
+from verification.kit.react_strategies import ANSWER_OUTPUT, TOOL_POOL, _memory
 
 __all__ = ["react_script_entries", "react_script_memories"]
 
@@ -39,15 +40,36 @@ def react_script_memories() -> tuple[AgentMemory, ...]:
         attrs.evolve(base, max_steps=0),
         attrs.evolve(base, budget=TokenBudget(total=0)),
     )
-    return tuple(_memory("What is 2 + 2?", c, list(TOOL_POOL), frozenset({"shell"})) for c in configs)
+    plain = tuple(_memory("What is 2 + 2?", c, list(TOOL_POOL), frozenset({"shell"}), None) for c in configs)
+    typed = tuple(  # a typed result with no retry, and with one
+        _memory(
+            "Capital of France?", attrs.evolve(base, max_output_retries=n), [], frozenset(), ANSWER_OUTPUT
+        )
+        for n in (0, 1)
+    )
+    return (*plain, *typed)
 
 
 def react_script_entries() -> tuple[tuple[State, AgentMemory], ...]:
-    """Corrupt-memory starts in each tool state, for the rows that guard against them.
+    """Corrupt-memory starts in each tool state, for the rows that guard against them; and typed starts.
+
+    A typed result's rows cannot share a run with ``AnswerTooShort`` (a typed result has no
+    minimum length), so they are scripted alone: from Planning with a memory that asks for a
+    typed result (no retry), and from Correcting with one reply rejected (a retry left, or none).
 
     Example:
         >>> [s.name for s, _ in react_script_entries()]
-        ['Acting', 'ParallelActing', 'WaitingForHuman']
+        ['Acting', 'ParallelActing', 'WaitingForHuman', 'Planning', 'Correcting', 'Correcting']
     """
-    memory = react_script_memories()[1]
-    return tuple((s, memory) for s in (State.Acting, State.ParallelActing, State.WaitingForHuman))
+    memories = react_script_memories()
+    corrupt = tuple((s, memories[1]) for s in (State.Acting, State.ParallelActing, State.WaitingForHuman))
+    rejected = RejectedOutput(
+        step=1, reply="{}", problems=[OutputProblem(path="$", message="'answer' is required")]
+    )
+    typed = memories[-1].evolve(step=1, rejected_outputs=(rejected,))
+    spent = typed.with_config(attrs.evolve(typed.config, budget=TokenBudget(total=0)))  # then BudgetExceeded
+    correcting = (
+        (State.Correcting, spent),
+        (State.Correcting, typed.evolve(output_retries=1)),
+    )  # retry, or not
+    return (*corrupt, (State.Planning, memories[-2]), *correcting)

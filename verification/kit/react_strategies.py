@@ -22,6 +22,7 @@ import functools
 import attrs
 from hypothesis import strategies as st
 
+from agentsm_fn.agents.output import OutputSpec
 from agentsm_fn.agents.react import (
     AgentConfig,
     AgentMemory,
@@ -43,6 +44,7 @@ from verification.kit.outcomes import Outcomes
 from verification.kit.strategies import json_objects, llm_failures
 
 __all__ = [
+    "ANSWER_OUTPUT",
     "TOOL_POOL",
     "approval_decisions",
     "react_configs",
@@ -86,6 +88,7 @@ def react_configs() -> st.SearchStrategy[AgentConfig]:
         parallel_tools=st.booleans(),
         approve_all_tools=st.booleans() | st.just(False),
         budget=budgets,
+        max_output_retries=st.integers(0, 2),
     )
 
 
@@ -103,12 +106,22 @@ def react_memories() -> st.SearchStrategy[AgentMemory]:
         tools=st.just(list(TOOL_POOL))
         | st.lists(st.sampled_from(TOOL_POOL), unique_by=lambda t: t.name, max_size=len(TOOL_POOL)),
         banned=st.frozensets(st.sampled_from(("shell", "unknown_tool", "delete_file")), max_size=2),
+        output=st.none() | st.just(ANSWER_OUTPUT),
     )
 
 
-def _memory(task: str, config: AgentConfig, tools: list[ToolDef], banned: frozenset[str]) -> AgentMemory:
+ANSWER_OUTPUT = OutputSpec(
+    name="Answer",
+    schema={"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]},
+)
+"""The typed result some generated memories ask for (replies give it, or break it)."""
+
+
+def _memory(
+    task: str, config: AgentConfig, tools: list[ToolDef], banned: frozenset[str], output: OutputSpec | None
+) -> AgentMemory:
     memory = AgentMemory.new(task).with_config(config).with_tools(tools)
-    return attrs.evolve(memory, blacklisted_tools=banned)
+    return attrs.evolve(memory, blacklisted_tools=banned, output=output)
 
 
 _USUAL_ARGUMENTS = st.sampled_from(({"q": "Paris"}, {"q": "2+2"}, {"q": "x"}, {}, {"q": 3}))
@@ -135,7 +148,7 @@ def _llm_outcomes(names: tuple[str, ...]) -> st.SearchStrategy[object]:
     calls = st.builds(ToolCall, id=ids, name=usual | st.sampled_from(names), arguments=_ARGUMENTS)
     usage = st.builds(Usage, input_tokens=st.integers(0, 40), output_tokens=st.integers(0, 20))
     confidence = st.sampled_from((1.0, 0.95, 0.5, 0.2, 0.0))
-    content = st.sampled_from(("", _ANSWER, "ok", "   ", "Paris")) | st.text(max_size=40)
+    content = st.sampled_from(("", _ANSWER, "ok", "   ", "Paris", *_TYPED)) | st.text(max_size=40)
     replies = st.builds(
         LlmReply,
         content=content,
@@ -168,6 +181,7 @@ def _llm_examples(call: LlmCall) -> tuple[object, ...]:
     two = (ToolCall("call_1", "search", {"q": "a"}), ToolCall("call_2", "calculator", {"q": "b"}))
     return (
         LlmReply(content=_ANSWER, usage=usage),
+        *(LlmReply(content=text, usage=usage) for text in _TYPED),
         *(one(name) for name in _NAMES),
         LlmReply(tool_calls=two, usage=usage),
         one("search", confidence=0.0),
@@ -176,6 +190,9 @@ def _llm_examples(call: LlmCall) -> tuple[object, ...]:
         LlmFailure(kind=LlmFailureKind.TIMEOUT, message="timed out"),
     )
 
+
+_TYPED = ('{"answer": "Paris"}', '{"answer": 3}', "{}", '["Paris"]')
+"""Replies for a typed result: valid, of the wrong type, missing its field, not an object."""
 
 _OUTPUT = st.sampled_from(("4", "Paris", "")) | st.text(max_size=20)
 _ERROR_TYPE = st.sampled_from(("Timeout", "ValueError", "ConnectionError"))

@@ -181,7 +181,11 @@ def covering_cases(
         for path in plan.paths:
             case, furthest = _script(machine, starts, path, registry, effort)
             if case is None:
-                blocked = path[min(furthest, len(path) - 1)]
+                # Set aside the row where the best attempt stopped; a path may still pass
+                # through a row set aside before (to reach rows after it), and then the next
+                # row that is not set aside yet goes (else the loop would stop, cases missing).
+                at = min(furthest, len(path) - 1)
+                blocked = next((r for r in path[at:] if r not in skipped), path[at])
                 break
             cases.append(case)
         if blocked is None or blocked in skipped:

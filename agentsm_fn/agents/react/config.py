@@ -79,6 +79,23 @@ class AgentConfig:
     request_confidence: bool = False
     max_output_retries: int = 3
 
+    def problems(self) -> list[str]:
+        """Every limit out of range (a negative count, a threshold outside [0, 1]); empty when none is.
+
+        Example:
+            >>> AgentConfig(max_steps=-1, confidence_threshold=2.0).problems()[1]
+            'config.confidence_threshold must be in [0, 1], got 2.0'
+        """
+        problems = []
+        for name in ("max_steps", "max_retries", "reflect_every_n_steps", "min_answer_length"):
+            if getattr(self, name) < 0:
+                problems.append(f"config.{name} must be >= 0, got {getattr(self, name)}")
+        if self.max_output_retries < 0:
+            problems.append(f"config.max_output_retries must be >= 0, got {self.max_output_retries}")
+        if not 0.0 <= self.confidence_threshold <= 1.0:
+            problems.append(f"config.confidence_threshold must be in [0, 1], got {self.confidence_threshold}")
+        return problems
+
     def with_model(self, task_type: str, model: str) -> AgentConfig:
         """A config that routes ``task_type`` to ``model``.
 
