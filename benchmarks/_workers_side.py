@@ -23,7 +23,7 @@ TARGET = "benchmarks/_react_durable.py:REACT"
 
 def _workers(url: str, count: int, base: str) -> list[subprocess.Popen[str]]:
     env = {**os.environ, "BENCH_AIMOCK_URL": base, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "agentsm_fn.durable.cli", "--db", url, "worker", TARGET]
+    command = [sys.executable, "-m", "agentsm_fn.commands.runs", "--db", url, "worker", TARGET]
     started = [
         subprocess.Popen(
             [*command, "--concurrency", "50", "--poll", "5"],

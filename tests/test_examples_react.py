@@ -118,7 +118,7 @@ def test_the_command_line_shows_answers_and_resumes_the_examples_runs(tmp_path: 
     run_id = _started(tmp_path / "runs.db")
     env = {k: v for k, v in os.environ.items() if k not in KEYS}
     env["PYTHONPATH"] = str(ROOT)
-    cli = [sys.executable, "-m", "agentsm_fn.durable.cli", "--db", db]
+    cli = [sys.executable, "-m", "agentsm_fn.commands.runs", "--db", db]
 
     def runs(*args: str) -> subprocess.CompletedProcess[str]:  # from examples/, as the docstring says
         return subprocess.run(

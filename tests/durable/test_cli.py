@@ -14,9 +14,9 @@ from urllib.parse import urlsplit
 import pytest
 from pyrsistent import PVector
 
+from agentsm_fn.commands.runs._support import Exit
+from agentsm_fn.commands.runs.commands import main
 from agentsm_fn.durable import is_postgres, open_store
-from agentsm_fn.durable.cli._support import Exit
-from agentsm_fn.durable.cli.commands import main
 from agentsm_fn.durable.travel import replay_stored
 from tests.durable.machines import DURABLE_ORDERS, Order
 from tests.durable.stores import execute
@@ -266,7 +266,7 @@ def test_fork_with_a_bad_change_is_a_usage_error_and_starts_nothing(db: str, cha
 def test_a_reader_that_stops_reading_is_no_error(db: str) -> None:
     run_id = waiting(db)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "agentsm_fn.durable.cli", "--db", db, "export", run_id]
+    command = [sys.executable, "-m", "agentsm_fn.commands.runs", "--db", db, "export", run_id]
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None
     proc.stdout.close()  # as `agentsm-runs export RUN | head -0` does, before anything is written
@@ -277,7 +277,7 @@ def test_a_reader_that_stops_reading_is_no_error(db: str) -> None:
 def test_two_processes_approving_at_once_give_one_success_and_one_refusal(db: str) -> None:
     run_id = waiting(db)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "agentsm_fn.durable.cli", "--db", db, "approve", run_id, "4"]
+    command = [sys.executable, "-m", "agentsm_fn.commands.runs", "--db", db, "approve", run_id, "4"]
     procs = [
         subprocess.Popen(
             command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True

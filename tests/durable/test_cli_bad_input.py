@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from agentsm_fn.agents.react.memory import AgentMemory
+from agentsm_fn.commands.runs._support import BadField, Exit, changed
 from agentsm_fn.durable import RunRecord, RunStatus, SqliteStore, StoreFailure, open_store
-from agentsm_fn.durable.cli._support import BadField, Exit, changed
 from tests.durable.machines import DURABLE_ORDERS, Order
 from tests.durable.stores import execute
 from tests.durable.test_cli import cli

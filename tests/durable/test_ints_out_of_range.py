@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agentsm_fn.commands.runs._support import Exit
 from agentsm_fn.durable import RunStore, open_store
-from agentsm_fn.durable.cli._support import Exit
 from agentsm_fn.durable.errors import AnswerRefusal, AnswerRefused
 from agentsm_fn.durable.pages import RunQuery, runs_page
 from tests.durable.machines import DURABLE_ORDERS, Order

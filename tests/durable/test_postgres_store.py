@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agentsm_fn.commands.runs.commands import main
 from agentsm_fn.durable import JournalRow, NewRun, RunBusy, open_store
-from agentsm_fn.durable.cli.commands import main
 from agentsm_fn.durable.postgres import PostgresStore
 from agentsm_fn.durable.postgres._connection import where
 from tests.durable.stores import execute
@@ -66,7 +66,7 @@ def test_a_password_in_key_value_form_or_the_query_is_not_shown_either(
 
 def test_importing_the_library_or_the_durable_package_loads_no_postgresql_driver() -> None:
     code = (
-        "import sys, agentsm_fn, agentsm_fn.durable, agentsm_fn.durable.cli.commands; "
+        "import sys, agentsm_fn, agentsm_fn.durable, agentsm_fn.commands.runs.commands; "
         "print(sorted(m for m in sys.modules if m.startswith('psycopg')))"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout

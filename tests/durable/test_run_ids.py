@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from returns.result import Failure
 
+from agentsm_fn.commands.runs._support import Exit, exit_for
 from agentsm_fn.durable import RunIdRefused, RunStore, SqliteStore
-from agentsm_fn.durable.cli._support import Exit, exit_for
 from agentsm_fn.durable.run_ids import refused_run_id
 from agentsm_fn.durable.travel import fork
 from agentsm_fn.shell.credentials import redact_credentials

@@ -40,7 +40,7 @@ def until(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> No
 def worker(
     db: str, env: dict[str, str], *flags: str, serves: str = DURABLE_PAYMENTS.name, poll: str = "0.05"
 ) -> Iterator[subprocess.Popen[str]]:
-    command = [sys.executable, "-m", "agentsm_fn.durable.cli", "--db", db, "worker"]
+    command = [sys.executable, "-m", "agentsm_fn.commands.runs", "--db", db, "worker"]
     process = subprocess.Popen(
         [*command, serves, "--poll", poll, *flags],
         cwd=ROOT,

@@ -114,7 +114,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def serve_command(db: Path, *args: str) -> list[str]:
     """``agentsm-runs --db DB serve ARGS`` as a command line of this Python."""
-    return [sys.executable, "-m", "agentsm_fn.durable.cli", "--db", str(db), "serve", *args]
+    return [sys.executable, "-m", "agentsm_fn.commands.runs", "--db", str(db), "serve", *args]
 
 
 def examples_env() -> dict[str, str]:

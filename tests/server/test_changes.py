@@ -78,7 +78,7 @@ def test_a_run_answered_in_another_process_arrives_as_its_changes(
     url: str, store: SqliteStore, tmp_path: Path
 ) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    approve = [sys.executable, "-m", "agentsm_fn.durable.cli", "--db", str(tmp_path / "runs.db")]
+    approve = [sys.executable, "-m", "agentsm_fn.commands.runs", "--db", str(tmp_path / "runs.db")]
     approve += ["approve", "wait-1", "4", "--resume"]
     seen: list[dict[str, object]] = []
     with (

@@ -95,7 +95,7 @@ def test_a_waiting_run_streams_where_it_waits_then_its_continuation_from_another
         approve = [
             sys.executable,
             "-m",
-            "agentsm_fn.durable.cli",
+            "agentsm_fn.commands.runs",
             "--db",
             db,
             "approve",

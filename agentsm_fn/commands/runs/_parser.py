@@ -6,7 +6,7 @@ import argparse
 import os
 from collections.abc import Callable
 
-from agentsm_fn.durable.cli._support import WATCH_HELP
+from agentsm_fn.commands.runs._support import WATCH_HELP
 
 __all__: list[str] = []
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from returns.result import Failure
 
-from agentsm_fn.durable.cli._support import Exit
+from agentsm_fn.commands.runs._support import Exit
 from agentsm_fn.durable.errors import StoreFailure
 from agentsm_fn.durable.stores import is_postgres, open_store
 from agentsm_fn.durable.stores.opening import no_store_yet

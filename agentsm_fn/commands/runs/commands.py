@@ -35,12 +35,9 @@ from typing import Any
 
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.core.machine import Machine
-from agentsm_fn.durable.approvals import answer, answer_for, pending
-from agentsm_fn.durable.check import check_runs
-from agentsm_fn.durable.cli._init import hint, init
-from agentsm_fn.durable.cli._parser import parser, store_name
-from agentsm_fn.durable.cli._support import (
+from agentsm_fn.commands.runs._init import hint, init
+from agentsm_fn.commands.runs._parser import parser, store_name
+from agentsm_fn.commands.runs._support import (
     BadField,
     Exit,
     Unloaded,
@@ -52,7 +49,10 @@ from agentsm_fn.durable.cli._support import (
     table,
     watching,
 )
-from agentsm_fn.durable.cli._worker import run_worker
+from agentsm_fn.commands.runs._worker import run_worker
+from agentsm_fn.core.machine import Machine
+from agentsm_fn.durable.approvals import answer, answer_for, pending
+from agentsm_fn.durable.check import check_runs
 from agentsm_fn.durable.errors import DurableError
 from agentsm_fn.durable.queue import RunQueue
 from agentsm_fn.durable.recover import recover
