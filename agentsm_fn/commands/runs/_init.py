@@ -35,7 +35,7 @@ def _shown(db: str) -> str:
     """``db`` as it may be printed: a connection string without its password."""
     if not is_postgres(db):
         return db
-    from agentsm_fn.durable.postgres._connection import where  # noqa: PLC0415  # the driver: only now
+    from agentsm_fn.durable.postgres._where import where  # noqa: PLC0415  # the driver: only now
 
     return where(db).shown
 

@@ -19,12 +19,11 @@ from returns.result import Failure, Result, Success
 from agentsm_fn.durable._group import after
 from agentsm_fn.durable._rows import NEW_RUN_COLUMNS, new_run_values, pack_ticks
 from agentsm_fn.durable.errors import StoreFailure
+from agentsm_fn.durable.postgres._where import Where
 from agentsm_fn.durable.store import JournalRow, NewRun
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
-
-    from agentsm_fn.durable.postgres._connection import Where
 
 __all__ = [
     "COMPLETE",

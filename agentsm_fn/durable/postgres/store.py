@@ -23,12 +23,12 @@ from psycopg_pool import ConnectionPool
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import StoreFailure
-from agentsm_fn.durable.postgres._connection import Where, where
 from agentsm_fn.durable.postgres._group import Db
 from agentsm_fn.durable.postgres._journal import PostgresJournal
 from agentsm_fn.durable.postgres._queue import QUEUE_SCHEMA, PostgresQueue
 from agentsm_fn.durable.postgres._runs import PostgresRuns
 from agentsm_fn.durable.postgres._schema import SCHEMA, SCHEMA_LOCK, SCHEMA_VERSION
+from agentsm_fn.durable.postgres._where import Where, where
 
 __all__ = ["PostgresStore"]
 
