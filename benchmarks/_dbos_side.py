@@ -15,7 +15,7 @@ from typing import Any
 from _langgraph_side import has
 
 from agentsm_fn.durable import Durable
-from agentsm_fn.durable.postgres import PostgresStore
+from agentsm_fn.durable.stores.postgres import PostgresStore
 
 
 def per_effect(

@@ -11,7 +11,7 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable import JournalRow, NewRun, RunRecord, SqliteStore
 from agentsm_fn.durable.errors import RunBusy, StoreFailure
-from agentsm_fn.durable.postgres import PostgresStore
+from agentsm_fn.durable.stores.postgres import PostgresStore
 
 
 class TwoPerEffect:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agentsm_fn.durable import RunStatus
-from agentsm_fn.durable.postgres import PostgresStore
+from agentsm_fn.durable.stores.postgres import PostgresStore
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = "benchmarks/_react_durable.py:REACT"

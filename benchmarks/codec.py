@@ -23,7 +23,7 @@ from pyrsistent import PMap, PVector, pmap, pvector
 
 from agentsm_fn.agents.react import AgentMemory, HistoryEntry
 from agentsm_fn.agents.react import codec as react_codec
-from agentsm_fn.durable.codec import from_bytes, to_bytes
+from agentsm_fn.durable.stores.codec import from_bytes, to_bytes
 from agentsm_fn.llm import ToolCall
 from agentsm_fn.tools import ToolDef
 

@@ -39,9 +39,9 @@ from returns.result import Result
 from agentsm_fn.core import SUSPEND, Effect, Fault, Perform, effectful, emit, perform
 from agentsm_fn.core.machine import Machine, define_machine
 from agentsm_fn.durable import Durable, SqliteStore
-from agentsm_fn.durable.check import check_runs
-from agentsm_fn.durable.recover import recover
-from agentsm_fn.durable.travel import fork
+from agentsm_fn.durable.operations.check import check_runs
+from agentsm_fn.durable.operations.forks import fork
+from agentsm_fn.durable.operations.recovery import recover
 from agentsm_fn.shell import Performers, Shell
 
 

@@ -44,8 +44,8 @@ from agentsm_fn.agents.react import (
 from agentsm_fn.agents.react.outcomes import ApprovalDecision
 from agentsm_fn.agents.react.result import interpret_react
 from agentsm_fn.durable import AnswerRefusal, AnswerRefused, Durable, DurableError, SqliteStore
-from agentsm_fn.durable.approvals import answer, pending
-from agentsm_fn.durable.travel import replay_stored
+from agentsm_fn.durable.operations.answers import answer, pending
+from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.llm import AnyLlmProvider, LlmReply, ToolCall
 from agentsm_fn.llm.call import LlmRequest
 from agentsm_fn.llm.messages import ToolResultMessage

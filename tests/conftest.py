@@ -24,7 +24,7 @@ from types import FrameType
 import pytest
 
 from agentsm_fn.durable import RunStore, open_store
-from agentsm_fn.durable.sqlite._connection import SqliteConnection
+from agentsm_fn.durable.stores.sqlite._connection import SqliteConnection
 from tests.postgres import PostgresServer, postgres_binaries, throwaway_cluster
 
 

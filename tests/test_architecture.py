@@ -58,7 +58,7 @@ def dependencies() -> nx.DiGraph[str]:
     """Package -> package it imports (from any of its own modules), over every package.
 
     A package's ``__init__`` re-exporting names of its own subpackages (``agentsm_fn.durable``
-    re-exports ``SqliteStore`` from ``agentsm_fn.durable.sqlite``) is its public facade, not an
+    re-exports ``SqliteStore`` from ``agentsm_fn.durable.stores.sqlite``) is its public facade, not an
     arrow: the subpackage builds on the package's modules, and the facade only gathers names.
     """
     names = packages()

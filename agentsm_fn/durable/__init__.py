@@ -1,9 +1,6 @@
 """Durable runs: a run survives a crash, resumes in another process, is checked against a changed machine."""
 
 from agentsm_fn.core.fingerprint import machine_fingerprint, machine_fingerprint_text
-from agentsm_fn.durable._tracing import TraceCarrier
-from agentsm_fn.durable.codec import from_bytes, to_bytes
-from agentsm_fn.durable.digest import content_digest
 from agentsm_fn.durable.errors import (
     AnswerRefusal,
     AnswerRefused,
@@ -20,9 +17,15 @@ from agentsm_fn.durable.errors import (
     Stopped,
     StoreFailure,
 )
-from agentsm_fn.durable.runner import Durable, StoredRun
-from agentsm_fn.durable.sqlite import Durability, SqliteStore
-from agentsm_fn.durable.store import (
+from agentsm_fn.durable.running._tracing import TraceCarrier
+from agentsm_fn.durable.running.digest import content_digest
+from agentsm_fn.durable.running.durable import Durable
+from agentsm_fn.durable.running.program import StoredRun
+from agentsm_fn.durable.running.streaming import stored_events
+from agentsm_fn.durable.running.templates import TemplateMismatch
+from agentsm_fn.durable.stores import is_postgres, open_store
+from agentsm_fn.durable.stores.codec import from_bytes, to_bytes
+from agentsm_fn.durable.stores.protocol import (
     Checkpoint,
     JournalRow,
     NewRun,
@@ -31,9 +34,7 @@ from agentsm_fn.durable.store import (
     RunStore,
     TraceContexts,
 )
-from agentsm_fn.durable.stores import is_postgres, open_store
-from agentsm_fn.durable.streaming import stored_events
-from agentsm_fn.durable.templates import TemplateMismatch
+from agentsm_fn.durable.stores.sqlite import Durability, SqliteStore
 
 __all__ = [
     "AnswerRefusal",

@@ -3,7 +3,7 @@
 :func:`graph_data` is the graph the page draws (states, rows, and the states and rows a
 finding marks, read with the verifier's own :func:`~verification.diagrams.marks_of`), for
 the machine page and every run page. :func:`machine_view` adds the findings in words
-and, for the runs stored under the machine's name, :func:`~agentsm_fn.durable.check.check_runs`:
+and, for the runs stored under the machine's name, :func:`~agentsm_fn.durable.operations.check.check_runs`:
 which unfinished runs the code served now would diverge on, and at which step.
 """
 
@@ -15,9 +15,9 @@ from returns.result import Failure
 
 from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.core.machine import Machine
-from agentsm_fn.durable.check import check_runs
-from agentsm_fn.durable.runner import Durable
-from agentsm_fn.durable.store import RunStore
+from agentsm_fn.durable.operations.check import check_runs
+from agentsm_fn.durable.running.durable import Durable
+from agentsm_fn.durable.stores.protocol import RunStore
 from agentsm_fn.inspector.plain import plain
 from agentsm_fn.llm.json import JsonValue
 from agentsm_fn.shell.credentials import credential_redactor

@@ -6,7 +6,7 @@ changed (:func:`~agentsm_fn.inspector.plain.changes`), so a 1,000-step run is se
 and the page moves between steps without asking again. With it: the transitions taken,
 the journal's effects (outcome in words, how long each took, its idempotency key), the
 pending effect, the chat transcript of a built-in agent, the forks of the run (one read keyed by
-the parent, :func:`~agentsm_fn.durable.forks.forks_of`), and why a
+the parent, :func:`~agentsm_fn.durable.operations.forks.forks_of`), and why a
 failed run failed.
 """
 
@@ -20,12 +20,12 @@ import attrs
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.snapshot import Snapshot
-from agentsm_fn.durable.codec import from_bytes
 from agentsm_fn.durable.errors import DurableError
-from agentsm_fn.durable.forks import forks_of
-from agentsm_fn.durable.runner import Durable
-from agentsm_fn.durable.store import JournalRow, RunRecord, RunStore
-from agentsm_fn.durable.travel import replay_stored
+from agentsm_fn.durable.operations.forks import forks_of
+from agentsm_fn.durable.running.durable import Durable
+from agentsm_fn.durable.running.replay import replay_stored
+from agentsm_fn.durable.stores.codec import from_bytes
+from agentsm_fn.durable.stores.protocol import JournalRow, RunRecord, RunStore
 from agentsm_fn.inspector.machine_view import graph_data
 from agentsm_fn.inspector.plain import changes, plain
 from agentsm_fn.inspector.transcript import transcript

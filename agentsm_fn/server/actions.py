@@ -17,12 +17,13 @@ from typing import Any
 from fastapi import APIRouter, Path, Response
 from returns.result import Failure, Result
 
-from agentsm_fn.durable.approvals import answer, answer_for, pending, waiting_effect
 from agentsm_fn.durable.errors import DurableError, Stopped
-from agentsm_fn.durable.fields import FieldProblem, changed_fields, memory_from_json
-from agentsm_fn.durable.recover import recover
-from agentsm_fn.durable.runner import StoredRun
-from agentsm_fn.durable.travel import fork, replay_stored
+from agentsm_fn.durable.operations.answers import answer, answer_for, pending, waiting_effect
+from agentsm_fn.durable.operations.forks import fork
+from agentsm_fn.durable.operations.recovery import recover
+from agentsm_fn.durable.running.fields import FieldProblem, changed_fields, memory_from_json
+from agentsm_fn.durable.running.program import StoredRun
+from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.server.context import ServerContext, memory_type
 from agentsm_fn.server.errors import ApiError, error_for
 from agentsm_fn.server.models import (

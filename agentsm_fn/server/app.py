@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from fastapi import APIRouter, FastAPI
 
-from agentsm_fn.durable.store import RunStore
+from agentsm_fn.durable.stores.protocol import RunStore
 from agentsm_fn.server.actions import action_routes
 from agentsm_fn.server.changes import change_routes
 from agentsm_fn.server.context import MAX_BODY, POLL_INTERVAL, AnyDurable, ServerContext
@@ -73,7 +73,7 @@ def create_app(
     streamed run that is not over is looked up in the store every ``poll_interval`` seconds.
 
     Example:
-        >>> from agentsm_fn.durable.sqlite import SqliteStore
+        >>> from agentsm_fn.durable.stores.sqlite import SqliteStore
         >>> app = create_app(SqliteStore.open(":memory:").unwrap(), [])
         >>> "/runs/{run_id}/trace" in app.openapi()["paths"]
         True

@@ -2,7 +2,7 @@
 
 Routes are built by factories ``router(ctx: ServerContext) -> APIRouter`` (see ``app``), so a
 route reaches the store and the machines through ``ctx`` alone and serves any
-:class:`~agentsm_fn.durable.store.RunStore`.
+:class:`~agentsm_fn.durable.stores.protocol.RunStore`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any
 
 import attrs
 
-from agentsm_fn.durable.runner import Durable
-from agentsm_fn.durable.store import RunStore
-from agentsm_fn.durable.templates import memory_type
+from agentsm_fn.durable.running.durable import Durable
+from agentsm_fn.durable.running.templates import memory_type
+from agentsm_fn.durable.stores.protocol import RunStore
 from agentsm_fn.server.errors import ApiError
 
 __all__ = ["AnyDurable", "ServerContext", "memory_type"]
@@ -36,7 +36,7 @@ class ServerContext:
 
     Example:
         >>> from agentsm_fn.agents.react import REACT_MACHINE
-        >>> from agentsm_fn.durable.sqlite import SqliteStore
+        >>> from agentsm_fn.durable.stores.sqlite import SqliteStore
         >>> ctx = ServerContext.of(SqliteStore.open(":memory:").unwrap(),
         ...                        [Durable(name="app:AGENT", machine=REACT_MACHINE)])
         >>> sorted(ctx.durables), ctx.token

@@ -4,7 +4,7 @@ A run's events are derived from the store (a replay of its journal, as ``stored_
 gives them), so a run executing anywhere, in this process, a worker or the command line, is
 followed the same way. A :class:`Follower` polls the store cheaply (the run's record and its
 journal rows from the first unfinished one) every ``interval`` seconds, and only when they
-changed derives the events again (:class:`~agentsm_fn.durable.following.StoredFollow`: a
+changed derives the events again (:class:`~agentsm_fn.durable.operations.following.StoredFollow`: a
 replay from the last journal row it settled, not of the whole journal); new history (each
 event at its position in the run) is appended, and the run's standing events (waiting,
 finished, failed) replace the last ones. Clients
@@ -29,9 +29,9 @@ import anyio
 from returns.result import Failure
 
 from agentsm_fn.durable.errors import DurableError, StoreFailure
-from agentsm_fn.durable.following import FollowedEvents, StoredFollow
-from agentsm_fn.durable.runner import Durable
-from agentsm_fn.durable.store import RunStatus, RunStore
+from agentsm_fn.durable.operations.following import FollowedEvents, StoredFollow
+from agentsm_fn.durable.running.durable import Durable
+from agentsm_fn.durable.stores.protocol import RunStatus, RunStore
 from agentsm_fn.server.shutdown import Shutdown
 from agentsm_fn.shell.credentials import redact_credentials
 from agentsm_fn.stream.events import RunEvent

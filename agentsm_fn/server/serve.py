@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import uvicorn
 
-from agentsm_fn.durable.store import RunStore
+from agentsm_fn.durable.stores.protocol import RunStore
 from agentsm_fn.server.app import ROUTERS, RouterFactory, create_app
 from agentsm_fn.server.context import AnyDurable
 from agentsm_fn.server.security import TOKEN_ENV, bind_problem
@@ -47,7 +47,7 @@ def serve_runs(
     ``routers`` are the app's (``create_app``'s), with AG-UI's: :func:`~agentsm_fn.server.agui.with_agui`.
 
     Example:
-        >>> from agentsm_fn.durable.sqlite import SqliteStore
+        >>> from agentsm_fn.durable.stores.sqlite import SqliteStore
         >>> serve_runs(SqliteStore.open(":memory:").unwrap(), [], host="0.0.0.0")
         2
         >>> serve_runs(SqliteStore.open(":memory:").unwrap(), [], token="short")

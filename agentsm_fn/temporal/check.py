@@ -30,7 +30,7 @@ from agentsm_fn.core.failures import ReplayDiverged
 from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
-from agentsm_fn.durable.check import RunCheck
+from agentsm_fn.durable.operations.check import RunCheck
 from agentsm_fn.temporal.machines import TemporalMachine, WorkflowStart, as_temporal
 
 __all__ = ["check_open_runs", "check_run"]
@@ -48,7 +48,7 @@ def check_run(
 ) -> RunCheck:
     """Replay the run that went from ``start`` to ``now`` against ``machine``; pure.
 
-    The verdict is the durable store's :class:`~agentsm_fn.durable.RunCheck`: the same
+    The verdict is the durable store's :class:`~agentsm_fn.durable.operations.check.RunCheck`: the same
     question asked of a run that Temporal holds instead of a store.
 
     Example:

@@ -26,7 +26,7 @@ import temporalio.api.common.v1
 import temporalio.converter
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.durable.codec import from_bytes, to_bytes
+from agentsm_fn.durable.stores.codec import from_bytes, to_bytes
 
 __all__ = [
     "ENCODING",
@@ -63,7 +63,7 @@ class PayloadDecodeError(ValueError):
 
 @attrs.frozen
 class DurableCodec:
-    """The durable store's codec (``agentsm_fn.durable.codec``: msgpack, classes by module and name).
+    """The durable store's codec (``agentsm_fn.durable.stores.codec``: msgpack, classes by module and name).
 
     Example:
         >>> codec = DurableCodec()

@@ -12,7 +12,7 @@ from returns.result import Failure, Result, Success
 from agentsm_fn.agents import plan_execute
 from agentsm_fn.agents.react import AgentMemory, Event, State
 from agentsm_fn.durable import Durable
-from agentsm_fn.durable.fields import FieldProblem
+from agentsm_fn.durable.running.fields import FieldProblem
 from agentsm_fn.llm import LlmReply, ToolCall
 from agentsm_fn.llm.json import JsonValue
 from agentsm_fn.server.agui import AguiAgent, AguiRequest, plan_execute_agui, react_agui

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agentsm_fn.durable import SqliteStore
-from agentsm_fn.durable.travel import replay_stored
+from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.server.agui import AguiAgent
 from agentsm_fn.server.agui.state import public_state
 from tests.agui.agents import ANSWER, SENT, email_agent, weather_agent

@@ -19,7 +19,7 @@ from agentsm_fn.agents.plan_execute import PLAN_EXECUTE_MACHINE, RunTools, ToolB
 from agentsm_fn.agents.plan_execute.effects import PlanExecuteToolResult
 from agentsm_fn.agents.react import AgentConfig
 from agentsm_fn.durable import Durable, SqliteStore
-from agentsm_fn.durable.travel import replay_stored
+from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.llm import LlmCall, LlmReply, LlmRequest, ToolCall, UserMessage
 from agentsm_fn.server.agui import (
     AguiAgent,

@@ -31,7 +31,7 @@ from agentsm_fn import (
 from agentsm_fn.agents.react import AgentMemory, ReactCompleted
 from agentsm_fn.core.observe import RunStart
 from agentsm_fn.durable import SqliteStore
-from agentsm_fn.durable.approvals import answer, pending
+from agentsm_fn.durable.operations.answers import answer, pending
 from agentsm_fn.llm import LlmReply, ToolCall
 from agentsm_fn.shell import aresume_run
 from agentsm_fn.shell.observers import Both

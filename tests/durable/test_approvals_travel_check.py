@@ -18,10 +18,11 @@ from agentsm_fn.durable import (
     RunStore,
     open_store,
 )
-from agentsm_fn.durable.approvals import answer, pending, waiting_effect, waiting_on
-from agentsm_fn.durable.check import check_runs
-from agentsm_fn.durable.recover import recover
-from agentsm_fn.durable.travel import fork, replay_stored
+from agentsm_fn.durable.operations.answers import answer, pending, waiting_effect, waiting_on
+from agentsm_fn.durable.operations.check import check_runs
+from agentsm_fn.durable.operations.forks import fork
+from agentsm_fn.durable.operations.recovery import recover
+from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.shell import Shell, StepClock
 from tests.durable.machines import DURABLE_ORDERS, ORDERS, ORDERS_V2, AskApproval, E, Order, S, performers
 

@@ -17,7 +17,7 @@ from pyrsistent import PVector
 from agentsm_fn.commands.runs._support import Exit
 from agentsm_fn.commands.runs.commands import main
 from agentsm_fn.durable import is_postgres, open_store
-from agentsm_fn.durable.travel import replay_stored
+from agentsm_fn.durable.running.replay import replay_stored
 from tests.durable.machines import DURABLE_ORDERS, Order
 from tests.durable.stores import execute
 

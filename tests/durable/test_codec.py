@@ -17,7 +17,7 @@ from returns.result import Failure, Success
 
 from agentsm_fn.agents.react import AgentMemory, HistoryEntry
 from agentsm_fn.durable import CodecFailureKind, from_bytes, to_bytes
-from agentsm_fn.durable.digest import content_digest
+from agentsm_fn.durable.running.digest import content_digest
 from agentsm_fn.llm import LlmCall, LlmRequest, ToolCall, UserMessage
 
 python_pvector: Callable[[list[object]], PVector[object]] = _pvector.python_pvector

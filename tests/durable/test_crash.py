@@ -29,7 +29,7 @@ from returns.result import Failure
 from agentsm_fn.core import Effect, EffectFailure
 from agentsm_fn.core.effects import describe_effect
 from agentsm_fn.durable import RunNotFound, RunStatus, SqliteStore, StoredRun, open_store
-from agentsm_fn.durable.travel import replay_stored
+from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.shell import Performer, Performers, Shell
 from tests.durable import agents
 from tests.durable.stores import execute

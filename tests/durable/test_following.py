@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentsm_fn.durable import SqliteStore, stored_events
-from agentsm_fn.durable.following import StoredFollow
+from agentsm_fn.durable.operations.following import StoredFollow
 from agentsm_fn.stream.events import RunEvent
 from tests.durable.stores import execute
 from tests.inspector.machines import COUNTER, Count

@@ -14,8 +14,8 @@ import pytest
 from returns.result import Success
 
 from agentsm_fn.durable import NewRun, RunRecord, RunStatus
-from agentsm_fn.durable.postgres import PostgresStore
-from agentsm_fn.durable.postgres._group import Db
+from agentsm_fn.durable.stores.postgres import PostgresStore
+from agentsm_fn.durable.stores.postgres._group import Db
 from tests.durable.stores import entry
 
 OWNER = "here:1"

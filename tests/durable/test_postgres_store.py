@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from agentsm_fn.commands.runs.commands import main
 from agentsm_fn.durable import JournalRow, NewRun, RunBusy, open_store
-from agentsm_fn.durable.postgres import PostgresStore
-from agentsm_fn.durable.postgres._where import where
+from agentsm_fn.durable.stores.postgres import PostgresStore
+from agentsm_fn.durable.stores.postgres._where import where
 from tests.durable.stores import execute
 from tests.postgres import PostgresServer
 

@@ -19,9 +19,9 @@ from agentsm_fn.durable import (
     RunStatus,
     RunStore,
 )
-from agentsm_fn.durable.approvals import answer, pending
-from agentsm_fn.durable.check import check_runs
-from agentsm_fn.durable.travel import replay_stored
+from agentsm_fn.durable.operations.answers import answer, pending
+from agentsm_fn.durable.operations.check import check_runs
+from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.shell import Performers, Shell, StepClock
 from tests.durable.machines import DURABLE_ORDERS, DURABLE_ORDERS_V2, ORDERS, E, Lookup, Order, S, priced
 

@@ -1,6 +1,6 @@
 """A credential-shaped run id for a new run is refused at every door, typed, storing nothing.
 
-The check lives in ``Durable`` (``durable.run_ids.refused_run_id``), so the Python API
+The check lives in ``Durable`` (``durable.running.run_ids.refused_run_id``), so the Python API
 (``start``, ``astart``, ``enqueue``, a fork's ``start_at``, ``astream``), the command line, the
 HTTP server and AG-UI refuse the same ids with the same ``RunIdRefused``.
 """
@@ -16,8 +16,8 @@ from returns.result import Failure
 
 from agentsm_fn.commands.runs._support import Exit, exit_for
 from agentsm_fn.durable import RunIdRefused, RunStore, SqliteStore
-from agentsm_fn.durable.run_ids import refused_run_id
-from agentsm_fn.durable.travel import fork
+from agentsm_fn.durable.operations.forks import fork
+from agentsm_fn.durable.running.run_ids import refused_run_id
 from agentsm_fn.shell.credentials import redact_credentials
 from agentsm_fn.stream import Failed, RunEvent
 from tests.durable.machines import DURABLE_ORDERS, Order

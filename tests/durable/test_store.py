@@ -27,8 +27,8 @@ from agentsm_fn.durable import (
     TraceContexts,
     open_store,
 )
-from agentsm_fn.durable._owner import this_owner
-from agentsm_fn.durable.recover import recover
+from agentsm_fn.durable.operations.recovery import recover
+from agentsm_fn.durable.stores._owner import this_owner
 from tests.durable.machines import DURABLE_ORDERS, Order
 from tests.durable.stores import entry, execute
 

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentsm_fn.durable import NewRun, RunRecord, RunStatus, RunStore, is_postgres, open_store
-from agentsm_fn.durable.forks import RunForks, forks_of
-from agentsm_fn.durable.queue import RunQueue
-from agentsm_fn.durable.updates import RunUpdates, updates_since
+from agentsm_fn.durable.operations.forks import RunForks, forks_of
+from agentsm_fn.durable.stores.queue import RunQueue
+from agentsm_fn.durable.stores.updates import RunUpdates, updates_since
 from tests.durable.stores import execute
 
 INDEXES = ("runs_by_updated", "runs_by_parent")

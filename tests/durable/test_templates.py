@@ -7,7 +7,7 @@ import pytest
 
 from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory
 from agentsm_fn.durable import Durable, TemplateMismatch
-from agentsm_fn.durable.templates import memory_type, template_mismatch
+from agentsm_fn.durable.running.templates import memory_type, template_mismatch
 from tests.durable.machines import DURABLE_ORDERS, ORDERS, Order
 
 

@@ -2,7 +2,7 @@
 
 Payments runs (every effect not retry-safe, each payment a line in an external ledger under its
 idempotency key, and taking a few milliseconds on either side of it) are enqueued; three worker
-processes serve them (``durable.worker.serve``, the loop of ``agentsm-runs worker``, each forked
+processes serve them (``durable.operations.worker.serve``, the loop of ``agentsm-runs worker``, each forked
 from one process that imported the library once, so a restart costs milliseconds). A seeded RNG
 waits until a few more payments reached the ledger, picks a worker, kills it with SIGKILL and
 starts a new one, 100 times. Then every run ends, and: no committed outcome was lost or changed
@@ -24,9 +24,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agentsm_fn.durable import open_store
-from agentsm_fn.durable.queue import RunQueue
-from agentsm_fn.durable.store import RunStore
-from agentsm_fn.durable.travel import replay_stored
+from agentsm_fn.durable.running.replay import replay_stored
+from agentsm_fn.durable.stores.protocol import RunStore
+from agentsm_fn.durable.stores.queue import RunQueue
 from tests.durable.payments import DURABLE_PAYMENTS, Payments, ledger_lines
 from tests.durable.stores import execute
 

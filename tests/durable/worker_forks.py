@@ -3,7 +3,7 @@
 python -m tests.durable.worker_forks DB
 
 Reads one command a line on stdin: ``start`` forks a worker process that serves the payments
-machine on DB (``durable.worker.serve``, the loop ``agentsm-runs worker`` runs) and prints its
+machine on DB (``durable.operations.worker.serve``, the loop ``agentsm-runs worker`` runs) and prints its
 pid; ``kill PID`` kills it with SIGKILL and reaps it (a dead owner's runs are orphaned only once
 its pid is gone) and prints ``killed``; ``stop`` sends every worker SIGTERM, waits for them,
 prints ``stopped`` and exits. A fork costs milliseconds where a new interpreter costs a second.
@@ -16,10 +16,10 @@ import os
 import signal
 import sys
 
-import agentsm_fn.durable.postgres  # noqa: F401  # imported once, before the forks: they start at once
+import agentsm_fn.durable.stores.postgres  # noqa: F401  # imported once, before the forks: they start at once
 from agentsm_fn.durable import open_store
-from agentsm_fn.durable.queue import RunQueue
-from agentsm_fn.durable.worker import WorkerSettings, serve
+from agentsm_fn.durable.operations.worker import WorkerSettings, serve
+from agentsm_fn.durable.stores.queue import RunQueue
 from tests.durable.payments import DURABLE_PAYMENTS
 
 

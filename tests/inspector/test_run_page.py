@@ -10,7 +10,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from agentsm_fn.durable import SqliteStore
-from agentsm_fn.durable.travel import fork
+from agentsm_fn.durable.operations.forks import fork
 from tests.inspector.pages import memory_field, shot, text_of, visit
 from tests.inspector.serving import Served
 

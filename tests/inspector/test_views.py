@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from returns.result import Result
 
 from agentsm_fn.durable import RunRecord, SqliteStore, StoreFailure
-from agentsm_fn.durable.travel import fork, replay_stored
+from agentsm_fn.durable.operations.forks import fork
+from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.inspector import apply_changes, changes, compare_views, plain, run_view
 from agentsm_fn.inspector.compare import memories
 from agentsm_fn.llm.json import JsonValue

@@ -58,7 +58,7 @@ def main() -> int:
         KILLED_ORDERS.start(store, Order(items=2), run_id=sys.argv[2])
         return 1  # not reached
     if sys.argv[3] == "recover":
-        from agentsm_fn.durable.recover import recover
+        from agentsm_fn.durable.operations.recovery import recover
 
         (recovered,) = recover(store, [TRACED_ORDERS]).unwrap()
         assert recovered.result.unwrap().finished

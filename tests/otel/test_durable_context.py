@@ -11,7 +11,7 @@ from contextlib import closing
 from pathlib import Path
 
 from agentsm_fn.durable import SqliteStore
-from agentsm_fn.durable.approvals import answer
+from agentsm_fn.durable.operations.answers import answer
 from tests.durable.machines import Order
 from tests.otel.durable_traced import TRACED_ORDERS, TRACING
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import uvicorn
 from starlette.types import ASGIApp
 
-from agentsm_fn.durable.sqlite import SqliteStore
+from agentsm_fn.durable.stores.sqlite import SqliteStore
 from tests.durable.machines import DURABLE_ORDERS, Order
 
 STARTUP_TIMEOUT = 30.0

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from returns.result import Failure, Result
 
 from agentsm_fn.durable import JournalRow, RunStatus, SqliteStore, StoreFailure
-from agentsm_fn.durable.travel import replay_stored
+from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.server import create_app
 from tests.durable.machines import DURABLE_ORDERS, ORDERS
 from tests.server.live import orders_store, serving

@@ -18,7 +18,7 @@ import pytest
 from httpx_sse import connect_sse
 
 from agentsm_fn.durable import SqliteStore
-from agentsm_fn.durable.streaming import stored_events
+from agentsm_fn.durable.running.streaming import stored_events
 from agentsm_fn.server import create_app
 from agentsm_fn.stream import history_position
 from tests.server.dropping import GATED, GatedRun, SendErrors, counting_send_errors, drop_and_return

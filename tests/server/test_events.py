@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentsm_fn.durable import SqliteStore
-from agentsm_fn.durable.streaming import stored_events
+from agentsm_fn.durable.running.streaming import stored_events
 from agentsm_fn.server import create_app
 from agentsm_fn.stream import RunEvent, event_from_json, event_to_json, history_position
 from tests.durable.machines import DURABLE_ORDERS

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 
-from agentsm_fn.durable.sqlite import SqliteStore
+from agentsm_fn.durable.stores.sqlite import SqliteStore
 from tests.durable.machines import DURABLE_ORDERS
 from tests.server.live import (
     ROOT,

@@ -15,7 +15,7 @@ from returns.result import Failure, Success
 
 from agentsm_fn import Performers, Shell, StepClock
 from agentsm_fn.durable import Durable, RunStatus, SqliteStore, StoredRun, stored_events
-from agentsm_fn.durable.approvals import answer, pending
+from agentsm_fn.durable.operations.answers import answer, pending
 from agentsm_fn.stream import (
     AwaitingOutcome,
     EffectCompleted,

@@ -9,8 +9,7 @@ from returns.result import Failure
 
 from agentsm_fn.commands.runs._support import Exit
 from agentsm_fn.durable.errors import StoreFailure
-from agentsm_fn.durable.stores import is_postgres, open_store
-from agentsm_fn.durable.stores.opening import no_store_yet
+from agentsm_fn.durable.stores import is_postgres, no_store_yet, open_store
 
 __all__: list[str] = []
 
@@ -35,7 +34,7 @@ def _shown(db: str) -> str:
     """``db`` as it may be printed: a connection string without its password."""
     if not is_postgres(db):
         return db
-    from agentsm_fn.durable.postgres._where import where  # noqa: PLC0415  # the driver: only now
+    from agentsm_fn.durable.stores.postgres._where import where  # noqa: PLC0415  # the driver: only now
 
     return where(db).shown
 

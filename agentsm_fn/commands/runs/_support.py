@@ -12,8 +12,6 @@ import attrs
 from returns.result import Failure
 
 from agentsm_fn.core.machine import Machine
-from agentsm_fn.durable._owner import run_orphaned
-from agentsm_fn.durable.codec import from_bytes
 from agentsm_fn.durable.errors import (
     AnswerRefused,
     CodecFailure,
@@ -26,11 +24,13 @@ from agentsm_fn.durable.errors import (
     RunNotFound,
     StoreFailure,
 )
-from agentsm_fn.durable.fields import changed_fields
-from agentsm_fn.durable.runner import Durable
-from agentsm_fn.durable.store import RunRecord, RunStatus, RunStore
-from agentsm_fn.durable.templates import TemplateMismatch
-from agentsm_fn.durable.travel import replay_stored
+from agentsm_fn.durable.running.durable import Durable
+from agentsm_fn.durable.running.fields import changed_fields
+from agentsm_fn.durable.running.replay import replay_stored
+from agentsm_fn.durable.running.templates import TemplateMismatch
+from agentsm_fn.durable.stores._owner import run_orphaned
+from agentsm_fn.durable.stores.codec import from_bytes
+from agentsm_fn.durable.stores.protocol import RunRecord, RunStatus, RunStore
 from agentsm_fn.shell.observers import Both
 from agentsm_fn.shell.run import Shell
 from agentsm_fn.shell.targets import import_target
@@ -86,7 +86,7 @@ def load_target(name: str) -> Durable[Any, Any, Any] | Machine[Any, Any, Any] | 
 
     Found as agentsm-verify finds machines (:func:`~agentsm_fn.shell.targets.import_target`); not
     found is exit 3. A Durable whose template does not fit its machine (refused as its module is
-    imported: :class:`~agentsm_fn.durable.templates.TemplateMismatch`) is a usage error, exit 2.
+    imported: :class:`~agentsm_fn.durable.running.templates.TemplateMismatch`) is a usage error, exit 2.
     """
     try:
         imported = import_target(name, passing=(TemplateMismatch,))
@@ -228,7 +228,7 @@ def memory_changes(parts: Sequence[str]) -> dict[str, object] | str:
 def changed(memory: Any, values: dict[str, object]) -> Any:
     """``memory`` with the ``--set`` values, or :class:`BadField` naming the field and its type.
 
-    The rules are :mod:`agentsm_fn.durable.fields`' (the HTTP server's too): persistent
+    The rules are :mod:`agentsm_fn.durable.running.fields`' (the HTTP server's too): persistent
     vectors and maps are filled from JSON lists and objects.
 
     Example:

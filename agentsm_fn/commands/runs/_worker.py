@@ -1,4 +1,4 @@
-"""``agentsm-runs worker``: serve queued and orphaned runs until SIGTERM (see ``durable.worker``)."""
+"""``agentsm-runs worker``: serve queued and orphaned runs until SIGTERM (``durable.operations.worker``)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agentsm_fn.durable._owner import this_owner
-from agentsm_fn.durable.queue import RunQueue
-from agentsm_fn.durable.runner import Durable
-from agentsm_fn.durable.worker import Outcome, WorkerSettings, serve
+from agentsm_fn.durable.operations.worker import Outcome, WorkerSettings, serve
+from agentsm_fn.durable.running.durable import Durable
+from agentsm_fn.durable.stores._owner import this_owner
+from agentsm_fn.durable.stores.queue import RunQueue
 
 __all__: list[str] = []
 

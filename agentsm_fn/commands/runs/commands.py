@@ -51,16 +51,14 @@ from agentsm_fn.commands.runs._support import (
 )
 from agentsm_fn.commands.runs._worker import run_worker
 from agentsm_fn.core.machine import Machine
-from agentsm_fn.durable.approvals import answer, answer_for, pending
-from agentsm_fn.durable.check import check_runs
-from agentsm_fn.durable.errors import DurableError
-from agentsm_fn.durable.queue import RunQueue
-from agentsm_fn.durable.recover import recover
-from agentsm_fn.durable.runner import Durable, StoredRun
-from agentsm_fn.durable.store import RunRecord, RunStore
-from agentsm_fn.durable.stores import open_store
-from agentsm_fn.durable.travel import fork, replay_stored
-from agentsm_fn.durable.worker import WorkerSettings
+from agentsm_fn.durable import Durable, DurableError, RunRecord, RunStore, StoredRun, open_store
+from agentsm_fn.durable.operations.answers import answer, answer_for, pending
+from agentsm_fn.durable.operations.check import check_runs
+from agentsm_fn.durable.operations.forks import fork
+from agentsm_fn.durable.operations.recovery import recover
+from agentsm_fn.durable.operations.worker import WorkerSettings
+from agentsm_fn.durable.running.replay import replay_stored
+from agentsm_fn.durable.stores.queue import RunQueue
 
 __all__: list[str] = []  # the entry point `main` is not re-exported: verification.cli has a main too
 

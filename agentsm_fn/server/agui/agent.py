@@ -26,8 +26,8 @@ from agentsm_fn.agents.react.errors import agent_failure
 from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.states import Event, State
 from agentsm_fn.core.snapshot import Snapshot
-from agentsm_fn.durable.fields import FieldProblem
-from agentsm_fn.durable.runner import Durable
+from agentsm_fn.durable.running.durable import Durable
+from agentsm_fn.durable.running.fields import FieldProblem
 from agentsm_fn.llm.json import JsonValue
 from agentsm_fn.server.agui.request import AguiRequest
 from agentsm_fn.server.values import public_json

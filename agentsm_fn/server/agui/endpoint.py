@@ -29,12 +29,12 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.agents.react.effects import AskHuman
-from agentsm_fn.durable.approvals import answer, waiting_effect
 from agentsm_fn.durable.errors import DurableError
-from agentsm_fn.durable.fields import FieldProblem
-from agentsm_fn.durable.runner import Durable
-from agentsm_fn.durable.store import RunStore
-from agentsm_fn.durable.travel import replay_stored
+from agentsm_fn.durable.operations.answers import answer, waiting_effect
+from agentsm_fn.durable.running.durable import Durable
+from agentsm_fn.durable.running.fields import FieldProblem
+from agentsm_fn.durable.running.replay import replay_stored
+from agentsm_fn.durable.stores.protocol import RunStore
 from agentsm_fn.server.agui.agent import AguiAgent, agui_for
 from agentsm_fn.server.agui.interrupts import answer_from, waiting_entry
 from agentsm_fn.server.agui.request import AguiRequest, read_request
@@ -164,7 +164,7 @@ def agui_router(agents: Sequence[AguiAgent[Any, Any, Any]]) -> Callable[[ServerC
     """``agents``' AG-UI routes as a router factory of ``create_app`` (``routers=(*ROUTERS, it)``).
 
     Example:
-        >>> from agentsm_fn.durable.sqlite import SqliteStore
+        >>> from agentsm_fn.durable.stores.sqlite import SqliteStore
         >>> from agentsm_fn.server import ROUTERS, create_app
         >>> app = create_app(SqliteStore.open(":memory:").unwrap(), [], routers=(*ROUTERS, agui_router([])))
         >>> "/agui/{name}" in app.openapi()["paths"]

@@ -26,7 +26,7 @@ from returns.result import Failure, Result, Success
 from agentsm_fn.agents.react.effects import AskHuman
 from agentsm_fn.agents.react.outcomes import Approved, Modified, Rejected
 from agentsm_fn.core.effects import Effect
-from agentsm_fn.durable.fields import FieldProblem
+from agentsm_fn.durable.running.fields import FieldProblem
 from agentsm_fn.llm.json import thaw
 from agentsm_fn.shell.credentials import redact_credentials
 

@@ -13,7 +13,7 @@ to our messages (:data:`agentsm_fn.llm.Message`)::
     state               any JSON, kept as given (frozen)
     resume              answers to the interrupts of an earlier run (see ``interrupts``)
 
-A problem is a :class:`~agentsm_fn.durable.fields.FieldProblem` (the server's one type for a
+A problem is a :class:`~agentsm_fn.durable.running.fields.FieldProblem` (the server's one type for a
 request value that does not fit): the field (``messages[2].content[1]``) and what is wrong.
 """
 
@@ -41,8 +41,8 @@ from ag_ui.core import (
 )
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.durable.fields import FieldProblem
-from agentsm_fn.durable.run_ids import refused_run_id
+from agentsm_fn.durable.running.fields import FieldProblem
+from agentsm_fn.durable.running.run_ids import refused_run_id
 from agentsm_fn.llm.json import JsonValue, freeze
 from agentsm_fn.llm.messages import (
     AssistantMessage,

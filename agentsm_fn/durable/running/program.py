@@ -1,0 +1,393 @@
+"""A durable program: a machine run whose every effect outcome is committed to a store first.
+
+:class:`DurableProgram` (what :class:`~agentsm_fn.durable.running.durable.Durable` is, but for
+its stream, whose module builds on this one) binds a machine to the name it is found by
+(``module:attribute``, so the
+``agentsm-runs`` command line and other processes can load it) and to a factory of the
+shell that performs its effects. ``start`` runs a new stored run; ``resume`` continues a
+stored one in any process, replaying its journal (no effect whose outcome is committed
+is performed again) from its latest checkpoint. Results are values: ``StoredRun`` (the
+run id and the snapshot it stopped at: finished, or awaiting an answer) or a
+:data:`~agentsm_fn.durable.errors.DurableError`.
+
+One idea over 300 lines: the lifecycle of a durable run (start, resume, settle, checkpoint)
+is one class whose steps share its state; split, a reader would follow one run across files.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import uuid
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+import attrs
+from returns.result import Failure, Result, Success
+
+from agentsm_fn.core.failures import EffectFailed, RunFailed
+from agentsm_fn.core.fingerprint import machine_fingerprint
+from agentsm_fn.core.machine import Machine
+from agentsm_fn.core.snapshot import Snapshot, Status
+from agentsm_fn.durable.errors import Diverged, DurableError, RunBusy, Stopped
+from agentsm_fn.durable.running import _contract
+from agentsm_fn.durable.running._loading import Loaded, load_for_resume, release
+from agentsm_fn.durable.running._tracing import carry, continued
+from agentsm_fn.durable.running.run_ids import refused_run_id
+from agentsm_fn.durable.running.session import Pause, Session
+from agentsm_fn.durable.running.templates import template_mismatch
+from agentsm_fn.durable.stores._owner import this_owner
+from agentsm_fn.durable.stores.codec import to_bytes
+from agentsm_fn.durable.stores.protocol import Checkpoint, NewRun, RunRecord, RunStatus, RunStore
+from agentsm_fn.durable.stores.queue import RunQueue
+from agentsm_fn.llm.turns import TurnStart, template_turns
+from agentsm_fn.shell.run import RunResult, Shell, arun, run
+
+__all__ = ["DurableProgram", "StoredRun"]
+
+StateT = TypeVar("StateT", bound=enum.Enum)
+EventT = TypeVar("EventT", bound=enum.Enum)
+MemoryT = TypeVar("MemoryT")
+
+
+@attrs.frozen(kw_only=True)
+class StoredRun(Generic[StateT, MemoryT]):
+    """Where a durable run stopped: finished, or awaiting an answer (``snapshot.pending``)."""
+
+    run_id: str
+    snapshot: Snapshot[StateT, MemoryT]
+
+    @property
+    def finished(self) -> bool:
+        """True once the run reached a terminal state."""
+        return self.snapshot.finished
+
+
+@attrs.frozen(kw_only=True)
+class DurableProgram(Generic[StateT, EventT, MemoryT]):
+    """A machine as a durable program: its name, the machine, and how to perform its effects.
+
+    ``name`` is ``module:attribute`` of this object (the command line imports it from
+    there); ``shell`` makes the :class:`Shell` (performers and clock) each time a run
+    starts or resumes. A checkpoint is taken once at least ``checkpoint_after`` effects
+    and at least as many bytes as the last checkpoint were journaled since it (so
+    checkpoints cost at most about as much as the journal, and loading replays at most
+    about that much).
+
+    Example:
+        >>> from agentsm_fn.agents.react import REACT_MACHINE
+        >>> DurableProgram(name="app:AGENT", machine=REACT_MACHINE).checkpoint_after
+        32
+    """
+
+    name: str
+    machine: Machine[StateT, EventT, MemoryT]
+    shell: Callable[[], Shell] = Shell
+    checkpoint_after: int = 32
+    lease: float = 300.0
+    clock: Callable[[], float] | None = None
+    """The clock for leases and store timestamps (default: the shell's)."""
+    failure: Callable[[Snapshot[StateT, MemoryT]], str | None] | None = None
+    """Why a run that reached a terminal state failed (None: it succeeded), e.g. an agent in its Error
+    state (:func:`~agentsm_fn.agents.react.agent_failure`): such a run is stored FAILED with that reason."""
+    template: MemoryT | None = None
+    """The memory a run started from JSON begins with (the server's ``POST /runs``): the request's
+    fields are filled into it and the rest keep its values (an agent's tools, system prompt and
+    approval settings). None: a new memory of the machine's memory class, the rest at their defaults.
+    A template that is not of the machine's memory class
+    (:func:`~agentsm_fn.durable.running.templates.memory_type`) is refused here:
+    :class:`~agentsm_fn.durable.running.templates.TemplateMismatch`."""
+    turns: TurnStart[MemoryT] | None = attrs.field(
+        default=attrs.Factory(lambda self: template_turns(self.template), takes_self=True)
+    )
+    """How a turn of a thread starts (:class:`~agentsm_fn.llm.TurnStart`: the declared function from the
+    thread so far and the new message to the start memory, made by :func:`~agentsm_fn.llm.turn_start`).
+    By default the template's own (:class:`~agentsm_fn.llm.TurnTemplate`: the built-in agents' memories),
+    else None: the program takes no part in threads."""
+
+    def __attrs_post_init__(self) -> None:
+        mismatch = template_mismatch(self.name, self.machine, self.template)
+        if mismatch is not None:  # a programmer's error, shown where the Durable is made
+            raise mismatch
+
+    @property
+    def fingerprint(self) -> str:
+        """The machine's fingerprint (:func:`~agentsm_fn.machine_fingerprint`)."""
+        return machine_fingerprint(self.machine)
+
+    def _now(self, shell: Shell) -> float:
+        return (self.clock or shell.clock)()
+
+    def _new(
+        self,
+        store: RunStore,
+        start: Snapshot[StateT, MemoryT] | None,
+        memory: MemoryT,
+        run_id: str | None,
+        parent: tuple[str, int] = ("", -1),
+    ) -> Result[tuple[Session, Shell], DurableError]:
+        refused = None if run_id is None else refused_run_id(run_id)
+        if refused is not None:  # checked before anything is stored, for every door that makes a run
+            return Failure(refused)
+        shell = self.shell()
+        encoded = to_bytes(memory)
+        if isinstance(encoded, Failure):
+            return Failure(encoded.failure().within(run_id or "(new)", "memory"))
+        run_id = run_id or uuid.uuid4().hex
+        now, owner = self._now(shell), this_owner()
+        new = NewRun(
+            run_id=run_id,
+            machine=self.name,
+            fingerprint=self.fingerprint,
+            memory=encoded.unwrap(),
+            created=now,
+            owner=owner,
+            lease_until=now + self.lease,
+            parent=parent[0],
+            parent_step=parent[1] if start is None else start.steps,
+            start_state="" if start is None else start.state.name,
+        )
+        session = Session(
+            run_id=run_id,
+            store=store,
+            owner=owner,
+            clock=shell.clock,
+            rows=(),
+            tail=(),
+            first_seq=0,
+            skip_first_ticks=False,
+            checkpoint_after=self.checkpoint_after,
+            checkpoint_bytes=len(encoded.unwrap()),
+            create=new,
+        )
+        carry(session, shell)
+        return Success((session, shell))
+
+    def start_at(
+        self,
+        store: RunStore,
+        snapshot: Snapshot[StateT, MemoryT],
+        run_id: str | None = None,
+        parent: tuple[str, int] = ("", -1),
+    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+        """Store a new run that starts from a READY ``snapshot`` (a fork: see ``travel.fork``)."""
+        made = self._new(store, snapshot, snapshot.memory, run_id, parent)
+        if isinstance(made, Failure):
+            return made
+        session, shell = made.unwrap()
+        return self._loop(session, shell, snapshot)
+
+    def start(
+        self, store: RunStore, memory: MemoryT, run_id: str | None = None
+    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+        """Store a new run from ``memory`` and run it until it finishes, waits, or fails."""
+        made = self._new(store, None, memory, run_id)
+        if isinstance(made, Failure):
+            return made
+        session, shell = made.unwrap()
+        return self._loop(session, shell, memory)
+
+    def enqueue(
+        self, store: RunQueue, memory: MemoryT, run_id: str | None = None
+    ) -> Result[str, DurableError]:
+        """Store a new run from ``memory`` as READY without running it; a worker runs it. Its id.
+
+        Example:
+            >>> from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory
+            >>> from agentsm_fn.durable import Durable, SqliteStore
+            >>> store = SqliteStore.open(":memory:").unwrap()
+            >>> durable = Durable(name="app:AGENT", machine=REACT_MACHINE)
+            >>> run_id = durable.enqueue(store, AgentMemory.new("2 + 2?"), run_id="r1").unwrap()
+            >>> run_id, store.get(run_id).unwrap().status.value
+            ('r1', 'ready')
+            >>> store.close()
+        """
+        made = self._new(store, None, memory, run_id)
+        if isinstance(made, Failure):
+            return made
+        new = made.unwrap()[0].create
+        assert new is not None  # a new session holds its run until its first write
+        return store.enqueue(attrs.evolve(new, owner="", lease_until=0.0)).map(lambda _: new.run_id)
+
+    async def astart(
+        self, store: RunStore, memory: MemoryT, run_id: str | None = None
+    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+        """:meth:`start` on asyncio (async performers are awaited)."""
+        made = self._new(store, None, memory, run_id)
+        if isinstance(made, Failure):
+            return made
+        session, shell = made.unwrap()
+        return await self._aloop(session, shell, memory)
+
+    def _resumable(
+        self, store: RunStore, run_id: str, allow_changed: bool
+    ) -> Result[tuple[Session, Shell, Loaded[StateT, MemoryT]], DurableError]:
+        shell = self.shell()
+        now, owner = self._now(shell), this_owner()
+        claimed = store.claim(run_id, owner, now, now + self.lease)
+        if isinstance(claimed, Failure):
+            return claimed
+        loaded = load_for_resume(store, self.machine, run_id, self.fingerprint, allow_changed)
+        if isinstance(loaded, Failure):
+            release(store, run_id, owner, now)
+            return loaded
+        found = loaded.unwrap()
+        session = Session(
+            run_id=run_id,
+            store=store,
+            owner=owner,
+            clock=shell.clock,
+            rows=found.rows,
+            tail=found.tail,
+            first_seq=found.first_seq,
+            skip_first_ticks=found.from_checkpoint,
+            checkpoint_after=self.checkpoint_after,
+            checkpoint_bytes=found.checkpoint_bytes,
+        )
+        carry(session, shell)
+        return Success((session, shell, found))
+
+    def resume(
+        self, store: RunStore, run_id: str, allow_changed: bool = False
+    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+        """Continue a stored run in this process: replay its journal, then run on.
+
+        A run stored by a machine with another fingerprint is refused
+        (:class:`~agentsm_fn.durable.errors.MachineChanged`) unless ``allow_changed``.
+        """
+        ready = self._resumable(store, run_id, allow_changed)
+        if isinstance(ready, Failure):
+            return ready
+        session, shell, loaded = ready.unwrap()
+        with continued(store, run_id, shell):  # linked to the trace that started the run
+            return self._loop(session, shell, loaded.start)
+
+    async def aresume(
+        self, store: RunStore, run_id: str, allow_changed: bool = False
+    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+        """:meth:`resume` on asyncio; claiming and loading the run (store reads) run in a thread meanwhile."""
+        ready = await asyncio.to_thread(self._resumable, store, run_id, allow_changed)
+        if isinstance(ready, Failure):
+            return ready
+        session, shell, loaded = ready.unwrap()
+        with continued(store, run_id, shell):
+            return await self._aloop(session, shell, loaded.start)
+
+    def _loop(
+        self, session: Session, shell: Shell, start: MemoryT | Snapshot[StateT, MemoryT]
+    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+        journaled = attrs.evolve(shell, performers=session.performers(shell.performers), clock=session.clock)
+        while True:
+            settled = self._settle(session, shell, run(self.machine, start, journaled))
+            if not isinstance(settled, Snapshot):
+                return settled
+            start = settled
+
+    async def _aloop(
+        self, session: Session, shell: Shell, start: MemoryT | Snapshot[StateT, MemoryT]
+    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+        journaled = attrs.evolve(shell, performers=session.performers(shell.performers), clock=session.clock)
+        while True:
+            result = await arun(self.machine, start, journaled)
+            # Settling writes to the store (stop, checkpoint): in a thread, so the loop's other runs go on.
+            settled = await asyncio.to_thread(self._settle, session, shell, result)
+            if not isinstance(settled, Snapshot):
+                return settled
+            start = settled
+
+    def _settle(
+        self, session: Session, shell: Shell, result: RunResult[StateT, MemoryT]
+    ) -> Snapshot[StateT, MemoryT] | Result[StoredRun[StateT, MemoryT], DurableError]:
+        """Store where the run stopped; a snapshot means: checkpointed, run on from it."""
+        run_id, store, now = session.run_id, session.store, self._now(shell)
+        snapshot = result.unwrap() if isinstance(result, Success) else result.failure().snapshot
+        record = RunRecord(
+            run_id=run_id,
+            machine=self.name,
+            fingerprint=self.fingerprint,
+            status=RunStatus.FAILED,
+            created=now,
+            updated=now,
+            state=snapshot.state.name,
+            steps=snapshot.steps,
+            effects=session.seq,
+            owner=session.owner,
+        )
+        tail = tuple(session.buffer)
+        held, session.held = session.held, None  # the last outcome: committed with where the run stopped
+
+        def stop(stopped: RunRecord, ticks: tuple[float, ...] = tail) -> Result[None, DurableError]:
+            done = store.stop(run_id, stopped, ticks, session.owner, session.create, held)
+            session.create = None
+            return done
+
+        def stop_failed(
+            failed: RunFailed[enum.Enum, object],
+        ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+            """Store the run as failed; the failure is the store's, if that write failed."""
+            stopped = stop(attrs.evolve(record, reason=failed.reason.describe()))
+            return Failure(
+                stopped.failure() if isinstance(stopped, Failure) else Stopped(run_id=run_id, failed=failed)
+            )
+
+        error = session.error
+        if error is not None:
+            if isinstance(error, Diverged):  # found while replaying, before any effect: nothing is held
+                error = attrs.evolve(error, step=snapshot.steps + 1)
+                release(store, run_id, session.owner, now, RunStatus.FAILED, error.describe())
+            elif not isinstance(error, RunBusy):  # a run another process owns is not ours to mark
+                stop(attrs.evolve(record, reason=error.describe(), fingerprint=""))
+            return Failure(error)
+        if isinstance(result, Failure):
+            failed = result.failure()
+            last = session.last
+            keep = None if last is None else _contract.unrouted(last[1])
+            if isinstance(failed.reason, EffectFailed) and snapshot.awaiting and keep is not None and last:
+                # The machine has no route for this failure: not taken, so not kept (as in memory)
+                if held is not None and held.seq == last[0]:  # not committed: its row is still started
+                    held = None
+                    if not keep:
+                        store.forget(run_id, last[0], keep_started=False, owner=session.owner)
+                else:
+                    store.forget(run_id, last[0], keep_started=keep, owner=session.owner)
+            return stop_failed(failed)
+        if snapshot.status is Status.FINISHED:
+            why = None if self.failure is None else self.failure(snapshot)
+            ended = RunStatus.FINISHED if why is None else RunStatus.FAILED
+            done = stop(attrs.evolve(record, status=ended, reason=why or ""))
+            return done.map(lambda _: StoredRun(run_id=run_id, snapshot=snapshot))
+        pause, session.pause = session.pause, None
+        if held is not None:  # a checkpoint pause: the outcome goes in before the checkpoint that needs it
+            flushed = store.commit(run_id, held, session.owner, True)
+            if isinstance(flushed, Failure):
+                return flushed
+        saved = self._checkpoint(session, snapshot)
+        if isinstance(saved, Failure):
+            return saved
+        if pause is Pause.CHECKPOINT:
+            return snapshot
+        done = stop(attrs.evolve(record, status=RunStatus.WAITING), ())
+        return done.map(lambda _: StoredRun(run_id=run_id, snapshot=snapshot))
+
+    def _checkpoint(
+        self, session: Session, snapshot: Snapshot[StateT, MemoryT]
+    ) -> Result[None, DurableError]:
+        memory, pending = to_bytes(snapshot.memory), to_bytes(snapshot.pending)
+        column = f"checkpoint[{session.seq}]"
+        if isinstance(memory, Failure):
+            return Failure(memory.failure().within(session.run_id, f"{column}.memory"))
+        if isinstance(pending, Failure):
+            return Failure(pending.failure().within(session.run_id, f"{column}.pending"))
+        point = Checkpoint(
+            seq=session.seq,
+            state=snapshot.state.name,
+            steps=snapshot.steps,
+            memory=memory.unwrap(),
+            pending=pending.unwrap(),
+        )
+        saved = session.store.save_checkpoint(session.run_id, point, session.owner)
+        if isinstance(saved, Failure):
+            return saved
+        session.checkpointed()
+        session.checkpoint_bytes = len(point.memory) + len(point.pending)
+        return Success(None)
