@@ -39,7 +39,7 @@ from agentsm_fn.core import Effect, Fault, Perform, effectful, emit, perform
 from agentsm_fn.core.machine import Machine, define_machine
 from agentsm_fn.durable import Durable, NewRun, RunStatus, SqliteStore, open_store
 from agentsm_fn.durable.running.streaming import stored_events
-from agentsm_fn.durable.stores.pages import RunPages
+from agentsm_fn.durable.stores.protocol.pages import RunPages
 from agentsm_fn.server import create_app
 from agentsm_fn.shell import Performers, Shell
 from agentsm_fn.stream import EffectCompleted, event_from_json, history_position

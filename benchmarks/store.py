@@ -52,7 +52,7 @@ from _two_per_effect import PostgresTwoPerEffect, SqliteTwoPerEffect  # noqa: E4
 
 from agentsm_fn.durable import Durable, SqliteStore  # noqa: E402
 from agentsm_fn.durable.stores.postgres import PostgresStore  # noqa: E402
-from agentsm_fn.durable.stores.protocol import RunStore  # noqa: E402
+from agentsm_fn.durable.stores.protocol.store import RunStore  # noqa: E402
 from agentsm_fn.shell import run  # noqa: E402
 from tests.durable.round_trips import round_trips_counted  # noqa: E402
 from tests.durable.transactions import counted_store  # noqa: E402

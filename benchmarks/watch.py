@@ -40,8 +40,8 @@ sys.path.insert(0, str(ROOT))  # the throwaway PostgreSQL server of the tests
 
 from agentsm_fn.durable import NewRun, SqliteStore, open_store, stored_events  # noqa: E402
 from agentsm_fn.durable.operations.following import StoredFollow  # noqa: E402
-from agentsm_fn.durable.stores.protocol import RunRecord, RunStore  # noqa: E402
-from agentsm_fn.durable.stores.updates import updates_since  # noqa: E402
+from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStore  # noqa: E402
+from agentsm_fn.durable.stores.protocol.updates import updates_since  # noqa: E402
 from agentsm_fn.server.changes import CHANGES_INTERVAL as INTERVAL  # noqa: E402
 from agentsm_fn.server.changes import StoreWatch, changed_runs  # noqa: E402
 from tests.durable.stores import execute  # noqa: E402

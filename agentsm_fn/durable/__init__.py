@@ -25,7 +25,7 @@ from agentsm_fn.durable.running.streaming import stored_events
 from agentsm_fn.durable.running.templates import TemplateMismatch
 from agentsm_fn.durable.stores import is_postgres, open_store
 from agentsm_fn.durable.stores.codec import from_bytes, to_bytes
-from agentsm_fn.durable.stores.protocol import (
+from agentsm_fn.durable.stores.protocol.store import (
     Checkpoint,
     JournalRow,
     NewRun,

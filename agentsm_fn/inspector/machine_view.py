@@ -17,7 +17,7 @@ from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.durable.operations.check import check_runs
 from agentsm_fn.durable.running.durable import Durable
-from agentsm_fn.durable.stores.protocol import RunStore
+from agentsm_fn.durable.stores.protocol.store import RunStore
 from agentsm_fn.inspector.plain import plain
 from agentsm_fn.llm.json import JsonValue
 from agentsm_fn.shell.credentials import credential_redactor

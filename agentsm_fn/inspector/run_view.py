@@ -25,7 +25,7 @@ from agentsm_fn.durable.operations.forks import forks_of
 from agentsm_fn.durable.running.durable import Durable
 from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.durable.stores.codec import from_bytes
-from agentsm_fn.durable.stores.protocol import JournalRow, RunRecord, RunStore
+from agentsm_fn.durable.stores.protocol.store import JournalRow, RunRecord, RunStore
 from agentsm_fn.inspector.machine_view import graph_data
 from agentsm_fn.inspector.plain import changes, plain
 from agentsm_fn.inspector.transcript import transcript

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from fastapi import APIRouter, FastAPI
 
-from agentsm_fn.durable.stores.protocol import RunStore
+from agentsm_fn.durable.stores.protocol.store import RunStore
 from agentsm_fn.server.actions import action_routes
 from agentsm_fn.server.changes import change_routes
 from agentsm_fn.server.context import MAX_BODY, POLL_INTERVAL, AnyDurable, ServerContext

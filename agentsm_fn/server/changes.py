@@ -30,8 +30,8 @@ from returns.result import Failure
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from agentsm_fn.durable.errors import DurableError, StoreFailure
-from agentsm_fn.durable.stores.protocol import RunRecord, RunStore
-from agentsm_fn.durable.stores.updates import Updates, updates_since
+from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStore
+from agentsm_fn.durable.stores.protocol.updates import Updates, updates_since
 from agentsm_fn.server.context import ServerContext
 from agentsm_fn.server.errors import ApiError, error_body, error_for
 from agentsm_fn.server.follow import Poller
@@ -77,7 +77,7 @@ def changed_runs(before: Mapping[str, RunRecord], now: Mapping[str, RunRecord]) 
     """The runs of ``now`` that are new or changed since ``before``, in order of ``(updated, run_id)``.
 
     Example:
-        >>> from agentsm_fn.durable.stores.protocol import RunStatus
+        >>> from agentsm_fn.durable.stores.protocol.store import RunStatus
         >>> def run(name, status, updated):
         ...     return RunRecord(run_id=name, machine="m:M", fingerprint="f", status=status,
         ...                      created=0.0, updated=updated)
@@ -107,7 +107,7 @@ class StoreWatch(Poller):
 
     The first look reads every run; each later one only the runs updated since the latest
     update seen, less :data:`LOOKBACK`, and the count
-    (:func:`~agentsm_fn.durable.stores.updates.updates_since`: one query on the ``(updated, id)``
+    (:func:`~agentsm_fn.durable.stores.protocol.updates.updates_since`: one query on the ``(updated, id)``
     index). When the count differs from the runs known, a
     run was removed (or written with an update time older than the window): that look, and
     every :data:`RESYNC_LOOKS`-th, reads every run again. ``full_reads`` and ``rows_read``

@@ -2,7 +2,7 @@
 
 Routes are built by factories ``router(ctx: ServerContext) -> APIRouter`` (see ``app``), so a
 route reaches the store and the machines through ``ctx`` alone and serves any
-:class:`~agentsm_fn.durable.stores.protocol.RunStore`.
+:class:`~agentsm_fn.durable.stores.protocol.store.RunStore`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import attrs
 
 from agentsm_fn.durable.running.durable import Durable
 from agentsm_fn.durable.running.templates import memory_type
-from agentsm_fn.durable.stores.protocol import RunStore
+from agentsm_fn.durable.stores.protocol.store import RunStore
 from agentsm_fn.server.errors import ApiError
 
 __all__ = ["AnyDurable", "ServerContext", "memory_type"]

@@ -31,7 +31,7 @@ from returns.result import Failure
 from agentsm_fn.durable.errors import DurableError, StoreFailure
 from agentsm_fn.durable.operations.following import FollowedEvents, StoredFollow
 from agentsm_fn.durable.running.durable import Durable
-from agentsm_fn.durable.stores.protocol import RunStatus, RunStore
+from agentsm_fn.durable.stores.protocol.store import RunStatus, RunStore
 from agentsm_fn.server.shutdown import Shutdown
 from agentsm_fn.shell.credentials import redact_credentials
 from agentsm_fn.stream.events import RunEvent

@@ -19,7 +19,7 @@ from fastapi import APIRouter, Response
 from fastapi.responses import JSONResponse
 
 from agentsm_fn.durable.running.durable import Durable
-from agentsm_fn.durable.stores.protocol import RunRecord, RunStore
+from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStore
 from agentsm_fn.inspector import ASSETS, compare_views, machine_view, run_view
 from agentsm_fn.inspector.run_view import steps_view
 from agentsm_fn.llm.json import JsonValue

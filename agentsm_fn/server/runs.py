@@ -20,8 +20,8 @@ from agentsm_fn.durable.errors import DurableError, NoSuchStep
 from agentsm_fn.durable.operations.answers import PendingAnswer, waiting_on
 from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.durable.stores.codec import from_bytes
-from agentsm_fn.durable.stores.pages import RunQuery, runs_page
-from agentsm_fn.durable.stores.protocol import RunRecord, RunStatus
+from agentsm_fn.durable.stores.protocol.pages import RunQuery, runs_page
+from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStatus
 from agentsm_fn.server.context import ServerContext
 from agentsm_fn.server.errors import ApiError, error_for
 from agentsm_fn.server.models import (

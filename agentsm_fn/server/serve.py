@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import uvicorn
 
-from agentsm_fn.durable.stores.protocol import RunStore
+from agentsm_fn.durable.stores.protocol.store import RunStore
 from agentsm_fn.server.app import ROUTERS, RouterFactory, create_app
 from agentsm_fn.server.context import AnyDurable
 from agentsm_fn.server.security import TOKEN_ENV, bind_problem

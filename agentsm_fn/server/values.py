@@ -15,8 +15,8 @@ from typing import TypeAlias
 import msgspec
 from pyrsistent import PSet, PVector
 
-from agentsm_fn.durable.stores._owner import run_orphaned
-from agentsm_fn.durable.stores.protocol import RunRecord, RunStatus
+from agentsm_fn.durable.stores.protocol.owners import run_orphaned
+from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStatus
 from agentsm_fn.shell.credentials import redact_credentials
 
 __all__ = ["public_json", "record_json"]

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agentsm_fn.durable import JournalRow, RunStore, is_postgres
-from agentsm_fn.durable.stores._group import Groups
+from agentsm_fn.durable.stores.sql.group import Groups
 
 
 def execute(db: str, sql: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:

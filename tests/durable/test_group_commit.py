@@ -13,7 +13,7 @@ import pytest
 from returns.result import Result, Success
 
 from agentsm_fn.durable import NewRun, RunBusy, RunStore, StoreFailure, is_postgres, open_store
-from agentsm_fn.durable.stores._group import LOST
+from agentsm_fn.durable.stores.sql.group import LOST
 from tests.durable.round_trips import count_round_trips
 from tests.durable.stores import entry, group_sizes
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from agentsm_fn.commands.runs._support import Exit
 from agentsm_fn.durable import RunStore, open_store
 from agentsm_fn.durable.errors import AnswerRefusal, AnswerRefused
-from agentsm_fn.durable.stores.pages import RunQuery, runs_page
+from agentsm_fn.durable.stores.protocol.pages import RunQuery, runs_page
 from tests.durable.machines import DURABLE_ORDERS, Order
 from tests.durable.test_cli import cli
 

@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentsm_fn.durable import NewRun, RunStatus, RunStore
-from agentsm_fn.durable.stores.pages import RunPages, RunQuery, runs_page
+from agentsm_fn.durable.stores.protocol.pages import RunPages, RunQuery, runs_page
 
 STATUSES = [None, *RunStatus]
 MACHINES = [None, "app:A", "app:B", "app:none"]

@@ -28,7 +28,7 @@ from agentsm_fn.durable import (
     open_store,
 )
 from agentsm_fn.durable.operations.recovery import recover
-from agentsm_fn.durable.stores._owner import this_owner
+from agentsm_fn.durable.stores.protocol.owners import this_owner
 from tests.durable.machines import DURABLE_ORDERS, Order
 from tests.durable.stores import entry, execute
 

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from agentsm_fn.durable import NewRun, RunRecord, RunStatus, RunStore, is_postgres, open_store
 from agentsm_fn.durable.operations.forks import RunForks, forks_of
-from agentsm_fn.durable.stores.queue import RunQueue
-from agentsm_fn.durable.stores.updates import RunUpdates, updates_since
+from agentsm_fn.durable.stores.protocol.queue import RunQueue
+from agentsm_fn.durable.stores.protocol.updates import RunUpdates, updates_since
 from tests.durable.stores import execute
 
 INDEXES = ("runs_by_updated", "runs_by_parent")

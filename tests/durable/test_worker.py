@@ -22,7 +22,7 @@ import pytest
 from agentsm_fn.durable import RunStatus, RunStore, open_store
 from agentsm_fn.durable.operations.answers import answer, pending
 from agentsm_fn.durable.running.replay import replay_stored
-from agentsm_fn.durable.stores.queue import RunQueue
+from agentsm_fn.durable.stores.protocol.queue import RunQueue
 from tests.durable import machines
 from tests.durable.payments import ASYNC_PAYMENTS, DURABLE_PAYMENTS, Payments, ledger_lines
 

@@ -25,8 +25,8 @@ from pathlib import Path
 
 from agentsm_fn.durable import open_store
 from agentsm_fn.durable.running.replay import replay_stored
-from agentsm_fn.durable.stores.protocol import RunStore
-from agentsm_fn.durable.stores.queue import RunQueue
+from agentsm_fn.durable.stores.protocol.queue import RunQueue
+from agentsm_fn.durable.stores.protocol.store import RunStore
 from tests.durable.payments import DURABLE_PAYMENTS, Payments, ledger_lines
 from tests.durable.stores import execute
 

@@ -19,7 +19,7 @@ import sys
 import agentsm_fn.durable.stores.postgres  # noqa: F401  # imported once, before the forks: they start at once
 from agentsm_fn.durable import open_store
 from agentsm_fn.durable.operations.worker import WorkerSettings, serve
-from agentsm_fn.durable.stores.queue import RunQueue
+from agentsm_fn.durable.stores.protocol.queue import RunQueue
 from tests.durable.payments import DURABLE_PAYMENTS
 
 

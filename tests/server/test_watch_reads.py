@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from returns.result import Result
 
 from agentsm_fn.durable import NewRun, RunRecord, SqliteStore, StoreFailure
-from agentsm_fn.durable.stores.updates import RunUpdates
+from agentsm_fn.durable.stores.protocol.updates import RunUpdates
 from agentsm_fn.server import create_app
 from agentsm_fn.server.changes import LOOKBACK, RESYNC_LOOKS, StoreWatch
 from tests.durable.machines import DURABLE_ORDERS

@@ -28,9 +28,9 @@ from agentsm_fn.durable.running.durable import Durable
 from agentsm_fn.durable.running.fields import changed_fields
 from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.durable.running.templates import TemplateMismatch
-from agentsm_fn.durable.stores._owner import run_orphaned
 from agentsm_fn.durable.stores.codec import from_bytes
-from agentsm_fn.durable.stores.protocol import RunRecord, RunStatus, RunStore
+from agentsm_fn.durable.stores.protocol.owners import run_orphaned
+from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStatus, RunStore
 from agentsm_fn.shell.observers import Both
 from agentsm_fn.shell.run import Shell
 from agentsm_fn.shell.targets import import_target

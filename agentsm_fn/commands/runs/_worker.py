@@ -10,8 +10,8 @@ from typing import Any
 
 from agentsm_fn.durable.operations.worker import Outcome, WorkerSettings, serve
 from agentsm_fn.durable.running.durable import Durable
-from agentsm_fn.durable.stores._owner import this_owner
-from agentsm_fn.durable.stores.queue import RunQueue
+from agentsm_fn.durable.stores.protocol.owners import this_owner
+from agentsm_fn.durable.stores.protocol.queue import RunQueue
 
 __all__: list[str] = []
 

@@ -58,7 +58,7 @@ from agentsm_fn.durable.operations.forks import fork
 from agentsm_fn.durable.operations.recovery import recover
 from agentsm_fn.durable.operations.worker import WorkerSettings
 from agentsm_fn.durable.running.replay import replay_stored
-from agentsm_fn.durable.stores.queue import RunQueue
+from agentsm_fn.durable.stores.protocol.queue import RunQueue
 
 __all__: list[str] = []  # the entry point `main` is not re-exported: verification.cli has a main too
 

@@ -19,7 +19,7 @@ from agentsm_fn.agents.react.outcomes import Approved, Modified, Rejected
 from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.durable.errors import AnswerRefusal, AnswerRefused, CodecFailure, DurableError
 from agentsm_fn.durable.stores.codec import from_bytes, to_bytes
-from agentsm_fn.durable.stores.protocol import JournalRow, RunRecord, RunStatus, RunStore
+from agentsm_fn.durable.stores.protocol.store import JournalRow, RunRecord, RunStatus, RunStore
 from agentsm_fn.shell.clock import Clock, system_clock
 
 __all__ = ["PendingAnswer", "answer", "answer_for", "pending", "waiting_effect", "waiting_on"]
@@ -92,7 +92,7 @@ def waiting_on(store: RunStore, record: RunRecord) -> Result[PendingAnswer | Non
 
     Example:
         >>> from agentsm_fn.durable.stores.sqlite import SqliteStore
-        >>> from agentsm_fn.durable.stores.protocol import RunRecord, RunStatus
+        >>> from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStatus
         >>> record = RunRecord(run_id="r1", machine="m:M", fingerprint="f", status=RunStatus.READY,
         ...                    created=0.0, updated=0.0)
         >>> waiting_on(SqliteStore.open(":memory:").unwrap(), record).unwrap() is None

@@ -20,7 +20,7 @@ from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.durable.errors import CodecFailure, Diverged, DurableError, StoreFailure
 from agentsm_fn.durable.running.replay import replay_stored
-from agentsm_fn.durable.stores.protocol import RunRecord, RunStatus, RunStore
+from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStatus, RunStore
 
 __all__ = ["RunCheck", "check_runs"]
 

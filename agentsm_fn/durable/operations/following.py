@@ -27,7 +27,7 @@ from agentsm_fn.durable.running._loading import initial_snapshot
 from agentsm_fn.durable.running.durable import Durable
 from agentsm_fn.durable.running.replay import Fold
 from agentsm_fn.durable.running.streaming import _started, _stored_standing
-from agentsm_fn.durable.stores.protocol import RunRecord, RunStore
+from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStore
 from agentsm_fn.shell.credentials import redact_credentials
 from agentsm_fn.shell.stream_history import HistoryMark, history_after, history_mark
 from agentsm_fn.stream.events import RunEvent, RunStarted

@@ -1,6 +1,6 @@
 """Forks: a new stored run from a run as it was at a step (:func:`fork`), and the runs forked from a run.
 
-:class:`RunForks` is optional for a store (like :class:`~agentsm_fn.durable.stores.pages.RunPages`):
+:class:`RunForks` is optional for a store (like :class:`~agentsm_fn.durable.stores.protocol.pages.RunPages`):
 one that has it answers with one query on an index on ``(parent, created, id)``; for one that
 has not, :func:`forks_of` filters ``runs()``. Either way newest first, then by id (what a
 run's page lists under it).
@@ -20,7 +20,7 @@ from agentsm_fn.durable.errors import DurableError, NoSuchStep, NotResumable, St
 from agentsm_fn.durable.running.durable import Durable
 from agentsm_fn.durable.running.program import StoredRun
 from agentsm_fn.durable.running.replay import replay_stored
-from agentsm_fn.durable.stores.protocol import RunRecord, RunStore
+from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStore
 
 __all__ = ["RunForks", "fork", "forks_of"]
 

@@ -21,8 +21,8 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import DurableError, StoreFailure
 from agentsm_fn.durable.running.program import StoredRun
-from agentsm_fn.durable.stores._owner import owner_holds
-from agentsm_fn.durable.stores.protocol import RunStatus, RunStore
+from agentsm_fn.durable.stores.protocol.owners import owner_holds
+from agentsm_fn.durable.stores.protocol.store import RunStatus, RunStore
 from agentsm_fn.shell.clock import Clock, system_clock
 
 __all__ = ["Recoverable", "Recovered", "recover"]

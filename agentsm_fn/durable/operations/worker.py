@@ -1,7 +1,7 @@
 """A worker: a long-running process that claims queued and orphaned runs and runs them on asyncio.
 
 :func:`serve` claims runs of the given durable machines from a
-:class:`~agentsm_fn.durable.stores.queue.RunQueue` (READY runs: enqueued, answered, let go; and
+:class:`~agentsm_fn.durable.stores.protocol.queue.RunQueue` (READY runs: enqueued, answered, let go; and
 orphaned ones: RUNNING with no live owner), up to ``concurrency`` at a time, each resumed with
 ``Durable.aresume`` under this process's owner. It
 renews the leases of the runs it holds every third of the shortest lease, and between claims it
@@ -29,8 +29,8 @@ from agentsm_fn.durable.errors import DurableError
 from agentsm_fn.durable.running._loading import release
 from agentsm_fn.durable.running.durable import Durable
 from agentsm_fn.durable.running.program import StoredRun
-from agentsm_fn.durable.stores._owner import this_owner
-from agentsm_fn.durable.stores.queue import RunQueue, Wakeups
+from agentsm_fn.durable.stores.protocol.owners import this_owner
+from agentsm_fn.durable.stores.protocol.queue import RunQueue, Wakeups
 
 __all__ = ["WorkerSettings", "serve"]
 

@@ -14,7 +14,7 @@ from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.durable.errors import Diverged, DurableError, MachineChanged, NotResumable
 from agentsm_fn.durable.stores.codec import from_bytes
-from agentsm_fn.durable.stores.protocol import Checkpoint, JournalRow, RunStatus, RunStore
+from agentsm_fn.durable.stores.protocol.store import Checkpoint, JournalRow, RunStatus, RunStore
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)

@@ -20,7 +20,7 @@ from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.durable.errors import Diverged, DurableError, RunBusy, StoreFailure
 from agentsm_fn.durable.running import _contract
 from agentsm_fn.durable.stores.codec import to_bytes
-from agentsm_fn.durable.stores.protocol import JournalRow, NewRun, RunStore
+from agentsm_fn.durable.stores.protocol.store import JournalRow, NewRun, RunStore
 from agentsm_fn.shell.clock import Clock
 
 __all__ = ["MISSING", "Pause", "SessionState"]

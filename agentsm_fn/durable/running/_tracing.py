@@ -4,7 +4,7 @@ The shell's observer may be a :class:`TraceCarrier` (``agentsm_fn.otel.OtelObser
 it can say the W3C trace context of the run being performed, as a small mapping of
 strings, and continue a run inside a stored one. When the first effect a process performs
 for a run starts, its context is saved with the run (if the store is a
-:class:`~agentsm_fn.durable.stores.protocol.TraceContexts`; the first one saved is kept); a run
+:class:`~agentsm_fn.durable.stores.protocol.store.TraceContexts`; the first one saved is kept); a run
 resumed or recovered in any process runs inside ``continuing(stored)``, so its span
 links to the trace that started it. Tracing is advisory: a context that cannot be
 saved or read leaves the run untraced across processes and changes nothing else.
@@ -18,7 +18,7 @@ from contextlib import AbstractContextManager
 from typing import Protocol, runtime_checkable
 
 from agentsm_fn.durable.running.session import Session
-from agentsm_fn.durable.stores.protocol import RunStore, TraceContexts
+from agentsm_fn.durable.stores.protocol.store import RunStore, TraceContexts
 from agentsm_fn.shell.run import Shell
 
 __all__ = ["TraceCarrier", "carry", "continued"]

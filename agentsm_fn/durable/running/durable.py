@@ -15,7 +15,7 @@ import attrs
 
 from agentsm_fn.durable.running.program import DurableProgram
 from agentsm_fn.durable.running.streaming import astream_durable
-from agentsm_fn.durable.stores.protocol import RunStore
+from agentsm_fn.durable.stores.protocol.store import RunStore
 from agentsm_fn.shell.streaming import BUFFER_SIZE
 from agentsm_fn.stream.events import RunEvent
 

@@ -36,10 +36,10 @@ from agentsm_fn.durable.running._tracing import carry, continued
 from agentsm_fn.durable.running.run_ids import refused_run_id
 from agentsm_fn.durable.running.session import Pause, Session
 from agentsm_fn.durable.running.templates import template_mismatch
-from agentsm_fn.durable.stores._owner import this_owner
 from agentsm_fn.durable.stores.codec import to_bytes
-from agentsm_fn.durable.stores.protocol import Checkpoint, NewRun, RunRecord, RunStatus, RunStore
-from agentsm_fn.durable.stores.queue import RunQueue
+from agentsm_fn.durable.stores.protocol.owners import this_owner
+from agentsm_fn.durable.stores.protocol.queue import RunQueue
+from agentsm_fn.durable.stores.protocol.store import Checkpoint, NewRun, RunRecord, RunStatus, RunStore
 from agentsm_fn.llm.turns import TurnStart, template_turns
 from agentsm_fn.shell.run import RunResult, Shell, arun, run
 

@@ -26,7 +26,7 @@ from agentsm_fn.durable.errors import Diverged, DurableError
 from agentsm_fn.durable.running._loading import initial_snapshot
 from agentsm_fn.durable.running.digest import content_digest
 from agentsm_fn.durable.stores.codec import from_bytes
-from agentsm_fn.durable.stores.protocol import JournalRow, RunStore
+from agentsm_fn.durable.stores.protocol.store import JournalRow, RunStore
 
 __all__ = ["Fold", "replay_stored"]
 

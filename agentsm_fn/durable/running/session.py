@@ -39,7 +39,7 @@ from agentsm_fn.durable.running import _contract
 from agentsm_fn.durable.running._session_state import MISSING, Pause, SessionState
 from agentsm_fn.durable.running.digest import content_digest
 from agentsm_fn.durable.stores.codec import from_bytes
-from agentsm_fn.durable.stores.protocol import JournalRow
+from agentsm_fn.durable.stores.protocol.store import JournalRow
 from agentsm_fn.shell.performers import AsyncPerformer, Performer, Performers
 
 __all__ = ["Pause", "Session"]

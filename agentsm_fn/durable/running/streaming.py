@@ -25,7 +25,7 @@ from agentsm_fn.durable.errors import DurableError, Stopped
 from agentsm_fn.durable.running.program import DurableProgram, StoredRun
 from agentsm_fn.durable.running.replay import replayed
 from agentsm_fn.durable.running.run_ids import refused_run_id
-from agentsm_fn.durable.stores.protocol import RunRecord, RunStatus, RunStore
+from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStatus, RunStore
 from agentsm_fn.shell._stream_buffer import EventBuffer
 from agentsm_fn.shell._stream_watch import StreamWatch
 from agentsm_fn.shell.credentials import redact_credentials

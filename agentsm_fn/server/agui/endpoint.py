@@ -34,7 +34,7 @@ from agentsm_fn.durable.operations.answers import answer, waiting_effect
 from agentsm_fn.durable.running.durable import Durable
 from agentsm_fn.durable.running.fields import FieldProblem
 from agentsm_fn.durable.running.replay import replay_stored
-from agentsm_fn.durable.stores.protocol import RunStore
+from agentsm_fn.durable.stores.protocol.store import RunStore
 from agentsm_fn.server.agui.agent import AguiAgent, agui_for
 from agentsm_fn.server.agui.interrupts import answer_from, waiting_entry
 from agentsm_fn.server.agui.request import AguiRequest, read_request

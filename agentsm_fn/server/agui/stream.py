@@ -44,7 +44,7 @@ from agentsm_fn.durable.errors import DurableError, Stopped
 from agentsm_fn.durable.operations.answers import pending
 from agentsm_fn.durable.running.durable import Durable
 from agentsm_fn.durable.running.program import StoredRun
-from agentsm_fn.durable.stores.protocol import RunStore
+from agentsm_fn.durable.stores.protocol.store import RunStore
 from agentsm_fn.llm.json import JsonObject
 from agentsm_fn.server.agui.agent import AguiAgent
 from agentsm_fn.server.agui.feed import FEED_SIZE, Feed, observed

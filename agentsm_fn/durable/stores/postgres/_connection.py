@@ -14,12 +14,12 @@ from psycopg_pool import ConnectionPool
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import RunBusy, StoreFailure
-from agentsm_fn.durable.stores._group import Groups, fenced
-from agentsm_fn.durable.stores._reads import Rows
-from agentsm_fn.durable.stores._rows import CorruptColumn
-from agentsm_fn.durable.stores._writes import Execute, StoreWrites
 from agentsm_fn.durable.stores.postgres._group import Db, Op, run_group
 from agentsm_fn.durable.stores.postgres._where import Where
+from agentsm_fn.durable.stores.sql.group import Groups, fenced
+from agentsm_fn.durable.stores.sql.reads import Rows
+from agentsm_fn.durable.stores.sql.rows import CorruptColumn
+from agentsm_fn.durable.stores.sql.writes import Execute, StoreWrites
 
 __all__ = ["PostgresConnection"]
 
@@ -64,7 +64,7 @@ class PostgresConnection(StoreWrites):
             return Failure(self._where.failure(operation, exc, run_id))
 
     def _fenced(self, done: Result[int, StoreFailure], run_id: str) -> Result[None, RunBusy | StoreFailure]:
-        """A fenced write's result (``stores._group.fenced``, with this database's words)."""
+        """A fenced write's result (``stores.sql.group.fenced``, with this database's words)."""
         return fenced(done, run_id, duplicate_run='"runs_pkey"', duplicate_entry='"journal_pkey"')
 
     def _query(

@@ -4,7 +4,7 @@ Every write is fenced by ownership and takes the run's row ``FOR SHARE``: a conc
 ``claim`` (which updates that row) waits for the write to commit, or the write waits for the
 claim and then finds another owner and writes nothing. So a process that lost its run can
 never write into it, even while another process is taking it over. The group commit itself
-(which writes go together) is :mod:`agentsm_fn.durable.stores._group`.
+(which writes go together) is :mod:`agentsm_fn.durable.stores.sql.group`.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import psycopg
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import StoreFailure
-from agentsm_fn.durable.stores._group import after
-from agentsm_fn.durable.stores._rows import NEW_RUN_COLUMNS, new_run_values, pack_ticks
 from agentsm_fn.durable.stores.postgres._where import Where
-from agentsm_fn.durable.stores.protocol import JournalRow, NewRun
+from agentsm_fn.durable.stores.protocol.store import JournalRow, NewRun
+from agentsm_fn.durable.stores.sql.group import after
+from agentsm_fn.durable.stores.sql.rows import NEW_RUN_COLUMNS, new_run_values, pack_ticks
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool

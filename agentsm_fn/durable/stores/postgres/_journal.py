@@ -1,4 +1,4 @@
-"""The journal of a PostgresStore: effects started, committed, waiting (answered: ``durable.stores._writes``).
+"""The journal of a PostgresStore: effects started, committed, waiting (answered: ``stores.sql.writes``).
 
 Every write is fenced by ownership (see :mod:`agentsm_fn.durable.stores.postgres._group`).
 """
@@ -18,7 +18,7 @@ from agentsm_fn.durable.stores.postgres._group import (
     journal_op,
     start_op,
 )
-from agentsm_fn.durable.stores.protocol import JournalRow, NewRun
+from agentsm_fn.durable.stores.protocol.store import JournalRow, NewRun
 
 __all__ = ["PostgresJournal"]
 

@@ -19,12 +19,12 @@ import psycopg
 from returns.result import Result, Success
 
 from agentsm_fn.durable.errors import StoreFailure
-from agentsm_fn.durable.stores._owner import owner_alive
-from agentsm_fn.durable.stores._rows import RUN_COLUMNS, record_from
 from agentsm_fn.durable.stores.postgres._connection import PostgresConnection
 from agentsm_fn.durable.stores.postgres._group import Db
-from agentsm_fn.durable.stores.protocol import RunRecord
-from agentsm_fn.durable.stores.queue import Wakeups
+from agentsm_fn.durable.stores.protocol.owners import owner_alive
+from agentsm_fn.durable.stores.protocol.queue import Wakeups
+from agentsm_fn.durable.stores.protocol.store import RunRecord
+from agentsm_fn.durable.stores.sql.rows import RUN_COLUMNS, record_from
 
 __all__ = ["CHANNEL", "QUEUE_SCHEMA", "PostgresQueue"]
 
@@ -41,7 +41,7 @@ QUEUE_SCHEMA = (
 
 
 class PostgresQueue(PostgresConnection):
-    """Queueing and claiming runs (see :mod:`agentsm_fn.durable.stores.queue`)."""
+    """Queueing and claiming runs (see :mod:`agentsm_fn.durable.stores.protocol.queue`)."""
 
     def claim_next(
         self, machines: tuple[str, ...], owner: str, now: float, until: float

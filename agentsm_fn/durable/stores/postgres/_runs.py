@@ -5,16 +5,16 @@ from __future__ import annotations
 from returns.result import Failure, Result
 
 from agentsm_fn.durable.errors import RunBusy, StoreFailure
-from agentsm_fn.durable.stores._group import LOST
-from agentsm_fn.durable.stores._rows import (
+from agentsm_fn.durable.stores.postgres._connection import PostgresConnection
+from agentsm_fn.durable.stores.postgres._group import COMPLETE, OWNED, Db, complete_op, insert_run
+from agentsm_fn.durable.stores.protocol.store import Checkpoint, JournalRow, NewRun, RunRecord, RunStatus
+from agentsm_fn.durable.stores.sql.group import LOST
+from agentsm_fn.durable.stores.sql.rows import (
     checkpoint_values,
     claimed,
     holder,
     pack_ticks,
 )
-from agentsm_fn.durable.stores.postgres._connection import PostgresConnection
-from agentsm_fn.durable.stores.postgres._group import COMPLETE, OWNED, Db, complete_op, insert_run
-from agentsm_fn.durable.stores.protocol import Checkpoint, JournalRow, NewRun, RunRecord, RunStatus
 
 __all__ = ["PostgresRuns"]
 

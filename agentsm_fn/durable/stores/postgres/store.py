@@ -34,7 +34,7 @@ __all__ = ["PostgresStore"]
 
 
 class PostgresStore(PostgresRuns, PostgresJournal, PostgresQueue):
-    """A :class:`~agentsm_fn.durable.stores.protocol.RunStore` in a PostgreSQL database.
+    """A :class:`~agentsm_fn.durable.stores.protocol.store.RunStore` in a PostgreSQL database.
 
     Open it with a connection string (``postgresql://user:password@host:5432/database`` or
     ``host=... dbname=...``); ``pool_size`` connections at most are open at once.

@@ -10,10 +10,10 @@ from typing import TypeVar
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import RunBusy, StoreFailure
-from agentsm_fn.durable.stores._group import Groups, fenced
-from agentsm_fn.durable.stores._reads import Rows, comparable
-from agentsm_fn.durable.stores._rows import CorruptColumn
-from agentsm_fn.durable.stores._writes import Execute, StoreWrites
+from agentsm_fn.durable.stores.sql.group import Groups, fenced
+from agentsm_fn.durable.stores.sql.reads import Rows, comparable
+from agentsm_fn.durable.stores.sql.rows import CorruptColumn
+from agentsm_fn.durable.stores.sql.writes import Execute, StoreWrites
 from agentsm_fn.durable.stores.sqlite._group import Op, run_group
 from agentsm_fn.durable.stores.sqlite._rows import transaction
 
@@ -46,7 +46,7 @@ class SqliteConnection(StoreWrites):
                 return Failure(StoreFailure(operation=operation, detail=str(exc), run_id=run_id))
 
     def _fenced(self, done: Result[int, StoreFailure], run_id: str) -> Result[None, RunBusy | StoreFailure]:
-        """A fenced write's result (``stores._group.fenced``, with this database's words)."""
+        """A fenced write's result (``stores.sql.group.fenced``, with this database's words)."""
         return fenced(done, run_id, duplicate_run="runs.id", duplicate_entry="UNIQUE")
 
     def _query(

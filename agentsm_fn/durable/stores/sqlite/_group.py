@@ -1,6 +1,6 @@
 """The SQLite store's journal writes as operations, and writing a group of them in one transaction.
 
-The group commit itself (which writes go together) is :mod:`agentsm_fn.durable.stores._group`.
+The group commit itself (which writes go together) is :mod:`agentsm_fn.durable.stores.sql.group`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from collections.abc import Callable
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import StoreFailure
-from agentsm_fn.durable.stores._group import after
-from agentsm_fn.durable.stores._rows import pack_ticks
-from agentsm_fn.durable.stores.protocol import JournalRow, NewRun
+from agentsm_fn.durable.stores.protocol.store import JournalRow, NewRun
+from agentsm_fn.durable.stores.sql.group import after
+from agentsm_fn.durable.stores.sql.rows import pack_ticks
 from agentsm_fn.durable.stores.sqlite._rows import insert_run
 
 Op = Callable[[sqlite3.Connection], int]

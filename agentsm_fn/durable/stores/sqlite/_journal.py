@@ -1,4 +1,4 @@
-"""The journal of a SqliteStore: effects started, committed, waiting (answered: ``durable.stores._writes``).
+"""The journal of a SqliteStore: effects started, committed, waiting (answered: ``stores.sql.writes``).
 
 Every write is fenced by ownership: a row is written only while the writing process owns the run.
 """
@@ -10,8 +10,8 @@ import sqlite3
 from returns.result import Result
 
 from agentsm_fn.durable.errors import RunBusy, StoreFailure
-from agentsm_fn.durable.stores._reads import comparable
-from agentsm_fn.durable.stores.protocol import JournalRow, NewRun
+from agentsm_fn.durable.stores.protocol.store import JournalRow, NewRun
+from agentsm_fn.durable.stores.sql.reads import comparable
 from agentsm_fn.durable.stores.sqlite._connection import SqliteConnection
 from agentsm_fn.durable.stores.sqlite._group import Op, after_done, complete_op, insert_op, journal_op
 from agentsm_fn.durable.stores.sqlite._rows import transaction

@@ -1,4 +1,4 @@
-"""The queue of a SqliteStore: claim the next READY or orphaned run (enqueue, renew: ``stores._writes``).
+"""The queue of a SqliteStore: claim the next READY or orphaned run (enqueue, renew: ``stores.sql.writes``).
 
 SQLite serialises writers (``BEGIN IMMEDIATE``), so a claim reads and takes its run in one
 transaction that no other claimant can interleave with. There is no notification between
@@ -16,10 +16,10 @@ from collections.abc import AsyncIterator
 from returns.result import Result, Success
 
 from agentsm_fn.durable.errors import StoreFailure
-from agentsm_fn.durable.stores._owner import run_orphaned
-from agentsm_fn.durable.stores._rows import RUN_COLUMNS, record_from
-from agentsm_fn.durable.stores.protocol import RunRecord, RunStatus
-from agentsm_fn.durable.stores.queue import Wakeups
+from agentsm_fn.durable.stores.protocol.owners import run_orphaned
+from agentsm_fn.durable.stores.protocol.queue import Wakeups
+from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStatus
+from agentsm_fn.durable.stores.sql.rows import RUN_COLUMNS, record_from
 from agentsm_fn.durable.stores.sqlite._connection import SqliteConnection
 from agentsm_fn.durable.stores.sqlite._rows import transaction
 
@@ -27,7 +27,7 @@ __all__ = ["SqliteQueue"]
 
 
 class SqliteQueue(SqliteConnection):
-    """Queueing and claiming runs (see :mod:`agentsm_fn.durable.stores.queue`)."""
+    """Queueing and claiming runs (see :mod:`agentsm_fn.durable.stores.protocol.queue`)."""
 
     def claim_next(
         self, machines: tuple[str, ...], owner: str, now: float, until: float

@@ -1,4 +1,4 @@
-"""Rows of the SQLite store: inserting a run, a transaction (records from rows: ``durable.stores._rows``)."""
+"""Rows of the SQLite store: inserting a run, a transaction (records from rows: ``stores.sql.rows``)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from agentsm_fn.durable.stores._rows import new_run_values
-from agentsm_fn.durable.stores._writes import INSERT_RUN
-from agentsm_fn.durable.stores.protocol import NewRun
+from agentsm_fn.durable.stores.protocol.store import NewRun
+from agentsm_fn.durable.stores.sql.rows import new_run_values
+from agentsm_fn.durable.stores.sql.writes import INSERT_RUN
 
 
 def insert_run(db: sqlite3.Connection, run: NewRun) -> None:

@@ -7,14 +7,14 @@ import sqlite3
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import RunBusy, StoreFailure
-from agentsm_fn.durable.stores._group import LOST
-from agentsm_fn.durable.stores._rows import (
+from agentsm_fn.durable.stores.protocol.store import Checkpoint, JournalRow, NewRun, RunRecord, RunStatus
+from agentsm_fn.durable.stores.sql.group import LOST
+from agentsm_fn.durable.stores.sql.rows import (
     checkpoint_values,
     claimed,
     holder,
     pack_ticks,
 )
-from agentsm_fn.durable.stores.protocol import Checkpoint, JournalRow, NewRun, RunRecord, RunStatus
 from agentsm_fn.durable.stores.sqlite._connection import SqliteConnection
 from agentsm_fn.durable.stores.sqlite._group import complete_op
 from agentsm_fn.durable.stores.sqlite._rows import insert_run, transaction

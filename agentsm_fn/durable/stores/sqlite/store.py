@@ -17,8 +17,8 @@ serialises their writes and waits up to ``busy_timeout`` seconds for a lock.
 
 The store's methods live in one module per part: the connection (``_connection``), run
 records, leases and checkpoints (``_runs``), the journal and its waits (``_journal``), the
-queue (``_queue``); the reads and writes both stores make alike are ``durable.stores._reads`` and
-``durable.stores._writes``. This module opens the file and migrates its schema.
+queue (``_queue``); the reads and writes both stores make alike are ``durable.stores.sql.reads`` and
+``durable.stores.sql.writes``. This module opens the file and migrates its schema.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class Durability(enum.Enum):
 
 
 class SqliteStore(SqliteRuns, SqliteJournal, SqliteQueue):
-    """A :class:`~agentsm_fn.durable.stores.protocol.RunStore` in one SQLite file.
+    """A :class:`~agentsm_fn.durable.stores.protocol.store.RunStore` in one SQLite file.
 
     Example:
         >>> import tempfile, os

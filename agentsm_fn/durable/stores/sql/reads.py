@@ -3,7 +3,7 @@
 A store's reads never lock, never fence and never differ between the databases, so they are
 written once here; each store brings :meth:`StoreReads._query`, which runs one statement in its
 own way and builds the result inside the query (a corrupt row is then a ``StoreFailure``). The
-writes both databases make alike are in :mod:`agentsm_fn.durable.stores._writes`; fenced journal writes,
+writes both databases make alike are in :mod:`agentsm_fn.durable.stores.sql.writes`; fenced journal writes,
 claims, stops and the group commit differ: they live in each store's subpackage.
 """
 
@@ -15,7 +15,10 @@ from typing import TypeVar
 from returns.result import Result
 
 from agentsm_fn.durable.errors import RunNotFound, StoreFailure
-from agentsm_fn.durable.stores._rows import (
+from agentsm_fn.durable.stores.protocol.pages import RunQuery
+from agentsm_fn.durable.stores.protocol.store import Checkpoint, JournalRow, RunRecord
+from agentsm_fn.durable.stores.protocol.updates import Updates
+from agentsm_fn.durable.stores.sql.rows import (
     RUN_COLUMNS,
     built,
     carrier_from,
@@ -25,9 +28,6 @@ from agentsm_fn.durable.stores._rows import (
     row_from,
     unpack_ticks,
 )
-from agentsm_fn.durable.stores.pages import RunQuery
-from agentsm_fn.durable.stores.protocol import Checkpoint, JournalRow, RunRecord
-from agentsm_fn.durable.stores.updates import Updates
 
 __all__ = ["Rows", "StoreReads", "comparable"]
 
@@ -63,7 +63,7 @@ def _first(build: Callable[[tuple[object, ...]], T]) -> Callable[[Rows], T | Non
 
 
 class StoreReads:
-    """The reads of a :class:`~agentsm_fn.durable.stores.protocol.RunStore`, over a store's :meth:`_query`."""
+    """The reads of a :class:`~agentsm_fn.durable.stores.protocol.store.RunStore`, over :meth:`_query`."""
 
     def _query(
         self,
@@ -88,7 +88,7 @@ class StoreReads:
         return self._query("list runs", sql, (), lambda rows: tuple(map(record_from, rows)))
 
     def page(self, query: RunQuery) -> Result[tuple[RunRecord, ...], StoreFailure]:
-        """One page of runs (``stores.pages``): one query on the ``(created, id)`` index."""
+        """One page of runs (``stores.protocol.pages``): one query on the ``(created, id)`` index."""
         where: list[str] = []
         args: list[object] = []
         if query.status is not None:
@@ -106,7 +106,7 @@ class StoreReads:
         return self._query("list runs", sql, (*args, limit), lambda rows: tuple(map(record_from, rows)))
 
     def updated_since(self, after: tuple[float, str], limit: int) -> Result[Updates, StoreFailure]:
-        """The runs updated after ``after`` and the count (``stores.updates``): one statement.
+        """The runs updated after ``after`` and the count (``stores.protocol.updates``): one statement.
 
         One statement reads both in one snapshot, on the ``(updated, id)`` index; with no run
         updated, the outer join still gives the count (one row of NULL columns). The count is

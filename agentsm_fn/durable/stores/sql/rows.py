@@ -19,8 +19,8 @@ from typing import TypeVar
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import AnswerRefusal, AnswerRefused, RunBusy, RunNotFound, StoreFailure
-from agentsm_fn.durable.stores._owner import owner_holds
-from agentsm_fn.durable.stores.protocol import Checkpoint, JournalRow, NewRun, RunRecord, RunStatus
+from agentsm_fn.durable.stores.protocol.owners import owner_holds
+from agentsm_fn.durable.stores.protocol.store import Checkpoint, JournalRow, NewRun, RunRecord, RunStatus
 
 __all__ = [
     "NEW_RUN_COLUMNS",
@@ -67,7 +67,7 @@ def unpack_ticks(data: bytes | None, column: str = "ticks") -> tuple[float, ...]
         >>> unpack_ticks(bytes(9), "tail")
         Traceback (most recent call last):
         ...
-        agentsm_fn.durable.stores._rows.CorruptColumn: tail: corrupt: 9 bytes are not whole clock readings
+        agentsm_fn.durable.stores.sql.rows.CorruptColumn: tail: corrupt: 9 bytes are not whole clock readings
     """
     if not data:
         return ()

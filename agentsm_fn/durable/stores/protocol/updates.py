@@ -1,8 +1,9 @@
 """Runs updated since a cursor, and how many runs the store holds: one look of a watch over a store.
 
-:class:`RunUpdates` is optional for a store (like :class:`~agentsm_fn.durable.stores.pages.RunPages`):
-one that has it answers with one query on an index on ``(updated, id)``, so a look costs what
-changed, not what is stored; for one that has not, :func:`updates_since` filters ``runs()``.
+:class:`RunUpdates` is optional for a store (like
+:class:`~agentsm_fn.durable.stores.protocol.pages.RunPages`): one that has it answers with one query
+on an index on ``(updated, id)``, so a look costs what changed, not what is stored; for one that has
+not, :func:`updates_since` filters ``runs()``.
 ``total`` comes in the same read (both stores keep it in ``meta``, updated by triggers when a run
 is inserted or deleted: no ``count(*)`` over the runs), so a watch that knows every run it was
 told about learns that one was removed (or that one was written with an ``updated`` older than
@@ -17,7 +18,7 @@ import attrs
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import StoreFailure
-from agentsm_fn.durable.stores.protocol import RunRecord, RunStore
+from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStore
 
 __all__ = ["RunUpdates", "Updates", "updates_since"]
 

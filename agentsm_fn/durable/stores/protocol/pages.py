@@ -15,7 +15,7 @@ import attrs
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import StoreFailure
-from agentsm_fn.durable.stores.protocol import RunRecord, RunStatus, RunStore
+from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStatus, RunStore
 
 __all__ = ["RunPages", "RunQuery", "runs_page"]
 

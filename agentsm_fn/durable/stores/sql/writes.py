@@ -14,16 +14,16 @@ from typing import Protocol, TypeVar
 from returns.result import Result
 
 from agentsm_fn.durable.errors import AnswerRefusal, AnswerRefused, RunBusy, StoreFailure
-from agentsm_fn.durable.stores._group import owned
-from agentsm_fn.durable.stores._reads import StoreReads, comparable
-from agentsm_fn.durable.stores._rows import (
+from agentsm_fn.durable.stores.protocol.store import NewRun
+from agentsm_fn.durable.stores.sql.group import owned
+from agentsm_fn.durable.stores.sql.reads import StoreReads, comparable
+from agentsm_fn.durable.stores.sql.rows import (
     NEW_RUN_COLUMNS,
     answered,
     carrier_text,
     new_run_values,
     refusal,
 )
-from agentsm_fn.durable.stores.protocol import NewRun
 
 __all__ = ["INSERT_RUN", "Execute", "StoreWrites"]
 
@@ -32,7 +32,7 @@ T = TypeVar("T")
 INSERT_RUN = (
     f"INSERT INTO runs({NEW_RUN_COLUMNS}) VALUES ({', '.join(['?'] * len(NEW_RUN_COLUMNS.split(',')))})"
 )
-"""Store a new run from :func:`~agentsm_fn.durable.stores._rows.new_run_values`."""
+"""Store a new run from :func:`~agentsm_fn.durable.stores.sql.rows.new_run_values`."""
 
 
 class Cursor(Protocol):
@@ -53,7 +53,7 @@ Execute = Callable[[str, tuple[object, ...]], Cursor]
 
 
 class StoreWrites(StoreReads):
-    """The writes of a :class:`~agentsm_fn.durable.stores.protocol.RunStore` both databases make alike."""
+    """The writes of a :class:`~agentsm_fn.durable.stores.protocol.store.RunStore` both databases make."""
 
     def _change(
         self, operation: str, work: Callable[[Execute], T], run_id: str = "", one_statement: bool = False

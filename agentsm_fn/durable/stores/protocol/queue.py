@@ -16,7 +16,7 @@ from typing import Protocol, TypeAlias, runtime_checkable
 from returns.result import Result
 
 from agentsm_fn.durable.errors import RunBusy, StoreFailure
-from agentsm_fn.durable.stores.protocol import NewRun, RunRecord, RunStore
+from agentsm_fn.durable.stores.protocol.store import NewRun, RunRecord, RunStore
 
 __all__ = ["RunQueue", "Wakeups"]
 
