@@ -1,6 +1,13 @@
 """Provider-neutral LLM values: messages, requests, replies, failures, the call effect, a thread's turns."""
 
-from agentsm_fn.llm.call import AnyLlmProvider, AsyncLlmProvider, LlmCall, LlmProvider, LlmRequest
+from agentsm_fn.llm.call import (
+    RESULT_TOOL,
+    AnyLlmProvider,
+    AsyncLlmProvider,
+    LlmCall,
+    LlmProvider,
+    LlmRequest,
+)
 from agentsm_fn.llm.conversation import (
     CHARS_PER_TOKEN,
     SUMMARY_PREFIX,
@@ -24,6 +31,7 @@ from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind, LlmOutcome, LlmRe
 from agentsm_fn.llm.turns import Conversant, TurnStart, TurnTemplate, template_turns, turn_start
 
 __all__ = [
+    "RESULT_TOOL",
     "AnyLlmProvider",
     "AssistantMessage",
     "AsyncLlmProvider",

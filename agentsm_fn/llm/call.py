@@ -16,7 +16,10 @@ from agentsm_fn.llm.json import JsonObject, freeze_object
 from agentsm_fn.llm.messages import Message, ToolSpec
 from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind, LlmOutcome, LlmReply
 
-__all__ = ["AnyLlmProvider", "AsyncLlmProvider", "LlmCall", "LlmProvider", "LlmRequest"]
+__all__ = ["RESULT_TOOL", "AnyLlmProvider", "AsyncLlmProvider", "LlmCall", "LlmProvider", "LlmRequest"]
+
+RESULT_TOOL = "final_result"
+"""The final-result tool's name: a provider that asks for structured output through a tool offers it."""
 
 
 def _optional_object(value: object) -> JsonObject | None:

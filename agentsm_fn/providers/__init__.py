@@ -29,6 +29,7 @@ from agentsm_fn.providers.openai_codec import OpenAiCodec
 from agentsm_fn.providers.provider import POOL_LIMITS, EventSink, HttpProvider
 from agentsm_fn.providers.retry import RetryPolicy
 from agentsm_fn.providers.secrets import Secret, redact
+from agentsm_fn.providers.structured import Structured
 from agentsm_fn.providers.transport import Transport
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "StreamCompleted",
     "StreamDecoder",
     "StreamEvent",
+    "Structured",
     "TextDelta",
     "ToolCallArguments",
     "ToolCallStarted",

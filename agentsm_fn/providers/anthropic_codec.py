@@ -18,7 +18,8 @@ from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind, LlmOutcome
 from agentsm_fn.providers._wire import as_int, as_list, as_object, as_str, json_text, parse_object
 from agentsm_fn.providers.anthropic_stream import TRUNCATING_STOPS, AnthropicStreamDecoder, input_tokens
 from agentsm_fn.providers.anthropic_turns import build_turns
-from agentsm_fn.providers.codec import Draft, WireRequest, assemble, malformed
+from agentsm_fn.providers.codec import Draft, StreamDecoder, WireRequest, assemble, malformed
+from agentsm_fn.providers.structured import Structured, result_stream, result_tool, wants_tool
 
 __all__ = ["AnthropicCodec", "anthropic_error_text"]
 
@@ -43,6 +44,11 @@ def anthropic_error_text(body: bytes | dict[str, object] | None) -> str:
 class AnthropicCodec:
     """Encoding and decoding for the Messages API.
 
+    ``structured`` says how a request's ``response_schema`` is asked for: ``"tool"`` (the
+    default), a final-result tool the model is made to call (``tool_choice`` that tool when it
+    is the only one, else ``any``), which every Claude model supports; ``"native"``, the
+    ``output_config`` JSON Schema format of the models that have structured outputs.
+
     Example:
         >>> from agentsm_fn.llm import SystemMessage, UserMessage
         >>> codec = AnthropicCodec(model="claude-sonnet-4-5", default_max_tokens=256)
@@ -57,6 +63,7 @@ class AnthropicCodec:
     version: str = "2023-06-01"
     default_max_tokens: int = 4096
     path: str = "/v1/messages"
+    structured: Structured = "tool"
 
     @property
     def name(self) -> str:
@@ -78,14 +85,20 @@ class AnthropicCodec:
         }
         if system:
             body["system"] = system
-        if request.tools:
+        tools = request.tools
+        if wants_tool(request, self.structured):
+            tools = (*tools, result_tool(request))
+            body["tool_choice"] = (
+                {"type": "any"} if request.tools else {"type": "tool", "name": tools[-1].name}
+            )
+        if tools:
             body["tools"] = [
                 {"name": t.name, "description": t.description, "input_schema": thaw(t.parameters)}
-                for t in request.tools
+                for t in tools
             ]
         if request.temperature is not None:
             body["temperature"] = request.temperature
-        if request.response_schema is not None:
+        if request.response_schema is not None and not wants_tool(request, self.structured):
             body["output_config"] = {
                 "format": {"type": "json_schema", "schema": thaw(request.response_schema)}
             }
@@ -134,5 +147,5 @@ class AnthropicCodec:
     def error_message(self, body: bytes) -> str:
         return anthropic_error_text(body)
 
-    def stream_decoder(self, request: LlmRequest) -> AnthropicStreamDecoder:
-        return AnthropicStreamDecoder(request)
+    def stream_decoder(self, request: LlmRequest) -> StreamDecoder:
+        return result_stream(AnthropicStreamDecoder(request), request, self.structured)

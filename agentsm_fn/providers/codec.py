@@ -16,8 +16,8 @@ from typing import Literal, Protocol
 
 import attrs
 
-from agentsm_fn.llm.call import LlmRequest
-from agentsm_fn.llm.json import JsonObject, freeze_object
+from agentsm_fn.llm.call import RESULT_TOOL, LlmRequest
+from agentsm_fn.llm.json import JsonObject, dumps, freeze, freeze_object
 from agentsm_fn.llm.messages import ToolCall
 from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind, LlmOutcome, LlmReply, Usage
 from agentsm_fn.providers._wire import as_object, parse_json
@@ -220,10 +220,23 @@ class Draft:
     response_id: str = ""
 
 
-def assemble(provider: str, request: LlmRequest, draft: Draft) -> LlmOutcome:
-    """Judge a draft: refusal, truncation, bad tool arguments, bad JSON become failures.
+def _result_text(raw: object) -> str:
+    if isinstance(raw, str):
+        return raw
+    try:
+        return dumps(freeze(raw))
+    except (TypeError, RecursionError):
+        return ""
 
-    Tool calls make it a tool-call reply whatever the finish reason says.
+
+def assemble(provider: str, request: LlmRequest, draft: Draft) -> LlmOutcome:
+    """Judge a draft: refusal, truncation and bad tool arguments become failures.
+
+    Tool calls make it a tool-call reply whatever the finish reason says, except a call of
+    the final-result tool (:data:`~agentsm_fn.llm.RESULT_TOOL`) when the request asked for
+    structured output: its arguments are the reply's text (other calls of that reply are
+    dropped). Whether structured output is valid is for whoever asked for it to judge (an
+    agent sends the problems back), so text that is not JSON is still a reply.
 
     Example:
         >>> req = LlmRequest(model="m", messages=())
@@ -241,17 +254,23 @@ def assemble(provider: str, request: LlmRequest, draft: Draft) -> LlmOutcome:
             message=f"output cut at the token limit ({draft.finish_reason})",
             provider=provider,
         )
+    if request.response_schema is not None:
+        for _, name, raw in draft.calls:
+            if name == RESULT_TOOL:
+                return _reply(provider, request, attrs.evolve(draft, content=_result_text(raw)), ())
     calls: list[ToolCall] = []
     for call_id, name, raw in draft.calls:
         call = tool_call_or_failure(provider, call_id, name, raw)
         if isinstance(call, LlmFailure):
             return call
         calls.append(call)
-    if not calls and request.response_schema is not None and parse_json(draft.content) is None:
-        return malformed(provider, "structured output is not valid JSON")
+    return _reply(provider, request, draft, tuple(calls))
+
+
+def _reply(provider: str, request: LlmRequest, draft: Draft, calls: tuple[ToolCall, ...]) -> LlmReply:
     return LlmReply(
         content=draft.content,
-        tool_calls=tuple(calls),
+        tool_calls=calls,
         usage=Usage(input_tokens=draft.input_tokens, output_tokens=draft.output_tokens),
         confidence=confidence_from_logprobs(list(draft.logprobs)) if request.want_confidence else 1.0,
         finish_reason=draft.finish_reason,

@@ -27,6 +27,7 @@ from agentsm_fn.providers.openai_codec import OpenAiCodec
 from agentsm_fn.providers.provider import EventSink, HttpProvider
 from agentsm_fn.providers.retry import RetryPolicy
 from agentsm_fn.providers.secrets import Secret, secret_from
+from agentsm_fn.providers.structured import Structured
 from agentsm_fn.providers.transport import Transport
 
 __all__ = ["anthropic_provider", "ollama_provider", "openai_provider"]
@@ -87,6 +88,7 @@ def openai_provider(
     api_key: str | Secret | None = None,
     base_url: str | None = None,
     max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens",
+    structured: Structured = "native",
     policy: RetryPolicy | None = None,
     timeout: float = 60.0,
     stream: bool = False,
@@ -98,6 +100,9 @@ def openai_provider(
 ) -> HttpProvider:
     """A Chat Completions provider (OpenAI or any compatible server).
 
+    ``structured`` asks for a typed result with ``response_format`` (``"native"``) or a
+    final-result tool (``"tool"``, for servers whose models ignore ``response_format`` with tools).
+
     Example:
         >>> p = openai_provider("llama-3.3-70b", api_key="gsk-1", base_url="https://api.groq.com/openai/v1")
         >>> p.transport.base_url, "gsk-1" in repr(p.transport)
@@ -105,7 +110,7 @@ def openai_provider(
     """
     env = os.environ if env is None else env
     return _provider(
-        OpenAiCodec(model=model, max_tokens_field=max_tokens_field),
+        OpenAiCodec(model=model, max_tokens_field=max_tokens_field, structured=structured),
         base_url or env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1",
         secret_from(api_key, env, "OPENAI_API_KEY"),
         key_required_at=("https://api.openai.com", "OPENAI_API_KEY"),
@@ -126,6 +131,7 @@ def anthropic_provider(
     base_url: str | None = None,
     version: str = "2023-06-01",
     default_max_tokens: int = 4096,
+    structured: Structured = "tool",
     policy: RetryPolicy | None = None,
     timeout: float = 60.0,
     stream: bool = False,
@@ -137,13 +143,18 @@ def anthropic_provider(
 ) -> HttpProvider:
     """An Anthropic Messages provider; ``version`` is the ``anthropic-version`` header.
 
+    ``structured`` asks for a typed result with a final-result tool (``"tool"``) or the
+    ``output_config`` JSON Schema format (``"native"``, on models that have structured outputs).
+
     Example:
         >>> anthropic_provider("claude-sonnet-4-5", api_key="k", env={}).transport.base_url
         'https://api.anthropic.com'
     """
     env = os.environ if env is None else env
     return _provider(
-        AnthropicCodec(model=model, version=version, default_max_tokens=default_max_tokens),
+        AnthropicCodec(
+            model=model, version=version, default_max_tokens=default_max_tokens, structured=structured
+        ),
         base_url or env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com",
         secret_from(api_key, env, "ANTHROPIC_API_KEY"),
         key_required_at=("https://api.anthropic.com", "ANTHROPIC_API_KEY"),
@@ -163,6 +174,7 @@ def ollama_provider(
     base_url: str | None = None,
     api_key: str | Secret | None = None,
     generate_for_schema: bool = True,
+    structured: Structured = "native",
     policy: RetryPolicy | None = None,
     timeout: float = 300.0,
     stream: bool = False,
@@ -174,6 +186,8 @@ def ollama_provider(
 ) -> HttpProvider:
     """An Ollama native provider (``/api/chat``, and ``/api/generate`` for structured output).
 
+    ``structured`` asks for a typed result with ``format`` (``"native"``) or a final-result tool.
+
     Example:
         >>> ollama_provider("llama3.2", env={"OLLAMA_HOST": "http://gpu-box:11434"}).transport.base_url
         'http://gpu-box:11434'
@@ -183,7 +197,7 @@ def ollama_provider(
     if "://" not in host:
         host = f"http://{host}"
     return _provider(
-        OllamaCodec(model=model, generate_for_schema=generate_for_schema),
+        OllamaCodec(model=model, generate_for_schema=generate_for_schema, structured=structured),
         host,
         secret_from(api_key, env, "OLLAMA_API_KEY"),
         policy=policy,

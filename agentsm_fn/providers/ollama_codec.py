@@ -22,9 +22,10 @@ from agentsm_fn.llm.messages import AssistantMessage, Message, SystemMessage, To
 from agentsm_fn.llm.replies import LlmOutcome
 from agentsm_fn.providers._memo import by_identity
 from agentsm_fn.providers._wire import json_text, parse_object
-from agentsm_fn.providers.codec import WireRequest, malformed
+from agentsm_fn.providers.codec import StreamDecoder, WireRequest, malformed
 from agentsm_fn.providers.ollama_stream import OllamaStreamDecoder, chunk_failure, decode_final
-from agentsm_fn.providers.openai_codec import cached_function_tools, error_text
+from agentsm_fn.providers.openai_codec import cached_function_tools, error_text, function_tools
+from agentsm_fn.providers.structured import Structured, result_stream, result_tool, wants_tool
 
 __all__ = ["OllamaCodec", "encode_ollama_message", "render_prompt"]
 
@@ -81,6 +82,10 @@ def render_prompt(messages: tuple[Message, ...]) -> tuple[str, str]:
 class OllamaCodec:
     """Encoding and decoding for Ollama's native chat and generate endpoints.
 
+    ``structured`` says how a request's ``response_schema`` is asked for: ``"native"`` (the
+    default), ``format`` with the JSON Schema (grammar-constrained decoding); ``"tool"``, a
+    final-result tool on ``/api/chat`` (Ollama has no ``tool_choice``: the model is only offered it).
+
     Example:
         >>> from agentsm_fn.llm import UserMessage
         >>> wire = OllamaCodec(model="llama3.2").encode(
@@ -95,6 +100,7 @@ class OllamaCodec:
     generate_for_schema: bool = True
     chat_path: str = "/api/chat"
     generate_path: str = "/api/generate"
+    structured: Structured = "native"
 
     @property
     def name(self) -> str:
@@ -109,7 +115,12 @@ class OllamaCodec:
 
     def uses_generate(self, request: LlmRequest) -> bool:
         """True when ``request`` goes to ``/api/generate`` (structured output, no tools)."""
-        return self.generate_for_schema and request.response_schema is not None and not request.tools
+        return (
+            self.generate_for_schema
+            and request.response_schema is not None
+            and not request.tools
+            and not wants_tool(request, self.structured)
+        )
 
     def encode(self, request: LlmRequest, *, stream: bool) -> WireRequest:
         body: dict[str, object] = {"model": request.model or self.model}
@@ -123,9 +134,14 @@ class OllamaCodec:
             body["messages"] = [_encoded(m) for m in request.messages]
             if request.tools:
                 body["tools"] = cached_function_tools(request.tools)
+            if wants_tool(request, self.structured):
+                body["tools"] = [
+                    *cached_function_tools(request.tools),
+                    *function_tools((result_tool(request),)),
+                ]
             path = self.chat_path
         body["stream"] = stream
-        if request.response_schema is not None:
+        if request.response_schema is not None and not wants_tool(request, self.structured):
             body["format"] = thaw(request.response_schema)
         options: dict[str, object] = {}
         if request.temperature is not None:
@@ -150,5 +166,6 @@ class OllamaCodec:
     def error_message(self, body: bytes) -> str:
         return error_text(body)
 
-    def stream_decoder(self, request: LlmRequest) -> OllamaStreamDecoder:
-        return OllamaStreamDecoder(request, generate=self.uses_generate(request))
+    def stream_decoder(self, request: LlmRequest) -> StreamDecoder:
+        decoder = OllamaStreamDecoder(request, generate=self.uses_generate(request))
+        return result_stream(decoder, request, self.structured)

@@ -19,8 +19,9 @@ from agentsm_fn.llm.messages import Message, SystemMessage, ToolResultMessage, T
 from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind, LlmOutcome
 from agentsm_fn.providers._memo import by_identity
 from agentsm_fn.providers._wire import as_int, as_list, as_object, as_str, json_text, parse_object
-from agentsm_fn.providers.codec import Draft, WireRequest, assemble, malformed, number_list
+from agentsm_fn.providers.codec import Draft, StreamDecoder, WireRequest, assemble, malformed, number_list
 from agentsm_fn.providers.openai_stream import OpenAiStreamDecoder
+from agentsm_fn.providers.structured import Structured, result_stream, result_tool, wants_tool
 
 __all__ = [
     "OpenAiCodec",
@@ -134,7 +135,11 @@ class OpenAiCodec:
     """Encoding and decoding for ``POST {base}/chat/completions``.
 
     ``max_tokens_field`` is ``"max_tokens"`` (what compatible servers accept) or
-    ``"max_completion_tokens"`` (what OpenAI's newest models require).
+    ``"max_completion_tokens"`` (what OpenAI's newest models require). ``structured``
+    says how a request's ``response_schema`` is asked for: ``"native"`` (the default),
+    ``response_format`` with the JSON Schema, which OpenAI's models accept alongside tools;
+    ``"tool"``, a final-result tool the model must call (``tool_choice`` ``required``), for
+    compatible servers whose models ignore ``response_format`` when tools are given.
 
     Example:
         >>> from agentsm_fn.llm import UserMessage
@@ -148,6 +153,7 @@ class OpenAiCodec:
     model: str = ""
     max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
     path: str = "/chat/completions"
+    structured: Structured = "native"
 
     @property
     def name(self) -> str:
@@ -171,11 +177,15 @@ class OpenAiCodec:
             body[self.max_tokens_field] = request.max_tokens
         if request.temperature is not None:
             body["temperature"] = request.temperature
-        if request.response_schema is not None:
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "response", "schema": thaw(request.response_schema)},
-            }
+        if wants_tool(request, self.structured):
+            body["tools"] = [*cached_function_tools(request.tools), *function_tools((result_tool(request),))]
+            body["tool_choice"] = "required"
+        elif request.response_schema is not None:
+            schema: dict[str, object] = {"name": request.response_name or "response"}
+            if request.response_description:
+                schema["description"] = request.response_description
+            schema["schema"] = thaw(request.response_schema)
+            body["response_format"] = {"type": "json_schema", "json_schema": schema}
         if request.want_confidence:
             body["logprobs"] = True
         if stream:
@@ -222,8 +232,8 @@ class OpenAiCodec:
     def error_message(self, body: bytes) -> str:
         return error_text(body)
 
-    def stream_decoder(self, request: LlmRequest) -> OpenAiStreamDecoder:
-        return OpenAiStreamDecoder(request)
+    def stream_decoder(self, request: LlmRequest) -> StreamDecoder:
+        return result_stream(OpenAiStreamDecoder(request), request, self.structured)
 
 
 def text_of(content: object) -> str:

@@ -32,7 +32,7 @@ from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.states import Event, State
 from agentsm_fn.core.machine import HandlerLike, MachineDefinitionError
 from agentsm_fn.core.observe import RunObserver
-from agentsm_fn.llm.call import AnyLlmProvider
+from agentsm_fn.llm.call import RESULT_TOOL, AnyLlmProvider
 from agentsm_fn.llm.json import JsonObject
 from agentsm_fn.shell.clock import Clock
 from agentsm_fn.shell.human import Approver, AsyncApprover
@@ -263,6 +263,10 @@ class AgentBuilder(Generic[ResultT]):
         elif sync_provider(provider) is None and async_provider(provider) is None:
             problems.append(f"{type(provider).__name__} has neither complete() nor acomplete()")
         problems.extend(self.memory.config.problems())
+        if self.output.spec is not None and any(t.name == RESULT_TOOL for t in self.registry):
+            problems.append(
+                f"a tool may not be called {RESULT_TOOL!r} with a typed result (a provider offers it)"
+            )
         typed = self.output.spec is not None or self.output.validators
         machine = react_machine(self.output) if typed else REACT_MACHINE
         if handlers:

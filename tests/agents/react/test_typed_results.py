@@ -160,6 +160,13 @@ def test_text_stays_the_default_and_the_plain_machine() -> None:
     assert done.result == "Paris is the capital." and agent.unwrap().machine is REACT_MACHINE
 
 
+def test_a_tool_named_like_the_final_result_tool_is_refused_with_a_typed_result() -> None:
+    builder = AgentBuilder.new("t").llm(ScriptedLlm([])).tool("final_result", "", {"type": "object"}, str)
+    assert builder.build().unwrap() is not None  # text: the name is free
+    problem = builder.result_type(Verdict).build().failure().describe()
+    assert "a tool may not be called 'final_result'" in problem
+
+
 def test_the_typed_machine_has_the_plain_table_and_its_own_fingerprint() -> None:
     agent, _ = invoice_agent(INVOICE_JSON)
     assert agent.machine.table == REACT_MACHINE.table
