@@ -31,7 +31,6 @@ from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind, LlmOutcome, LlmRe
 from agentsm_fn.llm.turns import Conversant, TurnStart, TurnTemplate, template_turns, turn_start
 
 __all__ = [
-    "RESULT_TOOL",
     "AnyLlmProvider",
     "AssistantMessage",
     "AsyncLlmProvider",
@@ -49,6 +48,7 @@ __all__ = [
     "LlmReply",
     "LlmRequest",
     "Message",
+    "RESULT_TOOL",
     "SUMMARY_PREFIX",
     "SystemMessage",
     "ThreadBudget",
