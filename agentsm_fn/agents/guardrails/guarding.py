@@ -1,0 +1,272 @@
+"""A guarding state: a handler that runs guardrails over a stage's subjects, and routes each trip as an event.
+
+:func:`guarding` makes the handler of a state whose only job is checking: it checks every
+guardrail on every subject (guardrails in order, subject by subject), recording each check
+in memory through a :class:`GuardLog`. A pure check runs at once; an LLM check is an
+:class:`~agentsm_fn.llm.LlmCall` effect, and the next check waits for its outcome. Then:
+
+* every check passed: emit ``passed`` (or the event ``passed(memory)`` picks);
+* a check tripped: emit the event of its guardrail's :class:`OnTrip` (``refused``,
+  ``ask_human`` or ``stopped``), with the memory ``on_trip`` makes of it; the table routes it;
+* entered again at the same visit after an ``ASK_HUMAN`` trip (the machine's review state
+  routes back once it has recorded the human's decision with :meth:`GuardLog.reviewed`):
+  approved, the remaining checks go on; rejected, it emits ``refused``.
+
+The handler is a :class:`Guarding`: it declares every event it can emit, its effects
+(``LlmCall``, which turns its failures into outcomes), and :attr:`Guarding.routes`, which the
+verifier reads to prove that every guardrail's trip has a row (SM015). A trip whose action has
+no event is a :class:`~agentsm_fn.core.faults.Fault` at run time, and SM015 reports it first.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Generic, TypeVar
+
+import attrs
+from returns.result import Failure
+
+from agentsm_fn.agents.guardrails.guardrail import Guardrail, LlmCheck
+from agentsm_fn.agents.guardrails.values import GuardrailCheck, OnTrip, Trip
+from agentsm_fn.core.effects import Effect
+from agentsm_fn.core.faults import Fault
+from agentsm_fn.core.handlers import Decision, Handler, emit, perform
+from agentsm_fn.llm.call import LlmCall
+from agentsm_fn.llm.replies import LlmFailure, LlmReply
+
+__all__ = ["GuardLog", "GuardRoute", "Guarding", "guarding"]
+
+E = TypeVar("E", bound=enum.Enum)
+E_co = TypeVar("E_co", bound=enum.Enum, covariant=True)
+M = TypeVar("M")
+S = TypeVar("S")
+
+
+@attrs.frozen(kw_only=True)
+class GuardLog(Generic[M]):
+    """Where a memory keeps its guardrail checks (``checks``, ``with_checks``) and which visit it is on.
+
+    Example:
+        >>> log = GuardLog(checks=lambda m: m, with_checks=lambda m, checks: checks, visit=lambda m: 0)
+        >>> log.recorded((), GuardrailCheck(guardrail="g", stage="input", at=0))[0].guardrail
+        'g'
+    """
+
+    checks: Callable[[M], Sequence[GuardrailCheck]]
+    with_checks: Callable[[M, tuple[GuardrailCheck, ...]], M]
+    visit: Callable[[M], int]
+
+    def recorded(self, memory: M, check: GuardrailCheck) -> M:
+        """``memory`` with one more check."""
+        return self.with_checks(memory, (*self.checks(memory), check))
+
+    def reviewed(self, memory: M, approved: bool, note: str = "") -> M:
+        """``memory`` with a human's decision on its last check (an ``ASK_HUMAN`` trip).
+
+        Example:
+            >>> log = GuardLog(checks=lambda m: m, with_checks=lambda m, c: c, visit=lambda m: 0)
+            >>> log.reviewed((GuardrailCheck(guardrail="g", stage="input", at=0),), False, "no")[-1].review
+            False
+        """
+        checks = tuple(self.checks(memory))
+        if not checks:
+            return memory
+        return self.with_checks(memory, (*checks[:-1], attrs.evolve(checks[-1], review=approved, note=note)))
+
+    def last_trip(self, memory: M) -> GuardrailCheck | None:
+        """The last check, if it tripped (the trip a review, a refusal or a stop is about)."""
+        checks = self.checks(memory)
+        return checks[-1] if checks and checks[-1].trip is not None else None
+
+
+@attrs.frozen
+class GuardRoute:
+    """One guardrail's action and the event that carries it (None: the state has no event for it).
+
+    Example:
+        >>> GuardRoute("pii", "output", OnTrip.STOP, None).event is None
+        True
+    """
+
+    guardrail: str
+    stage: str
+    on_trip: OnTrip
+    event: enum.Enum | None
+
+
+@attrs.frozen(repr=False)
+class Guarding(Handler[E_co, M], Generic[E_co, M, S]):
+    """The handler of a guarding state (made by :func:`guarding`); see the module docstring."""
+
+    stage: str
+    guardrails: tuple[Guardrail[S], ...]
+    subjects: Callable[[M], Sequence[S]]
+    log: GuardLog[M]
+    passed: E_co | Callable[[M], E_co]
+    passes: frozenset[E_co]
+    actions: Mapping[OnTrip, E_co]
+    on_trip: Callable[[M, Trip, OnTrip], M]
+
+    @property
+    def routes(self) -> tuple[GuardRoute, ...]:
+        """Every guardrail's actions and their events: its own, and ``REFUSE`` for a rejected review."""
+        found: list[GuardRoute] = []
+        for g in self.guardrails:
+            for action in (g.on_trip, OnTrip.REFUSE) if g.on_trip is OnTrip.ASK_HUMAN else (g.on_trip,):
+                found.append(GuardRoute(g.name, self.stage, action, self.actions.get(action)))
+        return tuple(found)
+
+    def enter(self, memory: M) -> Decision[E_co, M]:
+        return self._go(memory)
+
+    def resume(self, memory: M, effect: Effect[object], outcome: object) -> Decision[E_co, M]:
+        done, subjects = self._done(memory), self.subjects(memory)
+        index = len(done)
+        guardrail = self._pair(index, subjects)[1] if index < self._count(subjects) else None
+        if guardrail is None or not isinstance(guardrail.check, LlmCheck):
+            return Failure(Fault(f"guarding {self.stage}: an outcome arrived for no LLM check"))
+        if not isinstance(outcome, LlmReply | LlmFailure):
+            return Failure(Fault(f"guarding {self.stage}: {type(outcome).__name__} is not an LLM outcome"))
+        return self._checked(memory, index, subjects, guardrail.check.read(outcome))
+
+    @property
+    def functions(self) -> tuple[Callable[..., object], ...]:
+        checks = tuple(g.check.ask if isinstance(g.check, LlmCheck) else g.check for g in self.guardrails)
+        return (self.subjects, *checks)
+
+    @property
+    def events(self) -> frozenset[enum.Enum] | None:
+        return frozenset({*self.passes, *self.actions.values()})
+
+    @property
+    def failure_event(self) -> enum.Enum | None:
+        return None
+
+    @property
+    def effectful(self) -> bool:
+        return any(g.asks_llm for g in self.guardrails)
+
+    @property
+    def effects(self) -> frozenset[type[Effect[object]]] | None:
+        return frozenset({LlmCall}) if self.effectful else None
+
+    def __repr__(self) -> str:
+        names = ", ".join(g.name for g in self.guardrails)
+        return f"Guarding({self.stage}: {names})"
+
+    def _count(self, subjects: Sequence[S]) -> int:
+        return len(subjects) * len(self.guardrails)
+
+    def _pair(self, index: int, subjects: Sequence[S]) -> tuple[int, Guardrail[S]]:
+        return divmod(index, len(self.guardrails))[0], self.guardrails[index % len(self.guardrails)]
+
+    def _done(self, memory: M) -> list[GuardrailCheck]:
+        at = self.log.visit(memory)
+        return [c for c in self.log.checks(memory) if c.stage == self.stage and c.at == at]
+
+    def _go(self, memory: M) -> Decision[E_co, M]:
+        done, subjects = self._done(memory), self.subjects(memory)
+        if done and done[-1].trip is not None:
+            last, trip = done[-1], done[-1].trip
+            if last.review is False:
+                return self._route(memory, trip, OnTrip.REFUSE)
+            if last.review is None:
+                return Failure(Fault(f"guarding {self.stage}: entered again after {trip.describe()}"))
+        index = len(done)
+        while index < self._count(subjects):
+            number, guardrail = self._pair(index, subjects)
+            if isinstance(guardrail.check, LlmCheck):
+                call = LlmCall(guardrail.check.ask(subjects[number]), purpose=f"guardrail {guardrail.name}")
+                return perform(call, memory)
+            reason = guardrail.check(subjects[number])
+            if reason is not None:
+                return self._checked(memory, index, subjects, reason)
+            memory = self.log.recorded(memory, self._check(memory, index, subjects, None))
+            index += 1
+        passed = self.passed
+        return emit(passed, memory) if isinstance(passed, enum.Enum) else emit(passed(memory), memory)
+
+    def _check(self, memory: M, index: int, subjects: Sequence[S], reason: str | None) -> GuardrailCheck:
+        number, guardrail = self._pair(index, subjects)
+        trip = None
+        if reason is not None:
+            trip = Trip(
+                guardrail=guardrail.name,
+                stage=self.stage,
+                on_trip=guardrail.on_trip,
+                reason=reason,
+                message=guardrail.refusal(reason),
+                subject=number,
+            )
+        at = self.log.visit(memory)
+        return GuardrailCheck(guardrail=guardrail.name, stage=self.stage, at=at, subject=number, trip=trip)
+
+    def _checked(self, memory: M, index: int, subjects: Sequence[S], reason: str | None) -> Decision[E_co, M]:
+        check = self._check(memory, index, subjects, reason)
+        memory = self.log.recorded(memory, check)
+        if check.trip is None:
+            return self._go(memory)
+        return self._route(memory, check.trip, check.trip.on_trip)
+
+    def _route(self, memory: M, trip: Trip, action: OnTrip) -> Decision[E_co, M]:
+        event = self.actions.get(action)
+        if event is None:
+            message = f"{trip.describe()}, and guarding {self.stage} has no event to {action.value}"
+            return Failure(Fault(message))
+        return emit(event, self.on_trip(memory, trip, action))
+
+
+def _unchanged(memory: M, trip: Trip, action: OnTrip) -> M:
+    return memory
+
+
+def guarding(
+    stage: str,
+    guardrails: Iterable[Guardrail[S]],
+    *,
+    subjects: Callable[[M], Sequence[S]],
+    log: GuardLog[M],
+    passed: E | Callable[[M], E],
+    passes: Iterable[E] = (),
+    refused: E | None = None,
+    ask_human: E | None = None,
+    stopped: E | None = None,
+    on_trip: Callable[[M, Trip, OnTrip], M] = _unchanged,
+) -> Guarding[E, M, S]:
+    """The handler of a state that checks ``guardrails`` on the ``subjects`` of a memory.
+
+    ``passed`` is the event when every check passes (or a function of memory choosing one
+    of ``passes``); ``refused``, ``ask_human`` and ``stopped`` are the events of the three
+    actions (leave out those the state has no row for: the verifier reports a guardrail
+    that needs one); ``on_trip(memory, trip, action)`` is the memory a trip leaves.
+
+    Example:
+        >>> import enum
+        >>> class Ev(enum.Enum):
+        ...     OK = 1
+        ...     NO = 2
+        >>> from agentsm_fn.agents.guardrails import guardrail
+        >>> log = GuardLog(checks=lambda m: m[1], with_checks=lambda m, c: (m[0], c), visit=lambda m: 0)
+        >>> short = guardrail("short", lambda text: "too long" if len(text) > 5 else None)
+        >>> state = guarding("input", [short], subjects=lambda m: (m[0],), log=log,
+        ...                  passed=Ev.OK, refused=Ev.NO)
+        >>> state.enter(("hello!", ())).unwrap()[0], state.enter(("hi", ())).unwrap()[0]
+        (<Ev.NO: 2>, <Ev.OK: 1>)
+        >>> state.enter(("hello!", ())).unwrap()[1][1][0].trip.message
+        'Refused by the short guardrail: too long'
+    """
+    if isinstance(passed, enum.Enum):
+        passes = (passed,)
+    chosen = {OnTrip.REFUSE: refused, OnTrip.ASK_HUMAN: ask_human, OnTrip.STOP: stopped}
+    return Guarding(
+        stage=stage,
+        guardrails=tuple(guardrails),
+        subjects=subjects,
+        log=log,
+        passed=passed,
+        passes=frozenset(passes),
+        actions=MappingProxyType({action: event for action, event in chosen.items() if event is not None}),
+        on_trip=on_trip,
+    )
