@@ -10,7 +10,8 @@ SM003 absorbing terminals, SM004 no deadlock, SM005 option to complete (dead
 ends and livelocks), SM006 no orphan rows, SM007 no dead rows, SM008 event
 completeness, SM009 termination (every cycle through a budgeted state), SM010
 failure handling, SM011/SM012 declared policies, SM013 readable events, SM014
-resumable interrupts (LangGraph). Besides agentsm_fn machines it reads LangGraph,
+resumable interrupts (LangGraph), SM015 guardrail routes (every guardrail's trip has a
+row). Besides agentsm_fn machines it reads LangGraph,
 python-statemachine and transitions graphs (:mod:`verification.foreign`).
 
 Only this package imports networkx; ``import agentsm_fn`` never does.

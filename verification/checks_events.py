@@ -62,8 +62,9 @@ def _completeness(a: Analysis) -> list[PropertyViolation]:
         if state.terminal or not state.has_handler or emits is None:
             continue
         routed = {r.event for r in a.rows_from.get(state.name, ())}
-        # An effectful state's missing failure row is SM010's to report.
+        # An effectful state's missing failure row is SM010's to report, a guardrail's trip SM015's.
         routed.add(state.failure_event or "")
+        routed.update(g.event for g in state.guards if g.event is not None)
         missing = tuple(e for e in a.model.events if e in emits and e not in routed)
         if missing:
             found.append(

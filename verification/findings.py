@@ -1,6 +1,6 @@
 """What the verifier reports: properties with stable codes, violations, witnesses.
 
-Every property has a code (``SM001``..``SM014``) that never changes meaning, a
+Every property has a code (``SM001``..``SM015``) that never changes meaning, a
 short name, the question it answers and a default fix hint. A
 :class:`PropertyViolation` names its code, the states and events involved, the shortest
 witness path (a :class:`Witness`, a lasso when the problem is a loop), the source
@@ -59,6 +59,11 @@ PROPERTIES: tuple[Property, ...] = (
         "SM014",
         "resumable-interrupts",
         "every interrupt point of a compiled LangGraph graph can be resumed (the graph has a checkpointer)",
+    ),
+    Property(
+        "SM015",
+        "guardrail-routes",
+        "every guardrail's trip has somewhere to go: each action it can take has an event with a row",
     ),
 )
 """Every property, in code order."""

@@ -18,12 +18,10 @@ from typing import TYPE_CHECKING, TypeVar
 
 import attrs
 
-from agentsm_fn.core.handlers import Handler
 from agentsm_fn.core.machine import Machine
-from verification.effect_types import DeclaredEffects, read_effects
-from verification.events import EventReading, read_events
 from verification.findings import MACHINE_CODES, Location, PropertyViolation
-from verification.locate import RowLocator, class_location, function_location
+from verification.locate import RowLocator, class_location
+from verification.states import StateInfo, state_infos
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -51,38 +49,6 @@ class Row:
     event_declared: bool = True
     target_declared: bool = True
     location: Location | None = None
-
-
-_NOTHING = EventReading(events=frozenset(), origin="declared")
-
-
-def _names(reading: EventReading) -> frozenset[str] | None:
-    return None if reading.events is None else frozenset(e.name for e in reading.events)
-
-
-@attrs.frozen(kw_only=True)
-class StateInfo:
-    """A declared state: its flags, its handler's facts and the events it can emit.
-
-    Example:
-        >>> StateInfo(name="DONE", terminal=True).emits
-        frozenset()
-    """
-
-    name: str
-    terminal: bool = False
-    budgeted: bool = False
-    has_handler: bool = False
-    effectful: bool = False
-    failure_event: str | None = None
-    effects: DeclaredEffects | None = None
-    """The effect types the handler declares it requests (``effectful(..., effects=...)``), judged."""
-    reading: EventReading = _NOTHING
-    location: Location | None = None
-    emits: frozenset[str] | None = attrs.field(
-        default=attrs.Factory(lambda self: _names(self.reading), takes_self=True)
-    )
-    """The names of the events this state can emit, or None when unknown."""
 
 
 @attrs.frozen(kw_only=True)
@@ -159,10 +125,6 @@ class MachineGraph:
         return tuple(s.name for s in self.states if s.budgeted)
 
 
-def _label(value: object) -> str:
-    return value.name if isinstance(value, enum.Enum) else repr(value)
-
-
 def _name_in(value: object, cls: type[enum.Enum], names: dict[object, str]) -> tuple[str, bool]:
     """The name of ``value`` and whether it is a member of ``cls`` (``names``: members to names)."""
     try:
@@ -174,54 +136,6 @@ def _name_in(value: object, cls: type[enum.Enum], names: dict[object, str]) -> t
     if isinstance(value, enum.Enum):
         return f"{type(value).__name__}.{value.name}", False
     return repr(value), False
-
-
-def _state_infos(machine: Machine[StateT, EventT, MemoryT]) -> tuple[StateInfo, ...]:
-    infos: list[StateInfo] = []
-    facts: dict[int, tuple[EventReading, Location | None, frozenset[str] | None, DeclaredEffects | None]] = {}
-    for state in machine.states:
-        terminal = state in machine.terminals
-        handler = machine.handlers.get(state)
-        if handler is None or terminal:
-            infos.append(StateInfo(name=state.name, terminal=terminal, budgeted=state in machine.budgeted))
-            continue
-        if not isinstance(handler, Handler):
-            problem = f"its handler is not a Handler ({handler!r}); wrap plain functions with pure(...)"
-            infos.append(
-                StateInfo(
-                    name=state.name,
-                    budgeted=state in machine.budgeted,
-                    has_handler=True,
-                    reading=EventReading(events=None, origin="unknown", problem=problem),
-                )
-            )
-            continue
-        failure = handler.failure_event
-        if id(handler) not in facts:  # handlers shared by many states are read once
-            locations = [loc for loc in (function_location(f) for f in handler.functions) if loc]
-            reading = read_events(handler, machine.events)
-            facts[id(handler)] = (
-                reading,
-                locations[0] if locations else None,
-                _names(reading),
-                read_effects(handler),
-            )
-        reading, location, emits, effects = facts[id(handler)]
-        infos.append(
-            StateInfo(
-                name=state.name,
-                terminal=terminal,
-                budgeted=state in machine.budgeted,
-                has_handler=True,
-                effectful=handler.effectful,
-                failure_event=None if failure is None else _label(failure),
-                effects=effects,
-                reading=reading,
-                location=location,
-                emits=emits,
-            )
-        )
-    return tuple(infos)
 
 
 def graph_of(machine: Machine[StateT, EventT, MemoryT], source_files: Iterable[str] = ()) -> MachineGraph:
@@ -249,7 +163,7 @@ def graph_of(machine: Machine[StateT, EventT, MemoryT], source_files: Iterable[s
     states, events = machine.states, machine.events
     if not all(isinstance(k, type) and issubclass(k, enum.Enum) for k in (states, events)):
         raise TypeError("cannot read the machine: " + "; ".join(machine.problems()))
-    infos = _state_infos(machine)
+    infos = state_infos(machine)
     locator = RowLocator(states, events, source_files)
     state_order = {s.name: i for i, s in enumerate(infos)}
     event_order = {e.name: i for i, e in enumerate(events)}

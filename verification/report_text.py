@@ -29,7 +29,7 @@ def summary_line(report: Report) -> str:
         >>> from verification.verify import verify
         >>> from verification._examples import ONE_STEP  # A --GO--> B, B terminal
         >>> summary_line(verify(ONE_STEP))
-        'tiny: 2 states, 1 rows: all 11 checked properties proved'
+        'tiny: 2 states, 1 rows: all 12 checked properties proved'
     """
     checked = [v for v in report.verdicts if v.status not in ("not declared", "not applicable")]
     proved = sum(v.status == "proved" for v in checked)

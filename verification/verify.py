@@ -6,7 +6,7 @@ the user's ignores (each with a reason) and returns a :class:`Report`: one
 workflow-net soundness verdicts and, when termination holds, the step bound.
 
 Soundness (workflow-net sense): *option to complete* (SM004, SM005, SM006,
-SM008 hold), *proper completion* (SM003 holds: a run stops on reaching a
+SM008, SM015 hold), *proper completion* (SM003 holds: a run stops on reaching a
 terminal state) and *no dead transitions* (SM002, SM007 hold). *Strong
 soundness* adds termination (SM009). Ignored violations still count here.
 """
@@ -23,6 +23,7 @@ from agentsm_fn.core.machine import Machine
 from verification.analysis import analyse
 from verification.bound import StepBound
 from verification.checks_events import check_events
+from verification.checks_guards import check_guards
 from verification.checks_liveness import check_completion, check_termination
 from verification.checks_structure import check_structure
 from verification.findings import PROPERTIES, PropertyViolation
@@ -39,7 +40,7 @@ Status = Literal["proved", "violated", "ignored", "not declared", "not applicabl
 """A property's verdict ("not applicable": the graph's framework lacks the notion, e.g. budgets)."""
 
 _POLICY_CODES = frozenset({"SM011", "SM012"})
-_OPTION_TO_COMPLETE = frozenset({"SM004", "SM005", "SM006", "SM008"})
+_OPTION_TO_COMPLETE = frozenset({"SM004", "SM005", "SM006", "SM008", "SM015"})
 _PROPER_COMPLETION = frozenset({"SM003"})
 _NO_DEAD_TRANSITIONS = frozenset({"SM002", "SM007"})
 
@@ -165,6 +166,7 @@ def verify_graph(
         *check_structure(analysis),
         *check_completion(analysis),
         *check_events(analysis),
+        *check_guards(analysis),
         *termination,
         *check_policies(analysis, policy_tuple),
         *model.findings,

@@ -11,9 +11,11 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 
+import attrs
 from returns.result import Result
 
 from agentsm_fn import Fault, Handler, Machine, Pure, effectful, fail, pure
+from agentsm_fn.agents.guardrails import GuardLog, OnTrip, guarding, guardrail, llm_guardrail
 from verification import NeverReachable, PassesThrough, PathPolicy
 
 AnyMachine = Machine[enum.Enum, enum.Enum, int]
@@ -162,6 +164,34 @@ def _policy_machine(shortcut: bool) -> AnyMachine:
 
 APPROVAL = PassesThrough("PLAN", "ACT", "APPROVE")
 
+_NO_LOG: GuardLog[int] = GuardLog(checks=lambda n: (), with_checks=lambda n, checks: n, visit=lambda n: 0)
+
+
+def _odd(n: int) -> str | None:
+    return "odd" if n % 2 else None
+
+
+def _guarded_machine(name: str, *, stop_row: bool = True, refuse_event: bool = True) -> AnyMachine:
+    """PLAN --PLANNED--> CHECK (guardrails: one refuses, one asked of an LLM stops) --APPROVED--> ACT."""
+    rows = [r for r in BASE_ROWS if r != ("PLAN", "PLANNED", "ACT")]
+    rows += [("PLAN", "PLANNED", "CHECK"), ("CHECK", "APPROVED", "ACT")]
+    if refuse_event:
+        rows.append(("CHECK", "DETOUR", "FAILED"))
+    if stop_row:
+        rows.append(("CHECK", "STALLED", "FAILED"))
+    m = build(name=name, extra_states=("CHECK",), rows=rows, emits={"CHECK": {"APPROVED"}})
+    events = m.events
+    checks = guarding(
+        "input",
+        [guardrail("even", _odd), llm_guardrail("polite", "Be polite.", on_trip=OnTrip.STOP)],
+        subjects=lambda n: (n,),
+        log=_NO_LOG,
+        passed=events["APPROVED"],
+        refused=events["DETOUR"] if refuse_event else None,
+        stopped=events["STALLED"],
+    )
+    return attrs.evolve(m, handlers={**m.handlers, m.states["CHECK"]: checks})
+
 
 def defects() -> dict[str, tuple[AnyMachine, tuple[PathPolicy, ...]]]:
     """One planted defect per property: name -> (expected code, machine, policies)."""
@@ -226,6 +256,8 @@ def defects() -> dict[str, tuple[AnyMachine, tuple[PathPolicy, ...]]]:
         "SM011 approval bypassed": (_policy_machine(shortcut=True), (APPROVAL,)),
         "SM012 forbidden state reached": (clean(), (NeverReachable("FAILED"),)),
         "SM013 unreadable events": (build(name="sm013", emits={"IDLE": None}), ()),
+        "SM015 guardrail trip without row": (_guarded_machine("sm015r", stop_row=False), ()),
+        "SM015 guardrail action without event": (_guarded_machine("sm015e", refuse_event=False), ()),
     }
 
 
@@ -243,6 +275,7 @@ def cleans() -> dict[str, tuple[AnyMachine, tuple[PathPolicy, ...]]]:
             ),
             (),
         ),
+        "guardrails routed": (_guarded_machine("guarded"), ()),
         "self-loop on a budgeted state": (
             build(
                 name="selfloop",

@@ -18,7 +18,7 @@ DEAD_ROW = "tests.verification.machines:WORKER_DEAD_ROW"
 def test_a_sound_machine_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main([WORKER]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"{WORKER}: 4 states, 4 rows: all 11 checked properties proved")
+    assert out.startswith(f"{WORKER}: 4 states, 4 rows: all 12 checked properties proved")
     assert out.rstrip().endswith("all properties proved")
 
 

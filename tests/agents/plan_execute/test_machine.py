@@ -84,7 +84,7 @@ def test_effectful_states_declare_a_failure_event_with_a_row() -> None:
 def test_the_verifier_proves_every_property() -> None:
     report = verify(PLAN_EXECUTE_MACHINE)
     text = render_text([report])
-    assert "all 11 checked properties proved" in text, text
+    assert "all 12 checked properties proved" in text, text
 
 
 def test_the_safety_cap_leaves_room_for_the_longest_run() -> None:
