@@ -27,6 +27,8 @@ from agentsm_fn.durable import RunStore, open_store
 from agentsm_fn.durable.stores.sqlite._connection import SqliteConnection
 from tests.postgres import PostgresServer, postgres_binaries, throwaway_cluster
 
+pytest_plugins = ["pytester"]  # the regression plugin's tests run pytest on folders of recordings
+
 
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[PostgresServer]:
