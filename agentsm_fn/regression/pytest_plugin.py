@@ -40,7 +40,7 @@ class Hooks:
 
     @pytest.hookspec(firstresult=True)
     def pytest_agentsm_replay_target(self, recording: Recording, path: Path) -> object:
-        """What to replay ``recording`` against: a Durable, a Machine, ``module:attribute`` (None: the default)."""
+        """What ``recording`` replays against: a Durable, Machine or ``module:attribute`` (None: default)."""
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
