@@ -29,6 +29,7 @@ from agentsm_fn.regression.recording import (
     write_recording,
 )
 from agentsm_fn.regression.replay import Replayed, replay_recording
+from agentsm_fn.regression.rerecord import rerecord
 from agentsm_fn.regression.values import RECORDING_FORMAT, RecordedEffect, Recording, RunEnd
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "recording_from_json",
     "recording_to_json",
     "replay_recording",
+    "rerecord",
     "to_json_form",
     "write_recording",
 ]

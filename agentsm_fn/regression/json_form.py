@@ -120,13 +120,18 @@ class _Writer:
         if tag in (_SUCCESS, _FAILURE):
             return {_NAMES[tag]: self.value(rest[0])}
         if tag in (_DICT, _PROXY, _PMAP):
-            keys, values = rest[0::2], rest[1::2]
-            if all(type(key) is str for key in keys):
-                plain = {key: self.value(item) for key, item in zip(keys, values, strict=True)}
-                return {_NAMES[tag]: plain}
-            pairs = [[self.value(key), self.value(item)] for key, item in zip(keys, values, strict=True)]
-            return {_NAMES[tag]: pairs}
+            entries = list(zip(rest[0::2], rest[1::2], strict=True))
+            if tag == _PMAP:  # a persistent map's order is its keys' hashes': write it in one order
+                entries.sort(key=_key_order)
+            if all(type(key) is str for key, _ in entries):
+                return {_NAMES[tag]: {key: self.value(item) for key, item in entries}}
+            return {_NAMES[tag]: [[self.value(key), self.value(item)] for key, item in entries]}
         return {_NAMES[tag]: [self.value(item) for item in rest]}
+
+
+def _key_order(entry: tuple[Any, Any]) -> tuple[int, str, bytes]:
+    key = entry[0]
+    return (0, key, b"") if type(key) is str else (1, "", _PACK(key))
 
 
 def from_json_form(data: object, expected: type[T]) -> Result[T, CodecFailure]:
