@@ -8,9 +8,11 @@ from typing import Any
 import attrs
 from returns.result import Failure
 
+from agentsm_fn.core.failures import RunFailed
 from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.durable import content_digest
 from agentsm_fn.llm.json import JsonValue, thaw
+from agentsm_fn.regression._fold import Misfit, MisfitKind
 from agentsm_fn.regression.errors import Divergence, DivergenceKind
 from agentsm_fn.regression.json_form import to_json_form
 from agentsm_fn.regression.values import RecordedEffect, Recording, RunEnd
@@ -42,7 +44,7 @@ def _where(snap: Snapshot[Any, Any]) -> str:
         return f"nothing: the run has finished in {snap.state.name}"
     if snap.status is Status.AWAITING:
         return f"nothing more: the run waits in {snap.state.name}"
-    return f"nothing: the run is {snap.status.value} in {snap.state.name}"
+    return f"no effect: the handler of {snap.state.name} runs on"
 
 
 @attrs.frozen(kw_only=True)
@@ -88,27 +90,44 @@ class Comparer:
             )
         return None
 
-    def request(self, snap: Snapshot[Any, Any], seq: int, at_tick: bool) -> Divergence:
-        """The replay asks for something other than the effect (or handler run) the recording has next."""
-        rec = self.recording
-        effects = rec.effects
-        if at_tick or seq < 0:
-            index = snap.steps - rec.start_steps
-            row = rec.rows[index] if index < len(rec.rows) else "no row"
+    def misfit(
+        self, snap: Snapshot[Any, Any], misfit: Misfit, failed: RunFailed[Any, Any] | None
+    ) -> Divergence:
+        """The code asks for something other than the effect (or handler run) the recording has next."""
+        rec, seq = self.recording, misfit.seq
+        index = snap.steps - rec.start_steps
+        row = rec.rows[index] if index < len(rec.rows) else "no row"
+        if misfit.kind is MisfitKind.FAILS and failed is not None:
+            return self._divergence(
+                kind=DivergenceKind.FAILS,
+                step=snap.steps + 1,
+                state=snap.state.name,
+                recorded=row if index < len(rec.rows) else _request_text(rec.effects[seq]),
+                replayed=f"fails: {failed.reason.describe()}",
+            )
+        if misfit.kind is MisfitKind.EFFECT_AT_TICK or seq < 0 or misfit.tick:
             recorded = f"no effect: the handler of {snap.state.name} runs on ({row})"
         else:
-            recorded = _request_text(effects[seq])
+            recorded = _request_text(rec.effects[seq])
         if snap.status is Status.AWAITING and snap.pending is not None:
             replayed = _value_text(snap.pending)
         else:
             replayed = _where(snap)
+        if misfit.kind is MisfitKind.LEFT_OVER and misfit.tick:
+            return self._divergence(
+                kind=DivergenceKind.ROW,
+                step=snap.steps + 1,
+                state=snap.state.name,
+                recorded=row,
+                replayed=replayed,
+            )
         return self._divergence(
             kind=DivergenceKind.REQUEST,
             step=snap.steps + 1,
             state=snap.state.name,
             recorded=recorded,
             replayed=replayed,
-            seq=-1 if at_tick else seq,
+            seq=-1 if misfit.kind is MisfitKind.EFFECT_AT_TICK else seq,
         )
 
     def end(self, snap: Snapshot[Any, Any], ended: RunEnd, memory: object) -> Divergence | None:

@@ -38,6 +38,8 @@ class DivergenceKind(enum.Enum):
     """It asks for another effect (or for one where the recording has none, or none where it has one)."""
     ROW = "row"
     """It takes another row of the table (another event, or another target state)."""
+    FAILS = "fails"
+    """It fails at a step where the recording went on (a handler raised or faulted, the cap was reached)."""
     END = "end"
     """It takes every step alike but ends otherwise: another status, failure or final memory."""
 
@@ -76,6 +78,7 @@ class Divergence:
         what = {
             DivergenceKind.REQUEST: "asks for another effect",
             DivergenceKind.ROW: "takes another row",
+            DivergenceKind.FAILS: "fails where the recording goes on",
             DivergenceKind.END: "ends otherwise",
         }[self.kind]
         seq = f" (effect {self.seq})" if self.seq >= 0 else ""

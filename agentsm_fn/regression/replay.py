@@ -17,16 +17,14 @@ from typing import Any, TypeVar
 import attrs
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.core.engine import replay
-from agentsm_fn.core.failures import ReplayDiverged, RunFailed
 from agentsm_fn.core.fingerprint import machine_fingerprint
-from agentsm_fn.core.journal import Journal
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
-from agentsm_fn.durable import Durable, content_digest
+from agentsm_fn.durable import Durable
 from agentsm_fn.regression._capture import end_of, rows_of
 from agentsm_fn.regression._compare import Comparer
 from agentsm_fn.regression._decode import decode_values
+from agentsm_fn.regression._fold import fold_recording
 from agentsm_fn.regression.errors import RegressionError
 from agentsm_fn.regression.values import Recording
 
@@ -103,24 +101,13 @@ def replay_recording(
     start: Snapshot[Any, Any] = Snapshot(
         state=state, memory=memory, status=status, steps=recording.start_steps
     )
-    journal, owners = _journal(recording, outcomes)
-    replayed = replay(machine, start, journal, digest=content_digest)
-    if isinstance(replayed, Failure):
-        failure: RunFailed[Any, Any] = replayed.failure()
-        snap = failure.snapshot
-        row = compare.rows(rows_of(snap), complete=False)
-        if row is not None:
-            return Failure(row)
-        if isinstance(failure.reason, ReplayDiverged):
-            index = failure.reason.index
-            return Failure(compare.request(snap, owners[index], journal[index].is_tick))
-        ended = end_of(snap, failure, None)
-    else:
-        snap = replayed.unwrap()
-        row = compare.rows(rows_of(snap), complete=True)
-        if row is not None:
-            return Failure(row)
-        ended = end_of(snap, None, None)
+    snap, failed, misfit = fold_recording(machine, start, recording, outcomes)
+    row = compare.rows(rows_of(snap), complete=misfit is None)
+    if row is not None:
+        return Failure(row)
+    if misfit is not None:
+        return Failure(compare.misfit(snap, misfit, failed))
+    ended = end_of(snap, failed, None)
     different = compare.end(snap, ended, end_memory)
     if different is not None:
         return Failure(different)
@@ -132,21 +119,3 @@ def replay_recording(
             machine_changed=changed,
         )
     )
-
-
-def _journal(recording: Recording, outcomes: tuple[object, ...]) -> tuple[Journal, list[int]]:
-    """The recording's journal as the engine's, and the effect each entry belongs to (-1: after the last)."""
-    journal = Journal()
-    owners: list[int] = []
-    answers = iter(outcomes)
-    for effect in recording.effects:
-        for at in effect.ticks:
-            journal = journal.tick(at)
-        owners.extend([effect.seq] * len(effect.ticks))
-        if effect.answered:
-            journal = journal.record(bytes.fromhex(effect.digest), next(answers), effect.at)
-            owners.append(effect.seq)
-    for at in recording.tail:
-        journal = journal.tick(at)
-    owners.extend([-1] * len(recording.tail))
-    return journal, owners

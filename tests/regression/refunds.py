@@ -215,3 +215,10 @@ def terse(desk: Desk, label: str) -> Result[tuple[Literal[E.REFUND, E.OTHER], De
 OVERPAYS = Durable(name="tests.regression.refunds:OVERPAYS", machine=desk_machine(pay=overpay), shell=shell)
 STRICT = Durable(name="tests.regression.refunds:STRICT", machine=desk_machine(look=strict), shell=shell)
 FORGETFUL = Durable(name="tests.regression.refunds:FORGETFUL", machine=desk_machine(read=terse), shell=shell)
+
+
+def crash(desk: Desk, amount: int) -> Result[tuple[Literal[E.FOUND, E.LARGE], Desk], Fault]:
+    raise KeyError(desk.order)
+
+
+CRASHES = Durable(name="tests.regression.refunds:CRASHES", machine=desk_machine(look=crash), shell=shell)

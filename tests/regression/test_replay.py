@@ -22,7 +22,7 @@ from agentsm_fn.regression import (
     replay_recording,
 )
 from agentsm_fn.shell import run
-from tests.regression.refunds import FORGETFUL, OVERPAYS, REFACTORED, REFUNDS, STRICT, Desk
+from tests.regression.refunds import CRASHES, FORGETFUL, OVERPAYS, REFACTORED, REFUNDS, STRICT, Desk
 
 
 @pytest.fixture
@@ -165,3 +165,11 @@ def test_a_recording_without_its_requests_still_fails_at_the_step_and_shows_the_
     assert divergence.recorded.startswith(
         f"Refund (digest {recording.effects[2].digest[:16]}; the recording left"
     )
+
+
+def test_a_handler_that_now_raises_fails_at_its_step_with_the_reason(store: RunStore) -> None:
+    divergence = diverges(recorded(store, "o-1"), CRASHES)
+    assert (divergence.kind, divergence.step, divergence.state) == (DivergenceKind.FAILS, 3, "LOOKING")
+    assert divergence.recorded == "LOOKING -FOUND-> REFUNDING"
+    assert divergence.replayed.startswith("fails: ") and "KeyError" in divergence.replayed
+    assert "fails where the recording goes on" in divergence.describe()
