@@ -27,7 +27,9 @@ from agentsm_fn.durable import RunStore, open_store
 from agentsm_fn.durable.stores.sqlite._connection import SqliteConnection
 from tests.postgres import PostgresServer, postgres_binaries, throwaway_cluster
 
-pytest_plugins = ["pytester"]  # the regression plugin's tests run pytest on folders of recordings
+# pytester: the regression plugin's tests run pytest on folders of recordings. The plugin itself (installed as
+# a pytest11 entry point; named here too, so the recordings under tests/ run wherever the package imports).
+pytest_plugins = ["pytester", "agentsm_fn.regression.pytest_plugin"]
 
 
 @pytest.fixture(scope="session")
