@@ -30,7 +30,7 @@ from agentsm_fn.regression.recording import (
 )
 from agentsm_fn.regression.replay import Replayed, replay_recording
 from agentsm_fn.regression.rerecord import rerecord
-from agentsm_fn.regression.values import RECORDING_FORMAT, RecordedEffect, Recording, RunEnd
+from agentsm_fn.regression.values import RECORDING_FORMAT, RecordedEffect, RecordedEnd, Recording
 
 __all__ = [
     "RECORDING_FORMAT",
@@ -38,12 +38,12 @@ __all__ = [
     "Divergence",
     "DivergenceKind",
     "RecordedEffect",
+    "RecordedEnd",
     "Recording",
     "RecordingInvalid",
     "RecordingProblem",
     "RegressionError",
     "Replayed",
-    "RunEnd",
     "TargetUnusable",
     "from_json_form",
     "load_recording",

@@ -23,7 +23,7 @@ from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.durable import CodecFailure, Diverged, content_digest
 from agentsm_fn.llm.json import JsonValue
 from agentsm_fn.regression.json_form import to_json_form
-from agentsm_fn.regression.values import RecordedEffect, Recording, RunEnd, frozen_json
+from agentsm_fn.regression.values import RecordedEffect, RecordedEnd, Recording, frozen_json
 
 __all__: list[str] = []
 
@@ -174,10 +174,10 @@ def _failed(
 
 def end_of(
     snap: Snapshot[StateT, MemoryT], failed: RunFailed[StateT, MemoryT] | None, memory: JsonValue
-) -> RunEnd:
+) -> RecordedEnd:
     """How a run that stopped at ``snap`` (failing with ``failed``, if it did) ended."""
     if failed is not None:
-        return RunEnd(
+        return RecordedEnd(
             status="failed",
             state=snap.state.name,
             steps=snap.steps,
@@ -185,4 +185,4 @@ def end_of(
             memory=memory,
         )
     status = {Status.FINISHED: "finished", Status.AWAITING: "awaiting"}.get(snap.status, "ready")
-    return RunEnd(status=status, state=snap.state.name, steps=snap.steps, memory=memory)
+    return RecordedEnd(status=status, state=snap.state.name, steps=snap.steps, memory=memory)

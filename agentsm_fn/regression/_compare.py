@@ -15,7 +15,7 @@ from agentsm_fn.llm.json import JsonValue, thaw
 from agentsm_fn.regression._fold import Misfit, MisfitKind
 from agentsm_fn.regression.errors import Divergence, DivergenceKind
 from agentsm_fn.regression.json_form import to_json_form
-from agentsm_fn.regression.values import RecordedEffect, Recording, RunEnd
+from agentsm_fn.regression.values import RecordedEffect, RecordedEnd, Recording
 
 __all__: list[str] = []
 
@@ -130,7 +130,7 @@ class Comparer:
             seq=-1 if misfit.kind is MisfitKind.EFFECT_AT_TICK else seq,
         )
 
-    def end(self, snap: Snapshot[Any, Any], ended: RunEnd, memory: object) -> Divergence | None:
+    def end(self, snap: Snapshot[Any, Any], ended: RecordedEnd, memory: object) -> Divergence | None:
         """How the replay ended, if not as the recording did (status, failure, the awaited effect, memory)."""
         old = self.recording.end
         step, state = snap.steps, snap.state.name
@@ -177,6 +177,6 @@ class Comparer:
         return None
 
 
-def _end_text(end: RunEnd) -> str:
+def _end_text(end: RecordedEnd) -> str:
     reason = f": {end.reason}" if end.reason else ""
     return f"{end.status} in {end.state} after {end.steps} steps{reason}"

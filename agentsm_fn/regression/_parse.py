@@ -10,7 +10,7 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.llm.json import JsonValue
 from agentsm_fn.regression.errors import RecordingInvalid, RecordingProblem
-from agentsm_fn.regression.values import RECORDING_FORMAT, RecordedEffect, Recording, RunEnd, frozen_json
+from agentsm_fn.regression.values import RECORDING_FORMAT, RecordedEffect, RecordedEnd, Recording, frozen_json
 
 __all__: list[str] = []
 
@@ -136,7 +136,7 @@ def _recording(document: Mapping[str, object]) -> Recording:
         effects=recorded,
         tail=_readings(document, "tail", ""),
         rows=_rows(document),
-        end=RunEnd(
+        end=RecordedEnd(
             status=status,
             state=_get(raw_end, "state", str, "end"),
             steps=_get(raw_end, "steps", int, "end"),

@@ -25,14 +25,14 @@ from returns.result import Failure, Result, Success
 from agentsm_fn.llm.json import JsonValue, thaw
 from agentsm_fn.regression._parse import parse_recording
 from agentsm_fn.regression.errors import RecordingInvalid, RecordingProblem
-from agentsm_fn.regression.values import RECORDING_FORMAT, RecordedEffect, Recording, RunEnd
+from agentsm_fn.regression.values import RECORDING_FORMAT, RecordedEffect, RecordedEnd, Recording
 
 __all__ = [
     "RECORDING_FORMAT",
     "RECORDING_SUFFIX",
     "RecordedEffect",
+    "RecordedEnd",
     "Recording",
-    "RunEnd",
     "load_recording",
     "recording_from_json",
     "recording_to_json",
@@ -60,7 +60,7 @@ def _effect(effect: RecordedEffect) -> dict[str, object]:
     return out
 
 
-def _end(end: RunEnd) -> dict[str, object]:
+def _end(end: RecordedEnd) -> dict[str, object]:
     out: dict[str, object] = {"status": end.status, "state": end.state, "steps": end.steps}
     if end.reason:
         out["reason"] = end.reason
@@ -72,8 +72,9 @@ def recording_to_json(recording: Recording) -> str:
     """The recording as its file's text: JSON, one field a line, ending in a newline.
 
     Example:
-        >>> rec = Recording(machine="app:M", fingerprint="f", start_state="A", memory=0,
-        ...                 end=RunEnd(status="finished", state="Z", steps=1, memory=1), rows=("A -GO-> Z",))
+        >>> end = RecordedEnd(status="finished", state="Z", steps=1, memory=1)
+        >>> rec = Recording(machine="app:M", fingerprint="f", start_state="A", memory=0, end=end,
+        ...                 rows=("A -GO-> Z",))
         >>> recording_from_json(recording_to_json(rec)).unwrap() == rec
         True
     """

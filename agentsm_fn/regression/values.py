@@ -10,7 +10,13 @@ import attrs
 
 from agentsm_fn.llm.json import JsonValue
 
-__all__ = ["RECORDING_FORMAT", "RecordedEffect", "Recording", "RunEnd", "frozen_json"]
+__all__ = [
+    "RECORDING_FORMAT",
+    "RecordedEffect",
+    "RecordedEnd",
+    "Recording",
+    "frozen_json",
+]
 
 RECORDING_FORMAT: Final = "agentsm-recording/1"
 """The ``format`` field of the recordings this version writes and reads."""
@@ -63,13 +69,13 @@ class RecordedEffect:
 
 
 @attrs.frozen(kw_only=True)
-class RunEnd:
+class RecordedEnd:
     """How a recorded run ended: ``finished``, ``awaiting`` an effect, ``failed`` (``reason``) or ``ready``.
 
     ``memory`` is the final memory in the codec's JSON form.
 
     Example:
-        >>> RunEnd(status="finished", state="DONE", steps=4).reason
+        >>> RecordedEnd(status="finished", state="DONE", steps=4).reason
         ''
     """
 
@@ -91,7 +97,7 @@ class Recording:
 
     Example:
         >>> rec = Recording(machine="app:M", fingerprint="f", start_state="A", memory=0,
-        ...                 end=RunEnd(status="finished", state="Z", steps=1), rows=("A -GO-> Z",))
+        ...                 end=RecordedEnd(status="finished", state="Z", steps=1), rows=("A -GO-> Z",))
         >>> rec.end.status, len(rec.effects)
         ('finished', 0)
     """
@@ -100,7 +106,7 @@ class Recording:
     fingerprint: str
     start_state: str
     memory: JsonValue
-    end: RunEnd
+    end: RecordedEnd
     run_id: str = ""
     start_steps: int = 0
     effects: tuple[RecordedEffect, ...] = ()
