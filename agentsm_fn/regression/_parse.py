@@ -113,12 +113,17 @@ def _rows(document: Mapping[str, object]) -> tuple[str, ...]:
     return tuple(rows)
 
 
+def _section(document: Mapping[str, object], key: str) -> Mapping[str, object]:
+    if key not in document:
+        raise _Wrong(key, "missing")
+    return _object(document[key], key)
+
+
 def _recording(document: Mapping[str, object]) -> Recording:
-    start = _object(document.get("start"), "start")
-    raw_end = _object(document.get("end"), "end")
-    status = _get(raw_end, "status", str, "end")
-    if status not in _STATUSES:
-        raise _Wrong("end.status", f"expected one of {sorted(_STATUSES)}, found {status!r}")
+    machine = _get(document, "machine", str, "")
+    fingerprint = _get(document, "fingerprint", str, "")
+    run_id = _get(document, "run", str, "", default="")
+    start = _section(document, "start")
     effects = _get(document, "effects", list, "")
     recorded = tuple(_effect(raw, f"effects[{index}]") for index, raw in enumerate(effects))
     for index, effect in enumerate(recorded[:-1]):
@@ -126,16 +131,21 @@ def _recording(document: Mapping[str, object]) -> Recording:
             raise _Wrong(
                 f"effects[{index}]", "only the last effect may be unanswered (the one the run waits for)"
             )
+    tail, rows = _readings(document, "tail", ""), _rows(document)
+    raw_end = _section(document, "end")
+    status = _get(raw_end, "status", str, "end")
+    if status not in _STATUSES:
+        raise _Wrong("end.status", f"expected one of {sorted(_STATUSES)}, found {status!r}")
     return Recording(
-        machine=_get(document, "machine", str, ""),
-        fingerprint=_get(document, "fingerprint", str, ""),
-        run_id=_get(document, "run", str, "", default=""),
+        machine=machine,
+        fingerprint=fingerprint,
+        run_id=run_id,
         start_state=_get(start, "state", str, "start"),
         start_steps=_get(start, "steps", int, "start", default=0),
         memory=_value(start, "memory", "start"),
         effects=recorded,
-        tail=_readings(document, "tail", ""),
-        rows=_rows(document),
+        tail=tail,
+        rows=rows,
         end=RecordedEnd(
             status=status,
             state=_get(raw_end, "state", str, "end"),

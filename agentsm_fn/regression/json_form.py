@@ -29,7 +29,7 @@ from pyrsistent import PVector
 from returns.result import Failure, Result
 
 from agentsm_fn.durable import CodecFailure, CodecFailureKind, from_bytes, to_bytes
-from agentsm_fn.durable.codec import FORMAT
+from agentsm_fn.durable.stores.codec import FORMAT
 from agentsm_fn.llm.json import JsonValue
 
 __all__ = ["from_json_form", "to_json_form"]

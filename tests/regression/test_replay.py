@@ -12,7 +12,7 @@ from returns.result import Success
 
 from agentsm_fn.core import begin
 from agentsm_fn.durable import Durable, RunStore, SqliteStore
-from agentsm_fn.durable.approvals import answer
+from agentsm_fn.durable.operations.answers import answer
 from agentsm_fn.regression import (
     Divergence,
     DivergenceKind,

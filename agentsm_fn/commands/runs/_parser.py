@@ -49,8 +49,8 @@ def parser() -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(
         prog="agentsm-runs",
-        description="Stored durable runs: init, list, show, export, replay, resume, answer, fork, check, "
-        "recover, worker, serve.",
+        description="Stored durable runs: init, list, show, export, record, rerecord, replay, resume, "
+        "answer, fork, check, recover, worker, serve.",
         epilog="Exit codes: 0 done; 1 check found a diverging run; 2 usage; 3 no such run or machine; "
         "4 refused; 5 store or stored data failed (check: a stored run could not be read); "
         "6 the run failed or diverged.",
@@ -74,6 +74,20 @@ def parser() -> argparse.ArgumentParser:
         command.add_argument(
             "--machine", help="module:attribute (default: the name the run was stored under)"
         )
+    recording = sub.add_parser("record", help="the run as a recording: a regression case pytest replays")
+    recording.add_argument("run", help=_RUN_HELP)
+    recording.add_argument("--machine", help="module:attribute (default: the name the run was stored under)")
+    recording.add_argument("--out", help="the file to write (default: standard output)")
+    recording.add_argument("--no-requests", action="store_true", help="leave the requests out (digests only)")
+    rerecording = sub.add_parser(
+        "rerecord", help="run a recording's start again through its live Durable (no store); write it anew"
+    )
+    rerecording.add_argument("file", help="the recording (a *.recording.json file)")
+    rerecording.add_argument("--machine", help="module:attribute of the Durable (default: the recording's)")
+    rerecording.add_argument("--out", help="the file to write (default: over FILE)")
+    rerecording.add_argument(
+        "--no-requests", action="store_true", help="leave the requests out (digests only)"
+    )
     replay = sub.add_parser(
         "replay", help="replay the journal: final (or --step N) state and memory, no effects"
     )

@@ -4,6 +4,8 @@
     agentsm-runs [--db DB] list [--all]
     agentsm-runs [--db DB] show RUN [--machine M]          the trace, as a table
     agentsm-runs [--db DB] export RUN [--machine M]        the run as JSON
+    agentsm-runs [--db DB] record RUN [--out FILE]         the run as a recording (a regression case)
+    agentsm-runs rerecord FILE [--machine M] [--out FILE]  a recording run again live (no store)
     agentsm-runs [--db DB] replay RUN [--step N]           memory at a step (no effect performed)
     agentsm-runs [--db DB] resume RUN [--allow-changed] [--watch]
     agentsm-runs [--db DB] approve RUN SEQ [--resume [--watch]]
@@ -27,7 +29,6 @@ machine; 4 refused (answered already, wrong answer, not resumable, machine chang
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -37,13 +38,13 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.commands.runs._init import hint, init
 from agentsm_fn.commands.runs._parser import parser, store_name
+from agentsm_fn.commands.runs._reading import replaying, rerecorded
 from agentsm_fn.commands.runs._support import (
     BadField,
     Exit,
     Unloaded,
     changed,
     exit_for,
-    export_run,
     load_target,
     memory_changes,
     table,
@@ -57,7 +58,6 @@ from agentsm_fn.durable.operations.check import check_runs
 from agentsm_fn.durable.operations.forks import fork
 from agentsm_fn.durable.operations.recovery import recover
 from agentsm_fn.durable.operations.worker import WorkerSettings
-from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.durable.stores.protocol.queue import RunQueue
 
 __all__: list[str] = []  # the entry point `main` is not re-exported: verification.cli has a main too
@@ -115,8 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = parser().parse_args(argv)
     db = store_name(args)
-    if args.command == "init":
-        return init(db, _fail)
+    if args.command in ("init", "rerecord"):
+        return init(db, _fail) if args.command == "init" else rerecorded(args, _fail)
     opened = open_store(db, create=False)  # never create an empty store by reading a mistyped path
     if isinstance(opened, Failure):
         return _fail(
@@ -163,8 +163,8 @@ def _dispatch(store: RunStore, args: argparse.Namespace) -> int:
     if isinstance(found, int):
         return found
     record, target = found
-    if command in ("show", "export", "replay"):
-        return _replaying(store, record, _machine(target), command, getattr(args, "step", None))
+    if command in ("show", "export", "replay", "record"):
+        return replaying(store, record, _machine(target), args, _fail)
     durable = _durable(target, getattr(args, "machine", None) or record.machine)
     if isinstance(durable, int):
         return durable
@@ -185,28 +185,6 @@ def _dispatch(store: RunStore, args: argparse.Namespace) -> int:
     except BadField as exc:
         return _fail(str(exc), Exit.USAGE)
     return _report(forked)
-
-
-def _replaying(
-    store: RunStore, record: RunRecord, machine: Machine[Any, Any, Any], command: str, step: int | None
-) -> int:
-    if command == "export":
-        exported, error = export_run(store, record, machine)
-        print(json.dumps(exported, indent=2, default=str))  # what could be read, even if not all of it
-        return int(Exit.OK) if error is None else _fail(error)
-    replayed = replay_stored(store, machine, record.run_id, step)
-    if isinstance(replayed, Failure):
-        return _fail(replayed.failure())
-    snap = replayed.unwrap()
-    if command == "show":
-        print(snap.trace.render(width=140))
-    else:
-        short = ""
-        if step is not None and step > snap.steps:
-            short = f" (there is no step {step}: the stored run reaches step {snap.steps})"
-        print(f"state {snap.state.name} ({snap.status.value}) after {snap.steps} steps{short}")
-        print(f"memory {snap.memory!r}")
-    return int(Exit.OK)
 
 
 def _answer(store: RunStore, durable: Durable[Any, Any, Any], args: argparse.Namespace) -> int:
