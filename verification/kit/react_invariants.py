@@ -7,13 +7,15 @@
   cleared by Observing; ``last_observation`` is set by Acting and cleared by
   Observing; ``history`` grows only in Observing (append-only) and is rewritten only
   by Reflecting's compression; typed results: ``output_retries`` changes only in
-  Correcting, ``rejected_outputs`` and ``result`` only in Planning;
+  Correcting, ``rejected_outputs`` and ``result`` only in Planning; a thread's earlier
+  turns (``conversation``) change only in Reflecting (compressed when a turn starts over
+  the thread's context budget);
 * ``step`` never exceeds ``config.max_steps``, ``output_retries`` never ``config.max_output_retries``;
 * a blacklisted tool is never executed (no ``RunTool`` of it, alone or in a batch);
 * a tool that needs approval never runs without it (an ``Approved`` or ``Modified``
   decision on that very call);
 * the token budget is never exceeded by more than one call: no LLM call is made
-  once the budget is spent.
+  once the budget is spent (the turn's, or the thread's over all its turns).
 
 The trace is append-only and Done and Error never change memory: the derived
 state machine checks both for every machine. :func:`react_budget` is the budget
@@ -130,8 +132,10 @@ def _approval_respected(t: Transition[State, AgentMemory]) -> bool:
 def _budget_respected(t: Transition[State, AgentMemory]) -> bool:
     if not any(isinstance(e, LlmCall) for e in t.effects):
         return True
-    budget = t.before.budget
-    return budget is None or budget.exhausted_by(t.before.total_usage) is None
+    before = t.before
+    if before.config.thread.spent(before.conversation.usage + before.total_usage) is not None:
+        return False
+    return before.budget is None or before.budget.exhausted_by(before.total_usage) is None
 
 
 STEP_WITHIN_MAX: MemoryInvariant[AgentMemory] = memory_invariant(
@@ -173,6 +177,7 @@ OWNERSHIP: tuple[TransitionInvariant[State, AgentMemory], ...] = (
     only_changed_in("output_retries", lambda m: m.output_retries, {State.Correcting}),
     only_changed_in("rejected_outputs", lambda m: m.rejected_outputs, {State.Planning}),
     only_changed_in("result", lambda m: m.result, {State.Planning}),
+    only_changed_in("conversation", lambda m: m.conversation, {State.Reflecting}),
 )
 """Seed 001's ownership table, as transition invariants."""
 

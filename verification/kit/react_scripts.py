@@ -12,6 +12,7 @@ import attrs
 
 from agentsm_fn.agents.output import OutputProblem, RejectedOutput
 from agentsm_fn.agents.react import AgentConfig, AgentMemory, State, TokenBudget
+from agentsm_fn.llm import AssistantMessage, Conversation, ThreadBudget, UserMessage
 from verification.kit.react_strategies import ANSWER_OUTPUT, TOOL_POOL, _memory
 
 __all__ = ["react_script_entries", "react_script_memories"]
@@ -47,7 +48,13 @@ def react_script_memories() -> tuple[AgentMemory, ...]:
         )
         for n in (0, 1)
     )
-    return (*plain, *typed)
+    # The plain starts as a later turn of a thread whose earlier turn is over its context budget.
+    earlier = Conversation().then([UserMessage("My name is Ada."), AssistantMessage("Hello, Ada! " * 20)])
+    later = (
+        m.with_config(attrs.evolve(m.config, thread=ThreadBudget(context=20))).start_turn(earlier, m.task)
+        for m in plain
+    )
+    return (*plain, *typed, *later)
 
 
 def react_script_entries() -> tuple[tuple[State, AgentMemory], ...]:

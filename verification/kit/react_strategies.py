@@ -49,6 +49,7 @@ from verification.kit.react_replies import (
     llm_examples,
     react_llm_outcomes,
 )
+from verification.kit.react_threads import in_thread
 
 __all__ = [
     "ANSWER_OUTPUT",
@@ -87,13 +88,13 @@ def react_configs() -> st.SearchStrategy[AgentConfig]:
 
 
 def react_memories() -> st.SearchStrategy[AgentMemory]:
-    """Fresh memories as a user would build them: task, config, tools, blacklist.
+    """Fresh memories as a user would build them: task, config, tools, blacklist, maybe a thread.
 
     Example:
         >>> isinstance(react_memories(), st.SearchStrategy)
         True
     """
-    return st.builds(
+    made = st.builds(
         _memory,
         task=st.sampled_from(("What is 2 + 2?", "Find the capital of France", "")),
         config=react_configs(),
@@ -102,6 +103,7 @@ def react_memories() -> st.SearchStrategy[AgentMemory]:
         banned=st.frozensets(st.sampled_from(("shell", "unknown_tool", "delete_file")), max_size=2),
         output=st.none() | st.just(ANSWER_OUTPUT),
     )
+    return in_thread(made)  # some are a thread's later turns
 
 
 def _memory(

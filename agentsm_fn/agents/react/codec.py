@@ -72,6 +72,7 @@ register(
     messages.ToolResultMessage,
     replies.Usage,
     conversation.Conversation,
+    conversation.ThreadBudget,
     replies.LlmReply,
     replies.LlmFailure,
     replies.LlmFailureKind,

@@ -1,4 +1,4 @@
-"""The agent's configuration: step and retry limits, reflection, models, token budget.
+"""The agent's configuration: step and retry limits, reflection, models, token budgets (a turn's, a thread's).
 
 Defaults are the seed's: ``max_steps`` 15, ``max_retries`` 3, ``confidence_threshold``
 0.4, ``reflect_every_n_steps`` 5 (0 = never), ``min_answer_length`` 20; and
@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import attrs
 from pyrsistent import PMap, pmap
 
+from agentsm_fn.llm.conversation import ThreadBudget
 from agentsm_fn.llm.replies import Usage
 
 __all__ = ["AgentConfig", "TokenBudget", "select_model"]
@@ -60,6 +61,9 @@ class AgentConfig:
     ``request_confidence`` asks the provider for logprobs, from which a reply's
     confidence is derived (otherwise replies carry confidence 1.0);
     ``max_output_retries`` bounds the corrections of a typed result (Correcting's budget).
+    In a thread, ``budget`` limits each turn (a run) and ``thread`` the thread: the
+    earlier turns a request carries (more are compressed when a turn starts) and the
+    tokens every turn together may spend.
 
     Example:
         >>> c = AgentConfig()
@@ -78,6 +82,7 @@ class AgentConfig:
     budget: TokenBudget | None = None
     request_confidence: bool = False
     max_output_retries: int = 3
+    thread: ThreadBudget = attrs.field(factory=ThreadBudget)
 
     def problems(self) -> list[str]:
         """Every limit out of range (a negative count, a threshold outside [0, 1]); empty when none is.

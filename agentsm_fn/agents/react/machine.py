@@ -5,11 +5,13 @@ blacklist, budget, the result's schema) is in the frozen :class:`AgentMemory`; o
 :func:`react_machine`'s Planning handler closes over a result type (its class and output
 validators, which are code, not data). Planning (it consumes ``max_steps``) and Correcting
 (it consumes ``max_output_retries``) are the budgeted states. The safety cap is
-``CYCLE_LENGTH * max_steps + 2``: every cycle passes through Planning, which
+``CYCLE_LENGTH * max_steps + 3``: every cycle passes through Planning, which
 increments ``step`` or leaves, and the longest cycle (Planning -> WaitingForHuman ->
-Acting -> Observing -> Reflecting -> Planning) takes 5 transitions; add Idle's
-Start and the final move to Done or Error. The seed's ``max_steps * 3`` would fire
-before ``MaxSteps`` (with ``max_steps`` 2 the run needs 8 transitions).
+Acting -> Observing -> Reflecting -> Planning) takes 5 transitions; add the way in
+(Idle's Start, or its ThreadTooLong then Reflecting's ReflectDone when a thread's
+earlier turns are compressed first) and the final move to Done or Error. The seed's
+``max_steps * 3`` would fire before ``MaxSteps`` (with ``max_steps`` 2 the run needs 8
+transitions).
 """
 
 from __future__ import annotations
@@ -50,9 +52,9 @@ def safety_cap(memory: AgentMemory) -> int:
 
     Example:
         >>> safety_cap(AgentMemory.new("t"))
-        77
+        78
     """
-    return CYCLE_LENGTH * max(memory.config.max_steps, 0) + 2
+    return CYCLE_LENGTH * max(memory.config.max_steps, 0) + 3
 
 
 def _short(text: str | None, limit: int = 100) -> str:
@@ -72,7 +74,10 @@ def narrate_react(state: State, event: Event, memory: AgentMemory) -> str:
     # Plain identity tests (a trace line is narrated on every transition): the same cases, in the
     # same order, as a ``match state, event`` over the pairs would take.
     if state is State.Idle:
-        return f"task={m.task!r} task_type={m.task_type!r} max_steps={m.config.max_steps}"
+        line = f"task={m.task!r} task_type={m.task_type!r} max_steps={m.config.max_steps}"
+        if event is Event.ThreadTooLong:
+            return f"{line} thread_tokens={m.conversation.tokens()} over={m.config.thread.context}"
+        return line
     if state is State.Planning:
         if (event is Event.LlmToolCall or event is Event.HumanApprovalRequired) and m.current_tool_call:
             call = m.current_tool_call
@@ -103,7 +108,9 @@ def narrate_react(state: State, event: Event, memory: AgentMemory) -> str:
     if state is State.ParallelActing:
         return f"step={m.step} results={len(m.parallel_results)}"
     if state is State.Observing or state is State.Reflecting:
-        return f"step={m.step} history={len(m.history)}"
+        thread = m.conversation
+        kept = f" thread={len(thread.messages)} summarized={thread.summarized}" if thread.turns else ""
+        return f"step={m.step} history={len(m.history)}{kept}"
     return f"step={m.step}"
 
 

@@ -1,7 +1,9 @@
 """Idle and Observing: the two states that never ask the world.
 
 Idle (000 section 4.7) emits ``Start`` and leaves memory alone (its trace line,
-``task=... task_type=... max_steps=...``, comes from the machine's narrator).
+``task=... task_type=... max_steps=...``, comes from the machine's narrator); a turn
+of a thread whose earlier turns are over the thread's context budget emits
+``ThreadTooLong`` instead, and Reflecting compresses them before the first plan.
 
 Observing (000 section 4.10) commits the finished cycle to ``history``: the
 single call and ``last_observation``, the parallel batch (one entry per call, in
@@ -29,13 +31,22 @@ from agentsm_fn.core.handlers import emit
 __all__ = ["idle", "observe"]
 
 
-def idle(memory: AgentMemory) -> Result[tuple[Literal[Event.Start], AgentMemory], Fault]:
-    """Start the run; memory is unchanged.
+def idle(
+    memory: AgentMemory,
+) -> Result[tuple[Literal[Event.Start, Event.ThreadTooLong], AgentMemory], Fault]:
+    """Start the run (first compressing a thread's earlier turns if they are over budget); memory is unchanged.
 
     Example:
+        >>> from agentsm_fn.llm.conversation import Conversation
+        >>> from agentsm_fn.llm.messages import UserMessage
         >>> idle(AgentMemory.new("t")).unwrap()[0].name
         'Start'
+        >>> long = Conversation().then([UserMessage("x" * 100_000)])
+        >>> idle(AgentMemory.new("").start_turn(long, "t")).unwrap()[0].name
+        'ThreadTooLong'
     """
+    if memory.conversation.over(memory.config.thread.context):
+        return emit(Event.ThreadTooLong, memory)
     return emit(Event.Start, memory)
 
 

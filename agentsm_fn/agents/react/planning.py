@@ -3,7 +3,8 @@
 Rules (000 section 4.8, 001):
 
 * ``step >= max_steps`` before the call: set ``error``, emit ``MaxSteps``;
-* the token budget is spent: set ``error``, emit ``BudgetExceeded``;
+* the token budget is spent (the turn's, or the thread's over every turn): set ``error``,
+  emit ``BudgetExceeded``;
 * otherwise increment ``step`` and request an :class:`LlmCall` on the routed model;
 * provider failure: set ``error``, emit ``FatalError``;
 * tool call below ``confidence_threshold`` with retries left: ``retry_count += 1``,
@@ -94,6 +95,11 @@ def plan(
         return emit(Event.MaxSteps, memory.evolve(error=message))
     if memory.budget is not None:
         spent = memory.budget.exhausted_by(memory.total_usage)
+        if spent is not None:
+            return emit(Event.BudgetExceeded, memory.evolve(error=f"Token budget exceeded: {spent}"))
+    thread = memory.config.thread
+    if thread.total is not None:
+        spent = thread.spent(memory.conversation.usage + memory.total_usage)
         if spent is not None:
             return emit(Event.BudgetExceeded, memory.evolve(error=f"Token budget exceeded: {spent}"))
     stepped = memory.evolve(step=memory.step + 1)

@@ -7,6 +7,9 @@ provider's tool protocol expects before any assistant turn; a compressed summary
 is appended to it. A reply that was not a valid typed result follows the turns of
 the steps before it, as the assistant's text and a user message naming every problem
 (plain turns, the same for every provider and however the result was asked for).
+In a thread, the earlier turns come before the task, in order, as they were (the
+user's messages, the tool calls and results, the answers), after a summary of the
+oldest ones once they were compressed.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from agentsm_fn.agents.output.values import RejectedOutput
 from agentsm_fn.agents.react.config import select_model
 from agentsm_fn.agents.react.memory import AgentMemory, HistoryEntry
 from agentsm_fn.llm.call import LlmRequest
+from agentsm_fn.llm.conversation import conversation_json
 from agentsm_fn.llm.json import thaw
 from agentsm_fn.llm.messages import (
     AssistantMessage,
@@ -32,9 +36,11 @@ from agentsm_fn.llm.messages import (
 
 __all__ = [
     "COMPRESSION_PROMPT",
+    "THREAD_COMPRESSION_PROMPT",
     "build_messages",
     "compression_prompt",
     "compression_request",
+    "thread_compression_request",
     "history_json",
     "offered_tool_specs",
     "planning_request",
@@ -48,6 +54,14 @@ COMPRESSION_PROMPT = (
     "History: {history_json}"
 )
 """The seed's exact compression prompt (000 section 4.11)."""
+
+THREAD_COMPRESSION_PROMPT = (
+    "Summarize the following earlier conversation into a single concise paragraph\n"
+    "that preserves all key facts, findings, and data needed to continue it.\n"
+    "Earlier summary: {summary}\n"
+    "Conversation: {conversation_json}"
+)
+"""The compression prompt of a thread's earlier turns: the seed's, worded for a conversation."""
 
 
 def _call_id(call: ToolCall, step: int, index: int) -> str:
@@ -110,7 +124,7 @@ def _step_of(entry: HistoryEntry) -> int:
 
 
 def build_messages(memory: AgentMemory) -> tuple[Message, ...]:
-    """``[system?, task (+ summary), (assistant tool calls, tool results)...]``.
+    """``[system?, earlier turns..., task (+ summary), (assistant tool calls, tool results)...]``.
 
     Example:
         >>> m = AgentMemory.new("2 + 2?").with_system_prompt("Be brief.")
@@ -120,6 +134,8 @@ def build_messages(memory: AgentMemory) -> tuple[Message, ...]:
     messages: list[Message] = []
     if memory.system_prompt:
         messages.append(SystemMessage(memory.system_prompt))
+    if memory.conversation.turns:
+        messages.extend(memory.conversation.sent())
     messages.append(_task_message(memory))
     work = [e for e in memory.history if not e.is_summary]
     rejected = list(memory.rejected_outputs)
@@ -217,3 +233,20 @@ def compression_request(memory: AgentMemory) -> LlmRequest:
         model=select_model(memory.config, memory.task_type),
         messages=(UserMessage(compression_prompt(memory)),),
     )
+
+
+def thread_compression_request(memory: AgentMemory, budget: int) -> LlmRequest:
+    """The request Reflecting sends for a thread over ``budget``: its older turns and last summary.
+
+    Example:
+        >>> from agentsm_fn.llm.conversation import Conversation
+        >>> thread = Conversation().then([UserMessage("I am Ada.")]).then([UserMessage("Hi")])
+        >>> request = thread_compression_request(AgentMemory.new("").start_turn(thread, "t"), 10)
+        >>> request.messages[0].content.splitlines()[-1]
+        'Conversation: [{"role": "user", "content": "I am Ada."}]'
+    """
+    thread = memory.conversation
+    prompt = THREAD_COMPRESSION_PROMPT.format(
+        summary=thread.summary or "(none)", conversation_json=conversation_json(thread.older(budget))
+    )
+    return LlmRequest(model=select_model(memory.config, memory.task_type), messages=(UserMessage(prompt),))

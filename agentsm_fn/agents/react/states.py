@@ -5,6 +5,7 @@ States::
     Idle -> Planning -> Acting | ParallelActing | WaitingForHuman -> Observing
          -> Reflecting -> Planning ... -> Done | Error   (Done and Error are terminal)
     Planning -> Correcting -> Planning | Error          (a reply that is not a valid result)
+    Idle -> Reflecting                                   (a thread's earlier turns over budget)
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ class Event(enum.Enum):
 
     # Lifecycle
     Start = "Start"
+    ThreadTooLong = "ThreadTooLong"
     # Planning outcomes
     LlmToolCall = "LlmToolCall"
     LlmParallelToolCalls = "LlmParallelToolCalls"

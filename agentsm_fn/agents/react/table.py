@@ -1,14 +1,16 @@
 """The transition table: the only place the ReAct agent's control flow lives.
 
 It is 001's table, plus ``BudgetExceeded`` (token budgets), the ``FatalError``
-rows of the states whose handlers guard corrupt memory, and the three rows of typed
+rows of the states whose handlers guard corrupt memory, the three rows of typed
 results (a reply that is not a valid result goes to Correcting, which sends the problems
-back or, its own budget spent, ends the run). Each row and why it exists:
+back or, its own budget spent, ends the run), and ``ThreadTooLong`` (a thread's earlier
+turns are compressed before the turn's first plan). Each row and why it exists:
 
 ===================  ======================  ===============  =============================================
 State                Event                   Next             Why
 ===================  ======================  ===============  =============================================
 Idle                 Start                   Planning         the run begins
+Idle                 ThreadTooLong           Reflecting       earlier turns over the thread's context budget
 Planning             LlmToolCall             Acting           one tool call, no approval needed
 Planning             LlmParallelToolCalls    ParallelActing   several calls and ``parallel_tools`` on
 Planning             LlmFinalAnswer          Done             an answer of at least ``min_answer_length``
@@ -32,7 +34,7 @@ ParallelActing       ToolFailure             Observing        some call failed: 
 ParallelActing       FatalError              Error            no pending calls (corrupt memory)
 Observing            Continue                Planning         next cycle
 Observing            NeedsReflection         Reflecting       ``step`` is a multiple of the reflect period
-Reflecting           ReflectDone             Planning         history compressed (or kept on failure)
+Reflecting           ReflectDone             Planning         history (or earlier turns) compressed
 Correcting           RetryOutput             Planning         retries left: the problems go back to the model
 Correcting           OutputRetriesExhausted  Error            ``max_output_retries`` spent: the run fails
 ===================  ======================  ===============  =============================================
@@ -50,6 +52,7 @@ __all__ = ["TRANSITIONS", "is_valid_transition"]
 TRANSITIONS: Mapping[tuple[State, Event], State] = MappingProxyType(
     {
         (State.Idle, Event.Start): State.Planning,
+        (State.Idle, Event.ThreadTooLong): State.Reflecting,
         (State.Planning, Event.LlmToolCall): State.Acting,
         (State.Planning, Event.LlmParallelToolCalls): State.ParallelActing,
         (State.Planning, Event.LlmFinalAnswer): State.Done,

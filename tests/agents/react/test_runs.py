@@ -147,7 +147,7 @@ def test_a_handler_that_never_advances_hits_the_safety_cap() -> None:
     agent = _builder(ScriptedLlm([])).max_steps(2).build_with_handlers({State.Planning: stuck}).unwrap()
     error = agent.run().failure()
     assert isinstance(error, SafetyCapExceededError)
-    assert error.iterations == 12
+    assert error.iterations == 13
 
 
 def test_corrupt_memory_in_observing_is_a_memory_error() -> None:

@@ -36,11 +36,12 @@ def test_machine_definition_has_no_problems() -> None:
     assert REACT_MACHINE.initial is State.Idle
 
 
-def test_table_is_001s_table_plus_budget_fatal_guards_and_typed_results() -> None:
-    assert len(TRANSITIONS) == 27
+def test_table_is_001s_table_plus_budget_fatal_guards_typed_results_and_threads() -> None:
+    assert len(TRANSITIONS) == 28
     assert TRANSITIONS[(State.Planning, Event.OutputInvalid)] is State.Correcting
     assert TRANSITIONS[(State.Correcting, Event.RetryOutput)] is State.Planning
     assert TRANSITIONS[(State.Correcting, Event.OutputRetriesExhausted)] is State.Error
+    assert TRANSITIONS[(State.Idle, Event.ThreadTooLong)] is State.Reflecting
     assert TRANSITIONS[(State.Planning, Event.BudgetExceeded)] is State.Error
     assert TRANSITIONS[(State.WaitingForHuman, Event.HumanRejected)] is State.Observing
     assert TRANSITIONS[(State.WaitingForHuman, Event.HumanModified)] is State.Acting
@@ -81,8 +82,8 @@ def test_effectful_states_declare_their_failure_events() -> None:
 
 def test_safety_cap_leaves_room_for_max_steps() -> None:
     memory = AgentMemory.new("t").with_config(AgentConfig(max_steps=2))
-    assert safety_cap(memory) == 12 > 2 * 3
-    assert REACT_MACHINE.cap_for(memory) == 12
+    assert safety_cap(memory) == 13 > 2 * 3
+    assert REACT_MACHINE.cap_for(memory) == 13
 
 
 def test_idle_narration_is_the_seeds_log_line() -> None:
