@@ -34,7 +34,7 @@ __all__ = ["idle", "observe"]
 def idle(
     memory: AgentMemory,
 ) -> Result[tuple[Literal[Event.Start, Event.ThreadTooLong], AgentMemory], Fault]:
-    """Start the run (first compressing a thread's earlier turns if they are over budget); memory is unchanged.
+    """Start the run (first compressing a thread's earlier turns if over budget); memory is unchanged.
 
     Example:
         >>> from agentsm_fn.llm.conversation import Conversation

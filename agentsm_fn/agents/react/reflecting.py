@@ -42,7 +42,9 @@ def _spent(memory: AgentMemory) -> bool:
     if memory.budget is not None and memory.budget.exhausted_by(memory.total_usage) is not None:
         return True
     thread = memory.config.thread
-    return thread.total is not None and thread.spent(memory.conversation.usage + memory.total_usage) is not None
+    return (
+        thread.total is not None and thread.spent(memory.conversation.usage + memory.total_usage) is not None
+    )
 
 
 def _thread_over(memory: AgentMemory) -> int | None:
