@@ -11,11 +11,13 @@ from agentsm_fn.llm.call import (
 from agentsm_fn.llm.conversation import (
     CHARS_PER_TOKEN,
     SUMMARY_PREFIX,
+    THREAD_COMPRESSION_PROMPT,
     Conversation,
     ConversationMessage,
     ThreadBudget,
     conversation_json,
     estimate_tokens,
+    thread_compression_prompt,
 )
 from agentsm_fn.llm.json import JsonObject, JsonValue, dumps, freeze, freeze_object, thaw
 from agentsm_fn.llm.messages import (
@@ -51,6 +53,7 @@ __all__ = [
     "RESULT_TOOL",
     "SUMMARY_PREFIX",
     "SystemMessage",
+    "THREAD_COMPRESSION_PROMPT",
     "ThreadBudget",
     "ToolCall",
     "ToolResultMessage",
@@ -66,5 +69,6 @@ __all__ = [
     "freeze_object",
     "template_turns",
     "thaw",
+    "thread_compression_prompt",
     "turn_start",
 ]

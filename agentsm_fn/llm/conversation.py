@@ -31,11 +31,13 @@ from agentsm_fn.llm.replies import Usage
 __all__ = [
     "CHARS_PER_TOKEN",
     "SUMMARY_PREFIX",
+    "THREAD_COMPRESSION_PROMPT",
     "Conversation",
     "ConversationMessage",
     "ThreadBudget",
-    "estimate_tokens",
     "conversation_json",
+    "estimate_tokens",
+    "thread_compression_prompt",
 ]
 
 ConversationMessage: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage
@@ -222,6 +224,15 @@ def _shown(message: ConversationMessage) -> dict[str, object]:
     return {"role": "assistant", "content": message.content, **({"tool_calls": calls} if calls else {})}
 
 
+THREAD_COMPRESSION_PROMPT = (
+    "Summarize the following earlier conversation into a single concise paragraph\n"
+    "that preserves all key facts, findings, and data needed to continue it.\n"
+    "Earlier summary: {summary}\n"
+    "Conversation: {conversation_json}"
+)
+"""The compression prompt of a thread's older turns (the ReAct agent's own, worded for a conversation)."""
+
+
 def conversation_json(messages: Iterable[ConversationMessage]) -> str:
     """Messages as a JSON array of ``{role, content, ...}`` (for a compression prompt).
 
@@ -230,3 +241,16 @@ def conversation_json(messages: Iterable[ConversationMessage]) -> str:
         '[{"role": "user", "content": "I am Ada."}, {"role": "assistant", "content": "Hello Ada!"}]'
     """
     return json.dumps([_shown(m) for m in messages], ensure_ascii=False)
+
+
+def thread_compression_prompt(thread: Conversation, budget: int) -> str:
+    """The prompt that asks for a summary of ``thread``'s older turns and its last summary.
+
+    Example:
+        >>> thread = Conversation().then([UserMessage("I am Ada.")]).then([UserMessage("Hi")])
+        >>> thread_compression_prompt(thread, 10).splitlines()[-2:]
+        ['Earlier summary: (none)', 'Conversation: [{"role": "user", "content": "I am Ada."}]']
+    """
+    return THREAD_COMPRESSION_PROMPT.format(
+        summary=thread.summary or "(none)", conversation_json=conversation_json(thread.older(budget))
+    )

@@ -49,7 +49,7 @@ from verification.kit.react_replies import (
     llm_examples,
     react_llm_outcomes,
 )
-from verification.kit.react_threads import in_thread
+from verification.kit.thread_strategies import in_thread
 
 __all__ = [
     "ANSWER_OUTPUT",

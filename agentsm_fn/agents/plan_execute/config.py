@@ -16,6 +16,7 @@ import jsonschema
 from jsonschema.exceptions import SchemaError
 
 from agentsm_fn.agents.plan_execute.policy import PlanExecutePolicy
+from agentsm_fn.llm.conversation import ThreadBudget
 from agentsm_fn.llm.json import JsonObject, freeze_object, thaw
 from agentsm_fn.llm.messages import ToolSpec
 
@@ -265,6 +266,8 @@ class PlanExecuteConfig:
     model: str = ""
     """The default model of every stage ("" lets the provider choose)."""
     retry_safe_tools: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
+    thread: ThreadBudget = attrs.field(factory=ThreadBudget)
+    """In a thread: the earlier turns the planner is sent (more are compressed at INTAKE); the total."""
 
     def __attrs_post_init__(self) -> None:
         names = [spec.name for spec in self.tools]

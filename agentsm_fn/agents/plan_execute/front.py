@@ -1,7 +1,10 @@
 """The handlers before the loop: INTAKE, PLAN and DECIDE (each runs once per run).
 
 * INTAKE normalizes the input, starts the message history and, when the policy
-  has a time limit, reads the clock once (an effect, so replay needs no clock).
+  has a time limit, reads the clock once (an effect, so replay needs no clock). In a
+  thread whose earlier turns are over its context budget, it first asks the LLM to
+  summarize the older ones (an effect too); a failed call, or a spent thread budget,
+  drops them instead, so the planner's context is within the budget either way.
 * PLAN makes one structured LLM call; the reply must be JSON that satisfies the
   planner's schema and the policy's plan rules, else ``invalid_plan``.
 * DECIDE continues when the plan has steps and stops on an empty plan (rules),
@@ -21,8 +24,8 @@ from agentsm_fn.agents.plan_execute.effects import ReadClock
 from agentsm_fn.agents.plan_execute.graph import Event, State
 from agentsm_fn.agents.plan_execute.memory import Awaiting, PlanExecuteMemory
 from agentsm_fn.agents.plan_execute.moves import advance, audit, finish, halt, summarized
-from agentsm_fn.agents.plan_execute.policy import check_decision, check_plan
-from agentsm_fn.agents.plan_execute.prompts import decide_request, plan_request
+from agentsm_fn.agents.plan_execute.policy import check_decision, check_plan, check_thread
+from agentsm_fn.agents.plan_execute.prompts import decide_request, plan_request, thread_compression_request
 from agentsm_fn.agents.plan_execute.structured import parse_decision, parse_plan
 from agentsm_fn.agents.plan_execute.values import HaltCause, HaltError, Plan, PlanDecision, cause_of
 from agentsm_fn.core.effect_failures import EffectFailure
@@ -31,7 +34,7 @@ from agentsm_fn.core.faults import Fault
 from agentsm_fn.core.handlers import perform
 from agentsm_fn.llm.call import LlmCall
 from agentsm_fn.llm.messages import UserMessage
-from agentsm_fn.llm.replies import LlmFailure, LlmOutcome
+from agentsm_fn.llm.replies import LlmFailure, LlmOutcome, LlmReply
 
 __all__ = [
     "decide_enter",
@@ -45,7 +48,9 @@ __all__ = [
 ]
 
 Mem = PlanExecuteMemory
-IntakeOut = Result[tuple[Literal[Event.NORMALIZED], Mem] | Perform[float | EffectFailure, Mem], Fault]
+IntakeOut = Result[
+    tuple[Literal[Event.NORMALIZED], Mem] | Perform[float | LlmOutcome | EffectFailure, Mem], Fault
+]
 PlanOut = Result[tuple[Literal[Event.VALID_PLAN, Event.INVALID_PLAN], Mem] | Perform[LlmOutcome, Mem], Fault]
 DecideOut = Result[
     tuple[Literal[Event.CONTINUE, Event.STOP, Event.INVALID], Mem] | Perform[LlmOutcome, Mem], Fault
@@ -68,8 +73,21 @@ def _normalized(mem: Mem) -> Result[tuple[Literal[Event.NORMALIZED], Mem], Fault
     return advance(Event.NORMALIZED, State.INTAKE, mem, "Input normalized")
 
 
+def _clock_or_normalized(ready: Mem) -> IntakeOut:
+    if ready.config.policy.time_limit_seconds is not None and ready.started_at is None:
+        return perform(ReadClock(), attrs.evolve(ready, awaiting=Awaiting.CLOCK))
+    return _normalized(ready)
+
+
+def _compressed(mem: Mem, budget: int, summary: str, note: str) -> IntakeOut:
+    thread = mem.conversation.compressed(summary, budget)
+    done = attrs.evolve(mem, conversation=thread, awaiting=Awaiting.NOTHING)
+    kept = f"{len(thread.messages)} earlier messages kept, {thread.summarized} summarized"
+    return _clock_or_normalized(audit(done, State.INTAKE, "thread", f"{note}: {kept}"))
+
+
 def intake_enter(mem: Mem) -> IntakeOut:
-    """INTAKE: normalize the input, start the history; read the clock if there is a time limit.
+    """INTAKE: normalize the input, start the history; compress a long thread; read the clock if asked.
 
     Example:
         >>> ev, mem = intake_enter(PlanExecuteMemory(input=" hi ")).unwrap()
@@ -79,16 +97,24 @@ def intake_enter(mem: Mem) -> IntakeOut:
     text = normalize_input(mem.input)
     ready = attrs.evolve(mem, normalized_input=text, messages=mem.messages.append(UserMessage(text)))
     ready = audit(ready, State.INTAKE, "intake", f"input normalized ({len(text)} characters)")
-    if ready.config.policy.time_limit_seconds is not None and ready.started_at is None:
-        return perform(ReadClock(), attrs.evolve(ready, awaiting=Awaiting.CLOCK))
-    return _normalized(ready)
+    budget = ready.config.thread.context
+    if budget is not None and ready.conversation.over(budget):
+        spent = check_thread(ready.config.thread, ready.conversation.usage + ready.usage)
+        if spent is not None:
+            return _compressed(
+                ready, budget, "", "earlier turns dropped (no call: the thread's budget is spent)"
+            )
+        waiting = attrs.evolve(ready, awaiting=Awaiting.COMPRESSION)
+        return perform(LlmCall(thread_compression_request(waiting, budget), purpose="compress"), waiting)
+    return _clock_or_normalized(ready)
 
 
-def intake_receive(mem: Mem, now: float | EffectFailure) -> IntakeOut:
-    """INTAKE after the clock reading: remember when the run started.
+def intake_receive(mem: Mem, now: float | LlmOutcome | EffectFailure) -> IntakeOut:
+    """INTAKE after the thread's compression or the clock reading.
 
-    A clock that failed is noted in the audit log; the time limit then starts at
-    LOOP_CHECK's first reading.
+    The summary replaces the older turns (a failed call drops them). A clock reading is
+    when the run started; a clock that failed is noted in the audit log, and the time
+    limit then starts at LOOP_CHECK's first reading.
 
     Example:
         >>> intake_receive(PlanExecuteMemory(input="x"), 12.0).unwrap()[1].started_at
@@ -97,10 +123,16 @@ def intake_receive(mem: Mem, now: float | EffectFailure) -> IntakeOut:
         >>> intake_receive(PlanExecuteMemory(input="x"), failed).unwrap()[1].audit_log[-1].message
         'clock unavailable (performer raised OSError: no clock); the time limit starts at the next reading'
     """
+    budget = mem.config.thread.context
+    if mem.awaiting is Awaiting.COMPRESSION and budget is not None:
+        if isinstance(now, LlmReply) and not now.is_tool_call:
+            summed = attrs.evolve(mem, usage=mem.usage + now.usage)
+            return _compressed(summed, budget, now.content, "earlier turns compressed")
+        return _compressed(mem, budget, "", "earlier turns dropped (the compression call failed)")
     if isinstance(now, EffectFailure):
         note = f"clock unavailable ({now.problem()}); the time limit starts at the next reading"
         return _normalized(audit(mem, State.INTAKE, "clock", note))
-    return _normalized(attrs.evolve(mem, started_at=now))
+    return _normalized(attrs.evolve(mem, started_at=now) if isinstance(now, float) else mem)
 
 
 def _invalid_plan(
@@ -120,6 +152,11 @@ def plan_enter(mem: Mem) -> PlanOut:
     """
     if not mem.normalized_input:
         return _invalid_plan(mem, HaltCause.INVALID_PLAN, "the input is empty; there is nothing to plan")
+    spent = check_thread(mem.config.thread, mem.conversation.usage + mem.usage)
+    if spent is not None:
+        return _invalid_plan(
+            mem, spent.cause, f"the thread's token budget is spent: {spent.message}", rule=spent.rule
+        )
     waiting = attrs.evolve(mem, awaiting=Awaiting.PLAN)
     return perform(LlmCall(plan_request(waiting), purpose="plan"), waiting)
 

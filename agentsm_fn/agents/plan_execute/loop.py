@@ -25,6 +25,7 @@ from agentsm_fn.agents.plan_execute.moves import advance, audit, finish, halt, s
 from agentsm_fn.agents.plan_execute.policy import (
     PolicyViolation,
     check_budget,
+    check_thread,
     check_time,
     check_tool_calls,
 )
@@ -243,7 +244,10 @@ def _violated(mem: Mem, violation: PolicyViolation) -> LoopOut:
 
 def _evaluate(mem: Mem, now: float | None) -> LoopOut:
     policy = mem.config.policy
-    found = mem.violation or check_time(policy, mem.started_at, now) or check_budget(policy, mem.usage)
+    thread = check_thread(mem.config.thread, mem.conversation.usage + mem.usage)
+    found = (
+        mem.violation or check_time(policy, mem.started_at, now) or check_budget(policy, mem.usage) or thread
+    )
     if found is not None:
         return _violated(mem, found)
     finished = _finish_tool_result(mem)

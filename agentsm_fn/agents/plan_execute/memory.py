@@ -51,6 +51,7 @@ class Awaiting(enum.Enum):
     CHAT = "chat"
     TOOLS = "tools"
     SUMMARY = "summary"
+    COMPRESSION = "compression"
 
 
 def _max_iterations(_instance: object, _attribute: object, value: object) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 import attrs
 
 from agentsm_fn.agents.plan_execute.values import HaltCause, Plan, PlanDecision
+from agentsm_fn.llm.conversation import ThreadBudget
 from agentsm_fn.llm.messages import ToolCall
 from agentsm_fn.llm.replies import Usage
 
@@ -26,6 +27,7 @@ __all__ = [
     "check_budget",
     "check_decision",
     "check_plan",
+    "check_thread",
     "check_time",
     "check_tool_calls",
 ]
@@ -167,6 +169,17 @@ def check_budget(policy: PlanExecutePolicy, usage: Usage) -> PolicyViolation | N
     if limit is not None and usage.total_tokens > limit:
         return PolicyViolation("max_total_tokens", f"{usage.total_tokens} tokens used; the budget is {limit}")
     return None
+
+
+def check_thread(thread: ThreadBudget, usage: Usage) -> PolicyViolation | None:
+    """The thread's total budget over every turn (``usage`` is the thread's so far, this turn's included).
+
+    Example:
+        >>> check_thread(ThreadBudget(total=10), Usage(input_tokens=10)).rule
+        'thread_total_tokens'
+    """
+    spent = thread.spent(usage)
+    return None if spent is None else PolicyViolation("thread_total_tokens", spent)
 
 
 def check_time(

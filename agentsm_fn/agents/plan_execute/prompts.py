@@ -1,7 +1,9 @@
 """Building the LLM requests of each stage from memory: pure string and value work.
 
 * PLAN: one user message from the planner template, with ``response_schema``
-  set to the planner's schema (Ollama maps it to ``/api/generate``'s ``format``);
+  set to the planner's schema (Ollama maps it to ``/api/generate``'s ``format``),
+  after a thread's earlier turns as context (:func:`thread_context`);
+* INTAKE, in a thread over its context budget: the compression of its older turns;
 * DECIDE (LLM mode): one user message, ``response_schema`` = the decision schema;
 * EXECUTE: the executor's system prompt (goal and plan steps), then the chat
   history, with the tools the policy permits;
@@ -14,8 +16,9 @@ from agentsm_fn.agents.plan_execute.config import DECISION_SCHEMA
 from agentsm_fn.agents.plan_execute.memory import PlanExecuteMemory
 from agentsm_fn.agents.plan_execute.values import Plan
 from agentsm_fn.llm.call import LlmRequest
+from agentsm_fn.llm.conversation import thread_compression_prompt
 from agentsm_fn.llm.json import dumps, freeze
-from agentsm_fn.llm.messages import Message, SystemMessage, UserMessage
+from agentsm_fn.llm.messages import AssistantMessage, Message, SystemMessage, UserMessage
 
 __all__ = [
     "decide_request",
@@ -25,6 +28,8 @@ __all__ = [
     "plan_request",
     "state_json",
     "summary_request",
+    "thread_compression_request",
+    "thread_context",
 ]
 
 
@@ -58,8 +63,30 @@ def plan_prompt(mem: PlanExecuteMemory) -> str:
     return template.format_map({"input": mem.normalized_input, "state": state_json(mem)})
 
 
+def thread_context(mem: PlanExecuteMemory) -> tuple[Message, ...]:
+    """A thread's earlier turns as the planner's context: the summary, the users' and answers' text.
+
+    The tool calls and results of earlier turns are left out: the planner is offered no tools,
+    and a provider may refuse tool turns in a request without tools (Anthropic does).
+
+    Example:
+        >>> from agentsm_fn.llm.conversation import Conversation
+        >>> from agentsm_fn.llm.messages import ToolCall, ToolResultMessage
+        >>> turn = [UserMessage("I am Ada."), AssistantMessage(tool_calls=(ToolCall("c", "note", {}),)),
+        ...         ToolResultMessage("c", "note", "ok"), AssistantMessage("Hello, Ada!")]
+        >>> mem = PlanExecuteMemory(input="").start_turn(Conversation().then(turn), "My name?")
+        >>> [m.content for m in thread_context(mem)]
+        ['I am Ada.', 'Hello, Ada!']
+    """
+    return tuple(
+        m
+        for m in mem.conversation.sent()
+        if isinstance(m, UserMessage) or (isinstance(m, AssistantMessage) and m.content and not m.tool_calls)
+    )
+
+
 def plan_request(mem: PlanExecuteMemory) -> LlmRequest:
-    """PLAN's single-shot structured request.
+    """PLAN's single-shot structured request (after a thread's earlier turns, in a thread).
 
     Example:
         >>> plan_request(PlanExecuteMemory(input="x")).response_schema["required"][0]
@@ -68,7 +95,7 @@ def plan_request(mem: PlanExecuteMemory) -> LlmRequest:
     planner = mem.config.planner
     return LlmRequest(
         model=mem.config.model_for(planner.model),
-        messages=(UserMessage(plan_prompt(mem)),),
+        messages=(*thread_context(mem), UserMessage(plan_prompt(mem))),
         temperature=planner.temperature,
         response_schema=planner.schema,
     )
@@ -146,3 +173,17 @@ def summary_request(mem: PlanExecuteMemory) -> LlmRequest:
     finalizer = mem.config.finalizer
     messages: tuple[Message, ...] = (_system(mem), *mem.messages, UserMessage(finalizer.prompt))
     return LlmRequest(model=mem.config.model_for(finalizer.model), messages=messages)
+
+
+def thread_compression_request(mem: PlanExecuteMemory, budget: int) -> LlmRequest:
+    """INTAKE's request, in a thread over ``budget``: summarize the older turns (on the planner's model).
+
+    Example:
+        >>> from agentsm_fn.llm.conversation import Conversation
+        >>> thread = Conversation().then([UserMessage("I am Ada.")]).then([UserMessage("Hi")])
+        >>> request = thread_compression_request(PlanExecuteMemory(input="").start_turn(thread, "t"), 10)
+        >>> request.messages[0].content.splitlines()[-1]
+        'Conversation: [{"role": "user", "content": "I am Ada."}]'
+    """
+    prompt = thread_compression_prompt(mem.conversation, budget)
+    return LlmRequest(model=mem.config.model_for(mem.config.planner.model), messages=(UserMessage(prompt),))

@@ -22,7 +22,7 @@ from agentsm_fn.agents.output.values import RejectedOutput
 from agentsm_fn.agents.react.config import select_model
 from agentsm_fn.agents.react.memory import AgentMemory, HistoryEntry
 from agentsm_fn.llm.call import LlmRequest
-from agentsm_fn.llm.conversation import conversation_json
+from agentsm_fn.llm.conversation import thread_compression_prompt
 from agentsm_fn.llm.json import thaw
 from agentsm_fn.llm.messages import (
     AssistantMessage,
@@ -36,7 +36,6 @@ from agentsm_fn.llm.messages import (
 
 __all__ = [
     "COMPRESSION_PROMPT",
-    "THREAD_COMPRESSION_PROMPT",
     "build_messages",
     "compression_prompt",
     "compression_request",
@@ -54,14 +53,6 @@ COMPRESSION_PROMPT = (
     "History: {history_json}"
 )
 """The seed's exact compression prompt (000 section 4.11)."""
-
-THREAD_COMPRESSION_PROMPT = (
-    "Summarize the following earlier conversation into a single concise paragraph\n"
-    "that preserves all key facts, findings, and data needed to continue it.\n"
-    "Earlier summary: {summary}\n"
-    "Conversation: {conversation_json}"
-)
-"""The compression prompt of a thread's earlier turns: the seed's, worded for a conversation."""
 
 
 def _call_id(call: ToolCall, step: int, index: int) -> str:
@@ -245,8 +236,5 @@ def thread_compression_request(memory: AgentMemory, budget: int) -> LlmRequest:
         >>> request.messages[0].content.splitlines()[-1]
         'Conversation: [{"role": "user", "content": "I am Ada."}]'
     """
-    thread = memory.conversation
-    prompt = THREAD_COMPRESSION_PROMPT.format(
-        summary=thread.summary or "(none)", conversation_json=conversation_json(thread.older(budget))
-    )
+    prompt = thread_compression_prompt(memory.conversation, budget)
     return LlmRequest(model=select_model(memory.config, memory.task_type), messages=(UserMessage(prompt),))

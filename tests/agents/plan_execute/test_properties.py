@@ -37,6 +37,7 @@ from agentsm_fn.llm import (
     ToolSpec,
     Usage,
     UserMessage,
+    estimate_tokens,
 )
 from verification.kit import (
     MemoryInvariant,
@@ -52,6 +53,7 @@ from verification.kit import (
     only_changed_in,
     transition_invariant,
 )
+from verification.kit.thread_strategies import thread_budgets, threads
 
 from .helpers import READ_SPEC, SEARCH_SPEC
 
@@ -83,12 +85,14 @@ configs = st.builds(
     finalizer=st.builds(FinalizerConfig, summarize=st.booleans()),
     tools=st.just((SEARCH_SPEC, READ_SPEC, FINAL)),
     finish_tools=st.sampled_from([frozenset(), frozenset({"final_answer"})]),
+    thread=thread_budgets(),
 )
 memories = st.builds(
     PlanExecuteMemory,
     input=st.sampled_from(["Find the best PDF library for Ruby", "  ", "x"]) | st.text(max_size=20),
     config=configs,
     max_iterations=st.integers(0, 4) | st.integers(2, 4),
+    conversation=threads(),  # some runs are a thread's later turns
 )
 
 
@@ -220,6 +224,12 @@ def _ends_are_explained(t: Step) -> bool:
     return t.after.error is None
 
 
+def _planner_context_within_budget(t: Step) -> bool:
+    budget = t.before.config.thread.context
+    plans = [e for e in t.effects if isinstance(e, LlmCall) and e.purpose == "plan"]
+    return budget is None or all(sum(map(estimate_tokens, e.request.messages[:-1])) <= budget for e in plans)
+
+
 def _history_records_the_step(t: Step) -> bool:
     last = t.after.history[-1]
     grew = len(t.after.history) == len(t.before.history) + 1
@@ -245,6 +255,8 @@ INVARIANTS: list[MemoryInvariant[PlanExecuteMemory] | TransitionInvariant[State,
     append_only("observations", lambda m: m.observations),
     only_changed_in("observations", lambda m: m.observations, {State.OBSERVE}),
     only_changed_in("plan", lambda m: m.plan, {State.PLAN}),
+    only_changed_in("conversation", lambda m: m.conversation, {State.INTAKE}),
+    transition_invariant("the planner's earlier turns are within budget", _planner_context_within_budget),
     cleared_in("pending_tool_calls", lambda m: m.pending_tool_calls, {State.OBSERVE}, empty=()),
 ]
 

@@ -7,12 +7,13 @@ from pyrsistent import pvector
 from agentsm_fn.agents.react import REACT_MACHINE, AgentConfig, AgentMemory, Event, HistoryEntry, State
 from agentsm_fn.agents.react.observing import idle
 from agentsm_fn.agents.react.planning import plan
-from agentsm_fn.agents.react.prompt import THREAD_COMPRESSION_PROMPT, build_messages
+from agentsm_fn.agents.react.prompt import build_messages
 from agentsm_fn.agents.react.reflecting import receive_summary, reflect
 from agentsm_fn.agents.react.thread import WORK_SUMMARY_PREFIX, react_turn_messages
 from agentsm_fn.core import Perform
 from agentsm_fn.llm import (
     SUMMARY_PREFIX,
+    THREAD_COMPRESSION_PROMPT,
     AssistantMessage,
     Conversation,
     LlmCall,

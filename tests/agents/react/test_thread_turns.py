@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentsm_fn.agents.react import REACT_MACHINE, AgentConfig, AgentMemory, State
-from agentsm_fn.agents.react.prompt import THREAD_COMPRESSION_PROMPT
 from agentsm_fn.core import begin, replay
 from agentsm_fn.llm import (
     SUMMARY_PREFIX,
+    THREAD_COMPRESSION_PROMPT,
     AssistantMessage,
     LlmFailure,
     LlmFailureKind,

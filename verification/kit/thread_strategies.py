@@ -1,6 +1,6 @@
-"""Strategies for the ReAct agent as a turn of a thread: earlier turns and the thread's budgets.
+"""Strategies for a turn of a thread: earlier turns (:func:`threads`) and the thread's budgets.
 
-:func:`in_thread` makes some of a memory strategy's memories later turns of a thread: a
+:func:`in_thread` makes some of a ReAct memory strategy's memories later turns of a thread: a
 conversation of a few earlier turns (short ones, and long ones over a small context
 budget, so the compression at a turn's start happens), with the tokens the thread spent,
 and a :class:`~agentsm_fn.llm.ThreadBudget` (a context budget and a total for the thread).
