@@ -48,11 +48,11 @@ def react_script_memories() -> tuple[AgentMemory, ...]:
         )
         for n in (0, 1)
     )
-    # The plain starts as a later turn of a thread whose earlier turn is over its context budget.
+    # The same starts as a later turn of a thread whose earlier turn is over its context budget.
     earlier = Conversation().then([UserMessage("My name is Ada."), AssistantMessage("Hello, Ada! " * 20)])
     later = (
         m.with_config(attrs.evolve(m.config, thread=ThreadBudget(context=20))).start_turn(earlier, m.task)
-        for m in plain
+        for m in (*plain, *typed)
     )
     return (*plain, *typed, *later)
 

@@ -25,7 +25,7 @@ from agentsm_fn.agents.plan_execute.graph import Event, State
 from agentsm_fn.agents.plan_execute.memory import Awaiting, PlanExecuteMemory
 from agentsm_fn.agents.plan_execute.moves import advance, audit, finish, halt, summarized
 from agentsm_fn.agents.plan_execute.policy import check_decision, check_plan, check_thread
-from agentsm_fn.agents.plan_execute.prompts import decide_request, plan_request, thread_compression_request
+from agentsm_fn.agents.plan_execute.prompts import decide_request, intake_compression_request, plan_request
 from agentsm_fn.agents.plan_execute.structured import parse_decision, parse_plan
 from agentsm_fn.agents.plan_execute.values import HaltCause, HaltError, Plan, PlanDecision, cause_of
 from agentsm_fn.core.effect_failures import EffectFailure
@@ -105,7 +105,7 @@ def intake_enter(mem: Mem) -> IntakeOut:
                 ready, budget, "", "earlier turns dropped (no call: the thread's budget is spent)"
             )
         waiting = attrs.evolve(ready, awaiting=Awaiting.COMPRESSION)
-        return perform(LlmCall(thread_compression_request(waiting, budget), purpose="compress"), waiting)
+        return perform(LlmCall(intake_compression_request(waiting, budget), purpose="compress"), waiting)
     return _clock_or_normalized(ready)
 
 

@@ -28,7 +28,7 @@ __all__ = [
     "plan_request",
     "state_json",
     "summary_request",
-    "thread_compression_request",
+    "intake_compression_request",
     "thread_context",
 ]
 
@@ -175,13 +175,13 @@ def summary_request(mem: PlanExecuteMemory) -> LlmRequest:
     return LlmRequest(model=mem.config.model_for(finalizer.model), messages=messages)
 
 
-def thread_compression_request(mem: PlanExecuteMemory, budget: int) -> LlmRequest:
+def intake_compression_request(mem: PlanExecuteMemory, budget: int) -> LlmRequest:
     """INTAKE's request, in a thread over ``budget``: summarize the older turns (on the planner's model).
 
     Example:
         >>> from agentsm_fn.llm.conversation import Conversation
         >>> thread = Conversation().then([UserMessage("I am Ada.")]).then([UserMessage("Hi")])
-        >>> request = thread_compression_request(PlanExecuteMemory(input="").start_turn(thread, "t"), 10)
+        >>> request = intake_compression_request(PlanExecuteMemory(input="").start_turn(thread, "t"), 10)
         >>> request.messages[0].content.splitlines()[-1]
         'Conversation: [{"role": "user", "content": "I am Ada."}]'
     """
