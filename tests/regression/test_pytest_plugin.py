@@ -3,6 +3,7 @@ option's, or a conftest hook's; a failure shows the step, the state and the old 
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,8 @@ def test_a_corrupt_recording_and_an_unknown_machine_fail_with_their_typed_errors
             "*cannot replay against tests.regression.nowhere:DESK: ModuleNotFoundError*",
         ]
     )
+
+
+def test_the_package_installs_the_plugin_under_its_module_name() -> None:
+    declared = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
+    assert declared["project"]["entry-points"]["pytest11"] == {PLUGIN: PLUGIN}  # so -p PLUGIN loads it once
