@@ -24,7 +24,13 @@ from agentsm_fn.agents.plan_execute.config import (
 from agentsm_fn.agents.plan_execute.effects import PlanExecuteToolResult, ReadClock, RunTools, ToolBatch
 from agentsm_fn.agents.plan_execute.graph import TABLE, Event, State
 from agentsm_fn.agents.plan_execute.machine import PLAN_EXECUTE_MACHINE
-from agentsm_fn.agents.plan_execute.memory import DEFAULT_MAX_ITERATIONS, Awaiting, PlanExecuteMemory
+from agentsm_fn.agents.plan_execute.memory import (
+    DEFAULT_MAX_ITERATIONS,
+    Awaiting,
+    PlanExecuteMemory,
+    plan_execute_thread_so_far,
+    plan_execute_turn_messages,
+)
 from agentsm_fn.agents.plan_execute.outcome import (
     EngineFailed,
     ExecutionError,
@@ -36,7 +42,6 @@ from agentsm_fn.agents.plan_execute.outcome import (
     plan_execute_failure,
 )
 from agentsm_fn.agents.plan_execute.policy import PlanExecutePolicy, PolicyViolation
-from agentsm_fn.agents.plan_execute.thread import plan_execute_thread_so_far, plan_execute_turn_messages
 from agentsm_fn.agents.plan_execute.values import (
     AuditEntry,
     FinalResult,

@@ -26,11 +26,17 @@ from agentsm_fn.agents.plan_execute.values import (
     Plan,
     PlanDecision,
 )
-from agentsm_fn.llm.conversation import Conversation
-from agentsm_fn.llm.messages import Message, ToolCall
+from agentsm_fn.llm.conversation import Conversation, ConversationMessage
+from agentsm_fn.llm.messages import AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage
 from agentsm_fn.llm.replies import Usage
 
-__all__ = ["DEFAULT_MAX_ITERATIONS", "Awaiting", "PlanExecuteMemory"]
+__all__ = [
+    "DEFAULT_MAX_ITERATIONS",
+    "Awaiting",
+    "PlanExecuteMemory",
+    "plan_execute_thread_so_far",
+    "plan_execute_turn_messages",
+]
 
 DEFAULT_MAX_ITERATIONS = 20
 """The seed's ``max_iterations: 20``."""
@@ -131,6 +137,38 @@ class PlanExecuteMemory:
             >>> [m.content for m in done.thread_so_far().messages]
             ['I am Ada.', 'Hello, Ada!']
         """
-        from agentsm_fn.agents.plan_execute.thread import plan_execute_thread_so_far  # noqa: PLC0415  # a cycle
-
         return plan_execute_thread_so_far(self)
+
+
+def plan_execute_turn_messages(mem: PlanExecuteMemory) -> tuple[ConversationMessage, ...]:
+    """The messages this turn adds to its thread: input, the executor's chat, the answer.
+
+    Example:
+        >>> from agentsm_fn.agents.plan_execute.values import FinalResult
+        >>> mem = PlanExecuteMemory(input=" Hi ", messages=[UserMessage("Hi"), AssistantMessage("Hello!")],
+        ...     final_result=FinalResult(content="Hello!", iterations=1, stopped_by="no_tool_calls"))
+        >>> [m.content for m in plan_execute_turn_messages(mem)]
+        [' Hi ', 'Hello!']
+    """
+    messages: list[ConversationMessage] = [UserMessage(mem.input)]
+    # The executor's chat begins with the normalized input: the user's own words come first instead.
+    messages.extend(
+        m for m in mem.messages[1:] if isinstance(m, UserMessage | AssistantMessage | ToolResultMessage)
+    )
+    done = mem.final_result
+    if done is not None and done.answer:
+        last = messages[-1]
+        if not (isinstance(last, AssistantMessage) and last.content == done.answer):
+            messages.append(AssistantMessage(done.answer))
+    return tuple(messages)
+
+
+def plan_execute_thread_so_far(mem: PlanExecuteMemory) -> Conversation:
+    """The thread after the turn ``mem`` ended: its earlier turns, this turn's messages and tokens.
+
+    Example:
+        >>> after = plan_execute_thread_so_far(PlanExecuteMemory(input="I am Ada."))
+        >>> [m.content for m in after.messages], after.turns
+        (['I am Ada.'], 1)
+    """
+    return mem.conversation.then(plan_execute_turn_messages(mem), mem.usage)

@@ -34,6 +34,7 @@ from pyrsistent import PVector, pvector
 from agentsm_fn.agents.output.values import OutputSpec, RejectedOutput
 from agentsm_fn.agents.react.config import AgentConfig, TokenBudget
 from agentsm_fn.agents.react.outcomes import ApprovalDecision, ReactToolResult
+from agentsm_fn.agents.react.turns import turn_messages
 from agentsm_fn.llm.conversation import Conversation
 from agentsm_fn.llm.messages import ToolCall
 from agentsm_fn.llm.replies import Usage
@@ -283,9 +284,9 @@ class AgentMemory:
             >>> [type(m).__name__ for m in done.thread_so_far().messages]
             ['UserMessage', 'AssistantMessage']
         """
-        from agentsm_fn.agents.react.thread import react_thread_so_far  # noqa: PLC0415  # a cycle
-
-        return react_thread_so_far(self)
+        return self.conversation.then(
+            turn_messages(self.task, self.history, self.final_answer), self.total_usage
+        )
 
     def tool(self, name: str) -> ToolDef | None:
         """The definition of the tool ``name``, or None if it is unknown.

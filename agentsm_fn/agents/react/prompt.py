@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import json
 from itertools import groupby
-from typing import TypeAlias
 
 from agentsm_fn.agents.output.values import RejectedOutput
 from agentsm_fn.agents.react.config import select_model
 from agentsm_fn.agents.react.memory import AgentMemory, HistoryEntry
+from agentsm_fn.agents.react.turns import tool_turns
 from agentsm_fn.llm.call import LlmRequest
 from agentsm_fn.llm.conversation import thread_compression_prompt
 from agentsm_fn.llm.json import thaw
@@ -28,8 +28,6 @@ from agentsm_fn.llm.messages import (
     AssistantMessage,
     Message,
     SystemMessage,
-    ToolCall,
-    ToolResultMessage,
     ToolSpec,
     UserMessage,
 )
@@ -43,7 +41,6 @@ __all__ = [
     "history_json",
     "offered_tool_specs",
     "planning_request",
-    "tool_turns",
 ]
 
 COMPRESSION_PROMPT = (
@@ -55,59 +52,12 @@ COMPRESSION_PROMPT = (
 """The seed's exact compression prompt (000 section 4.11)."""
 
 
-def _call_id(call: ToolCall, step: int, index: int) -> str:
-    return call.id or f"call_{step}_{index}"
-
-
 def _task_message(memory: AgentMemory) -> UserMessage:
     summaries = [e.observation for e in memory.history if e.is_summary]
     if not summaries:
         return UserMessage(memory.task)
     joined = "\n".join(summaries)
     return UserMessage(f"{memory.task}\n\nSummary of the work so far: {joined}")
-
-
-ToolTurn: TypeAlias = AssistantMessage | ToolResultMessage
-
-
-def _build_turns(entries: tuple[HistoryEntry, ...]) -> tuple[ToolTurn, ...]:
-    step = entries[0].step
-    calls = tuple(
-        e.tool if e.tool.id else ToolCall(_call_id(e.tool, step, i), e.tool.name, e.tool.arguments)
-        for i, e in enumerate(entries)
-    )
-    turns: list[ToolTurn] = [AssistantMessage(tool_calls=calls)]
-    for call, entry in zip(calls, entries, strict=True):
-        turns.append(ToolResultMessage(call.id, call.name, entry.observation, is_error=not entry.success))
-    return tuple(turns)
-
-
-# Every planning call re-sends the whole history, whose entries are the same (frozen) objects
-# from step to step: a step's turns are built once and found again by the entries' identity
-# (no hashing of entries or tool arguments), and the codecs, which memoize each message's wire
-# form, then meet the same message objects again. The memo holds the entries it was keyed by,
-# so their ids cannot be reused while they are in it; it is emptied when it grows too big.
-_TURNS: dict[tuple[int, ...], tuple[tuple[HistoryEntry, ...], tuple[ToolTurn, ...]]] = {}
-_TURNS_LIMIT = 4096
-
-
-def tool_turns(entries: tuple[HistoryEntry, ...]) -> tuple[ToolTurn, ...]:
-    """One step's entries as the model saw them: the assistant's tool calls, then one result per call.
-
-    Example:
-        >>> e = HistoryEntry(step=1, tool=ToolCall("", "search", {}), observation="SUCCESS: x", success=True)
-        >>> [type(m).__name__ for m in tool_turns((e,))], tool_turns((e,))[1].tool_call_id
-        (['AssistantMessage', 'ToolResultMessage'], 'call_1_0')
-    """
-    key = tuple(map(id, entries))
-    hit = _TURNS.get(key)
-    if hit is not None and all(a is b for a, b in zip(hit[0], entries, strict=True)):
-        return hit[1]
-    turns = _build_turns(entries)
-    if len(_TURNS) >= _TURNS_LIMIT:
-        _TURNS.clear()
-    _TURNS[key] = (entries, turns)
-    return turns
 
 
 def _step_of(entry: HistoryEntry) -> int:

@@ -9,27 +9,18 @@ those messages and the turn's tokens added: a pure function of the turn's final 
 
 from __future__ import annotations
 
-from itertools import groupby
-
-from agentsm_fn.agents.react.memory import AgentMemory, HistoryEntry
-from agentsm_fn.agents.react.prompt import tool_turns
+from agentsm_fn.agents.react.memory import AgentMemory
+from agentsm_fn.agents.react.turns import WORK_SUMMARY_PREFIX, turn_messages
 from agentsm_fn.llm.conversation import Conversation, ConversationMessage
-from agentsm_fn.llm.messages import AssistantMessage, UserMessage
 
 __all__ = ["WORK_SUMMARY_PREFIX", "react_thread_so_far", "react_turn_messages"]
-
-WORK_SUMMARY_PREFIX = "Summary of the work so far: "
-"""How a turn's compressed tool work is kept in the thread: one assistant message."""
-
-
-def _step_of(entry: HistoryEntry) -> int:
-    return entry.step
 
 
 def react_turn_messages(memory: AgentMemory) -> tuple[ConversationMessage, ...]:
     """The messages this turn adds to its thread: task, tool calls and results, work summary, answer.
 
     Example:
+        >>> from agentsm_fn.agents.react.memory import HistoryEntry
         >>> from agentsm_fn.llm.messages import ToolCall
         >>> e = HistoryEntry(step=1, tool=ToolCall("c1", "lookup", {}), observation="SUCCESS: Ada",
         ...                  success=True)
@@ -37,16 +28,7 @@ def react_turn_messages(memory: AgentMemory) -> tuple[ConversationMessage, ...]:
         >>> [type(x).__name__ for x in react_turn_messages(m)]
         ['UserMessage', 'AssistantMessage', 'ToolResultMessage', 'AssistantMessage']
     """
-    messages: list[ConversationMessage] = [UserMessage(memory.task)]
-    summaries = [e.observation for e in memory.history if e.is_summary]
-    if summaries:
-        messages.append(AssistantMessage(WORK_SUMMARY_PREFIX + "\n".join(summaries)))
-    work = [e for e in memory.history if not e.is_summary]
-    for _, group in groupby(work, key=_step_of):
-        messages.extend(tool_turns(tuple(group)))
-    if memory.final_answer:
-        messages.append(AssistantMessage(memory.final_answer))
-    return tuple(messages)
+    return turn_messages(memory.task, memory.history, memory.final_answer)
 
 
 def react_thread_so_far(memory: AgentMemory) -> Conversation:
@@ -58,4 +40,4 @@ def react_thread_so_far(memory: AgentMemory) -> Conversation:
         >>> [m.content for m in after.messages], after.turns
         (['I am Ada.', 'Hello, Ada!'], 1)
     """
-    return memory.conversation.then(react_turn_messages(memory), memory.total_usage)
+    return memory.thread_so_far()
