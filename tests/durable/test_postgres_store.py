@@ -81,7 +81,15 @@ def test_the_store_keeps_to_its_own_schema_in_a_shared_database(postgres_url: st
     assert store.runs().unwrap() == ()
     store.close()
     tables = execute(postgres_url, "SELECT tablename FROM pg_tables WHERE schemaname = 'runs' ORDER BY 1")
-    assert [t for (t,) in tables] == ["checkpoints", "journal", "meta", "runs", "trace_contexts"]
+    assert [t for (t,) in tables] == [
+        "checkpoints",
+        "experiment_runs",
+        "experiments",
+        "journal",
+        "meta",
+        "runs",
+        "trace_contexts",
+    ]
 
 
 def test_reading_a_database_without_a_store_creates_nothing(postgres_url: str) -> None:

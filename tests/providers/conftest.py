@@ -23,7 +23,11 @@ PROTOCOLS = ROOT.parent / "shared" / "protocols"
 RECORDINGS = PROTOCOLS / "recordings"
 SPECS = PROTOCOLS / "specs"
 FIXTURES = ROOT / "tests" / "fixtures" / "aimock"
-FIXTURE_FILES = ("plan_execute.json", "conversations.json")  # first match wins: the catch-all file comes last
+FIXTURE_FILES = (
+    "evals.json",
+    "plan_execute.json",
+    "conversations.json",
+)  # first match wins: the catch-all file comes last
 
 requires_shared = pytest.mark.skipif(
     not RECORDINGS.is_dir() and os.environ.get("CI") != "true",  # CI=true: the tests run and fail instead

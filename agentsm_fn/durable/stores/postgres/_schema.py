@@ -1,5 +1,7 @@
 """The PostgreSQL store's tables (:mod:`agentsm_fn.durable.stores.postgres`): the SQLite store's, typed."""
 
+from agentsm_fn.durable.stores.sql.experiments import EXPERIMENT_TABLES
+
 SCHEMA_VERSION = 1
 
 SCHEMA_LOCK = 0x6167_656E_7473_6D  # "agentsm": the advisory lock two processes creating the tables take
@@ -86,6 +88,7 @@ SCHEMA = (
             INSERT INTO meta(key, value) SELECT 'run_count', count(*)::text FROM runs;
         END IF;
     END $$""",
+    *(table.format(real="double precision") for table in EXPERIMENT_TABLES),
 )
 """The statements that create the tables (idempotent), in the database's current schema.
 

@@ -1,5 +1,7 @@
 """The SQLite store's tables (see :mod:`agentsm_fn.durable.stores.sqlite`)."""
 
+from agentsm_fn.durable.stores.sql.experiments import EXPERIMENT_TABLES
+
 SCHEMA_VERSION = 1
 
 SCHEMA = (
@@ -63,6 +65,7 @@ SCHEMA = (
     """CREATE TRIGGER IF NOT EXISTS runs_counted_out AFTER DELETE ON runs BEGIN
         UPDATE meta SET value = CAST(CAST(value AS INTEGER) - 1 AS TEXT) WHERE key = 'run_count';
     END""",
+    *(table.format(real="REAL") for table in EXPERIMENT_TABLES),
 )
 """The statements that create the tables (idempotent).
 
