@@ -22,6 +22,7 @@ PURE_EVALS = tuple(
         "check",
         "checks",
         "compare",
+        "coverage",
         "evidence",
         "grades",
         "judge",

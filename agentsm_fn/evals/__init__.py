@@ -9,6 +9,11 @@
   :func:`at_most_steps`, :func:`at_most_tokens`, :func:`at_most_seconds`, :func:`no_failure`),
   the kit's run properties (:func:`keeps`), custom functions (:func:`check`); and an LLM
   judge (:class:`LlmJudge`), whose call is an effect of the evaluation, run durably.
+* Experiments: :func:`run_experiment` (:func:`arun_experiment`) runs a :class:`Subject` (a
+  durable program, :func:`subject_for`) on every case, N repeats, bounded concurrency, every
+  run stored and tagged with the experiment, resumable; :func:`machine_coverage` of its runs.
+  Stored experiments are read back with :func:`stored_experiments`, :func:`experiment_runs`,
+  :func:`case_across` and :func:`compare_stored`.
 * Results: :class:`CaseRun` per run, :func:`summarize` over repeats (intervals from
   :mod:`agentsm_fn.evals.stats`), :func:`compare` two experiments case by case, and reports:
   :func:`render_table`, :func:`report_json`, :func:`junit_xml`, :func:`render_comparison`.
@@ -34,10 +39,20 @@ from agentsm_fn.evals.checks import (
     tool_never_called,
 )
 from agentsm_fn.evals.compare import CaseChange, Comparison, Trend, compare
+from agentsm_fn.evals.coverage import MachineCoverage, machine_coverage
 from agentsm_fn.evals.evidence import Evidence
+from agentsm_fn.evals.experiment import (
+    ExperimentRefused,
+    ExperimentResult,
+    Price,
+    arun_experiment,
+    case_run_id,
+    run_experiment,
+)
 from agentsm_fn.evals.files import DATASET_SCHEMA, DatasetInvalid, load_dataset, read_dataset
 from agentsm_fn.evals.grades import Grade
 from agentsm_fn.evals.judge import JUDGE_MACHINE, JudgeMemory, LlmJudge
+from agentsm_fn.evals.judging import JUDGE
 from agentsm_fn.evals.properties import keeps
 from agentsm_fn.evals.reports import (
     comparison_json,
@@ -49,9 +64,18 @@ from agentsm_fn.evals.reports import (
 from agentsm_fn.evals.results import CaseRun, CaseSummary, Totals, summarize, totals
 from agentsm_fn.evals.specs import DatasetProblem, dataset_from_json, dataset_to_json
 from agentsm_fn.evals.stats import Interval
+from agentsm_fn.evals.stored import (
+    case_across,
+    case_run_text,
+    compare_stored,
+    experiment_runs,
+    stored_experiments,
+)
+from agentsm_fn.evals.subjects import Subject, subject_for
 
 __all__ = [
     "DATASET_SCHEMA",
+    "JUDGE",
     "JUDGE_MACHINE",
     "Case",
     "CaseChange",
@@ -66,26 +90,38 @@ __all__ = [
     "DatasetProblem",
     "Evaluator",
     "Evidence",
+    "ExperimentRefused",
+    "ExperimentResult",
     "Grade",
     "Interval",
     "JudgeMemory",
     "LlmJudge",
+    "MachineCoverage",
+    "Price",
+    "Subject",
     "Totals",
     "Trend",
     "answer_schema",
+    "arun_experiment",
     "at_most_seconds",
     "at_most_steps",
     "at_most_tokens",
+    "case_across",
+    "case_run_id",
+    "case_run_text",
     "check",
     "compare",
+    "compare_stored",
     "comparison_json",
     "contains",
     "dataset_from_json",
     "dataset_to_json",
     "equals_expected",
+    "experiment_runs",
     "junit_xml",
     "keeps",
     "load_dataset",
+    "machine_coverage",
     "matches",
     "never_reached",
     "no_failure",
@@ -94,6 +130,9 @@ __all__ = [
     "render_comparison",
     "render_table",
     "report_json",
+    "run_experiment",
+    "stored_experiments",
+    "subject_for",
     "summarize",
     "tool_called",
     "tool_never_called",

@@ -11,7 +11,6 @@ provider) are imported here, the one place that imports a file's code.
 from __future__ import annotations
 
 import functools
-import importlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,6 +23,7 @@ from returns.result import Failure, Result, Success
 from agentsm_fn.evals.cases import Dataset
 from agentsm_fn.evals.specs import DatasetProblem, dataset_from_json
 from agentsm_fn.llm.json import JsonValue
+from agentsm_fn.shell.targets import import_target
 
 __all__ = ["DATASET_SCHEMA", "DatasetInvalid", "dataset_problems", "load_dataset", "read_dataset"]
 
@@ -107,13 +107,10 @@ def dataset_problems(data: object) -> tuple[DatasetProblem, ...]:
 
 
 def _resolve(reference: str, kind: str) -> Result[object, str]:
-    module, _, attribute = reference.partition(":")
-    try:
-        found: object = importlib.import_module(module)
-        for part in attribute.split("."):
-            found = getattr(found, part)
-    except Exception as exc:  # a file names code that does not import: a problem of the file
-        return Failure(f"cannot import {reference}: {type(exc).__name__}: {exc}")
+    imported = import_target(reference)  # as agentsm-verify and agentsm-runs find their targets
+    if isinstance(imported, Failure):
+        return Failure(f"cannot import {reference}: {imported.failure()}")
+    found = imported.unwrap().value
     if kind == "judge" and not (hasattr(found, "complete") or hasattr(found, "acomplete")):
         if not callable(found):
             return Failure(f"{reference} is neither an LLM provider nor a function that makes one")
