@@ -47,3 +47,9 @@ def test_serve_approvals_answers_over_http_streams_the_rest_and_refuses_a_second
     assert "WaitingForHuman --HumanApproved--> Acting" in out and "Finished Done" in out
     assert "final answer: Done: the team has been told" in out
     assert "a second answer: 409 answered_already" in out
+
+
+def test_evals_capitals_judges_two_prompts_and_flags_the_regression() -> None:
+    out = run_example("evals_capitals.py")
+    assert "experiment terse: 4 case(s), 4 run(s)" in out and "passed 4/4 (100%)" in out
+    assert "chatty against terse: 4 regressed, 0 improved, 0 unchanged, 0 added, 0 removed" in out
