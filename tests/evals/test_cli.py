@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -101,3 +103,25 @@ def test_the_command_runs_as_a_module(db: str) -> None:
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == Exit.OK, done.stderr
     assert "passed 4/4" in done.stdout
+
+
+class Terminal(io.StringIO):
+    """A stderr that says it is a terminal (what a developer's shell is)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_a_progress_bar_is_drawn_on_stderr_and_cleared(
+    db: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert run(db, "run", DATASET, TERSE, "--name", "bar") == Exit.OK
+    drawn = terminal.getvalue()
+    assert "4/4" in drawn and re.search(r"(france|japan|peru|kenya) pass", drawn)  # the bar's last words
+    assert "━" in drawn and "━" not in capsys.readouterr().out  # the report on stdout holds no bar
+    quiet = Terminal()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    assert run(db, "run", DATASET, TERSE, "--name", "quiet", "--no-progress") == Exit.OK
+    assert quiet.getvalue() == ""

@@ -26,12 +26,14 @@ def progress_bar(enabled: bool) -> Iterator[Told | None]:
         yield None
         return
     try:
+        from rich.console import Console  # noqa: PLC0415  # optional: the evals extra
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn  # noqa: PLC0415
     except ImportError:  # the evals extra is not installed: run without a bar
         yield None
         return
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, transient=True) as bar:
+    # On stderr, the terminal it checked: the report on stdout can go to a file or a pipe.
+    with Progress(*columns, console=Console(file=sys.stderr), transient=True) as bar:
         task = bar.add_task("cases", total=None)
 
         def told(done: int, total: int, run: CaseRun) -> None:
