@@ -34,7 +34,16 @@ def _stored_bytes(db: str) -> bytes:
     """Every byte the store keeps: the SQLite files (log included), or every table's rows in PostgreSQL."""
     if not is_postgres(db):
         return b"".join(p.read_bytes() for p in Path(db).parent.iterdir() if p.name.startswith("runs.db"))
-    tables = ("runs", "journal", "checkpoints", "trace_contexts", "experiments", "experiment_runs")
+    tables = (
+        "runs",
+        "journal",
+        "checkpoints",
+        "trace_contexts",
+        "experiments",
+        "experiment_runs",
+        "threads",
+        "thread_turns",
+    )
     rows = [row for table in tables for row in execute(db, f"SELECT * FROM {table}")]
     return b"".join(v if isinstance(v, bytes) else str(v).encode() for row in rows for v in row)
 

@@ -88,6 +88,8 @@ def test_the_store_keeps_to_its_own_schema_in_a_shared_database(postgres_url: st
         "journal",
         "meta",
         "runs",
+        "thread_turns",
+        "threads",
         "trace_contexts",
     ]
 

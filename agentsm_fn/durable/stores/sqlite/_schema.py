@@ -1,6 +1,7 @@
 """The SQLite store's tables (see :mod:`agentsm_fn.durable.stores.sqlite`)."""
 
 from agentsm_fn.durable.stores.sql.experiments import EXPERIMENT_TABLES
+from agentsm_fn.durable.stores.sql.threads import thread_schema
 
 SCHEMA_VERSION = 1
 
@@ -66,12 +67,14 @@ SCHEMA = (
         UPDATE meta SET value = CAST(CAST(value AS INTEGER) - 1 AS TEXT) WHERE key = 'run_count';
     END""",
     *(table.format(real="REAL") for table in EXPERIMENT_TABLES),
+    *thread_schema(text="TEXT", real="REAL", integer="INTEGER", blob="BLOB"),
 )
 """The statements that create the tables (idempotent).
 
 ``trace_contexts`` came after schema 1 was released: a table of its own (a run's W3C trace
 context, JSON), created when a store is opened, so an older store gains it and stays
 readable, and an older version of this library opening a newer store ignores it. So do the
+thread tables (:mod:`agentsm_fn.durable.stores.sql.threads`) and the
 indexes ``runs_by_updated`` (a watch's look at what changed) and ``runs_by_parent`` (a run's
 forks): every open creates what is missing, so an older store gains them.
 

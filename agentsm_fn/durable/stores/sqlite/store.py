@@ -31,6 +31,7 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import StoreFailure
 from agentsm_fn.durable.stores.sql.experiments import StoreExperiments
+from agentsm_fn.durable.stores.sql.threads import StoreThreads
 from agentsm_fn.durable.stores.sqlite._journal import SqliteJournal
 from agentsm_fn.durable.stores.sqlite._queue import SqliteQueue
 from agentsm_fn.durable.stores.sqlite._rows import transaction
@@ -49,7 +50,7 @@ class Durability(enum.Enum):
     """Survives a power cut too; every commit waits for the disk."""
 
 
-class SqliteStore(SqliteRuns, SqliteJournal, SqliteQueue, StoreExperiments):
+class SqliteStore(SqliteRuns, SqliteJournal, SqliteQueue, StoreExperiments, StoreThreads):
     """A :class:`~agentsm_fn.durable.stores.protocol.store.RunStore` in one SQLite file.
 
     Example:
