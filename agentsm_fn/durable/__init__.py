@@ -1,4 +1,7 @@
-"""Durable runs: a run survives a crash, resumes in another process, is checked against a changed machine."""
+"""Durable runs: a run survives a crash, resumes in another process, is checked against a changed machine.
+
+A thread is an ordered chain of durable runs, one per turn (``Durable.chat``; docs/threads.md).
+"""
 
 from agentsm_fn.core.fingerprint import machine_fingerprint, machine_fingerprint_text
 from agentsm_fn.durable.errors import (
@@ -18,6 +21,7 @@ from agentsm_fn.durable.errors import (
     StoreFailure,
 )
 from agentsm_fn.durable.running._tracing import TraceCarrier
+from agentsm_fn.durable.running.chat import Turn
 from agentsm_fn.durable.running.digest import content_digest
 from agentsm_fn.durable.running.durable import Durable
 from agentsm_fn.durable.running.program import StoredRun
@@ -34,7 +38,26 @@ from agentsm_fn.durable.stores.protocol.store import (
     RunStore,
     TraceContexts,
 )
+from agentsm_fn.durable.stores.protocol.threads import (
+    NewThread,
+    NewTurn,
+    ThreadQuery,
+    ThreadRecord,
+    ThreadStore,
+    TurnRecord,
+    TurnStatus,
+)
 from agentsm_fn.durable.stores.sqlite import Durability, SqliteStore
+from agentsm_fn.durable.thread_errors import (
+    NoSuchTurn,
+    NotConversational,
+    OtherMachine,
+    ThreadBusy,
+    ThreadError,
+    ThreadExists,
+    ThreadIdRefused,
+    ThreadNotFound,
+)
 
 __all__ = [
     "AnswerRefusal",
@@ -49,8 +72,13 @@ __all__ = [
     "JournalRow",
     "MachineChanged",
     "NewRun",
+    "NewThread",
+    "NewTurn",
     "NoSuchStep",
+    "NoSuchTurn",
+    "NotConversational",
     "NotResumable",
+    "OtherMachine",
     "RunBusy",
     "RunIdRefused",
     "RunNotFound",
@@ -62,8 +90,19 @@ __all__ = [
     "StoreFailure",
     "StoredRun",
     "TemplateMismatch",
+    "ThreadBusy",
+    "ThreadError",
+    "ThreadExists",
+    "ThreadIdRefused",
+    "ThreadNotFound",
+    "ThreadQuery",
+    "ThreadRecord",
+    "ThreadStore",
     "TraceCarrier",
     "TraceContexts",
+    "Turn",
+    "TurnRecord",
+    "TurnStatus",
     "content_digest",
     "from_bytes",
     "is_postgres",

@@ -1,8 +1,10 @@
-"""``Durable``: a durable program with its stream, the class users make (``agentsm_fn.durable``).
+"""``Durable``: a durable program with its stream and its turns, the class users make.
 
-Everything a durable program does but stream is :class:`~agentsm_fn.durable.running.program.DurableProgram`;
-``astream`` is here, above the module that streams (:mod:`agentsm_fn.durable.running.streaming`),
-which builds on that class, so neither imports the other back.
+Everything a durable program does but stream and chat is
+:class:`~agentsm_fn.durable.running.program.DurableProgram`; ``astream`` and the thread calls
+(``chat``, ``achat``, ``astream_chat``) are here, above the modules that do them
+(:mod:`agentsm_fn.durable.running.streaming`, :mod:`agentsm_fn.durable.running.chat`), which
+build on that class, so neither imports the other back.
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ from collections.abc import AsyncGenerator
 from typing import TypeVar
 
 import attrs
+from returns.result import Result
 
+from agentsm_fn.durable.running.chat import POLL, Turn, achat, astream_chat, chat
 from agentsm_fn.durable.running.program import DurableProgram
 from agentsm_fn.durable.running.streaming import astream_durable
 from agentsm_fn.durable.stores.protocol.store import RunStore
+from agentsm_fn.durable.thread_errors import ThreadError
 from agentsm_fn.shell.streaming import BUFFER_SIZE
 from agentsm_fn.stream.events import RunEvent
 
@@ -30,7 +35,7 @@ MemoryT = TypeVar("MemoryT")
 class Durable(DurableProgram[StateT, EventT, MemoryT]):
     """A machine as a durable program: its name, the machine, how to perform its effects, its stream.
 
-    Its fields and every method but ``astream`` are :class:`DurableProgram`'s.
+    Its fields and every method but ``astream`` and the thread calls are :class:`DurableProgram`'s.
 
     Example:
         >>> from agentsm_fn.agents.react import REACT_MACHINE
@@ -57,3 +62,61 @@ class Durable(DurableProgram[StateT, EventT, MemoryT]):
         cancels the run; it stays stored and resumable.
         """
         return astream_durable(self, store, memory, run_id, after, buffer)
+
+    def chat(
+        self, store: RunStore, thread_id: str, message: str, *, queue: bool = False, poll: float = POLL
+    ) -> Result[Turn[StateT, MemoryT], ThreadError]:
+        """Send ``message`` to thread ``thread_id`` and run its turn here; the turn (one call per turn).
+
+        The thread is made on first use. The turn's start memory is :attr:`turns`' start of the
+        thread so far (one stored value) and ``message``; one conditional write in the store
+        gives the turn its number, so a message sent while the last turn runs or waits for an
+        answer is refused (:class:`~agentsm_fn.durable.thread_errors.ThreadBusy`, naming that
+        turn), or with ``queue`` takes the next place and runs once that turn ended (looking
+        every ``poll`` seconds). See :mod:`agentsm_fn.durable.running.chat`.
+
+        Example:
+            >>> from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory
+            >>> from agentsm_fn.durable import SqliteStore
+            >>> from agentsm_fn.llm import LlmReply
+            >>> from agentsm_fn.shell.react_performers import react_shell
+            >>> from agentsm_fn.shell.scripted_llm import ScriptedLlm
+            >>> from agentsm_fn.tools import ToolRegistry
+            >>> llm = ScriptedLlm([LlmReply(content="Hello Ada, nice to meet you!"),
+            ...                    LlmReply(content="Your name is Ada, as you said.")])
+            >>> agent = Durable(name="app:AGENT", machine=REACT_MACHINE, template=AgentMemory.new(""),
+            ...                 shell=lambda: react_shell(llm, ToolRegistry()))
+            >>> store = SqliteStore.open(":memory:").unwrap()
+            >>> agent.chat(store, "t1", "I am Ada.").unwrap().turn
+            0
+            >>> turn = agent.chat(store, "t1", "What is my name?").unwrap()
+            >>> turn.turn, turn.run.snapshot.memory.final_answer
+            (1, 'Your name is Ada, as you said.')
+            >>> [m.content for m in turn.run.snapshot.memory.conversation.sent()]  # the earlier turn
+            ['I am Ada.', 'Hello Ada, nice to meet you!']
+            >>> store.close()
+        """
+        return chat(self, store, thread_id, message, queue=queue, poll=poll)
+
+    async def achat(
+        self, store: RunStore, thread_id: str, message: str, *, queue: bool = False, poll: float = POLL
+    ) -> Result[Turn[StateT, MemoryT], ThreadError]:
+        """:meth:`chat` on asyncio: the store's reads and writes in a thread, the turn's run on the loop."""
+        return await achat(self, store, thread_id, message, queue=queue, poll=poll)
+
+    def astream_chat(
+        self,
+        store: RunStore,
+        thread_id: str,
+        message: str,
+        *,
+        queue: bool = False,
+        poll: float = POLL,
+        buffer: int = BUFFER_SIZE,
+    ) -> AsyncGenerator[RunEvent, None]:
+        """:meth:`achat` as a stream: the turn's run's events (:meth:`astream`), its result on the last one.
+
+        A refused message is one ``Failed`` event (no run id): ``reason`` is the error's class
+        name (``ThreadBusy``), ``result`` the failure.
+        """
+        return astream_chat(self, store, thread_id, message, queue=queue, poll=poll, buffer=buffer)

@@ -1,0 +1,156 @@
+"""What is done to stored threads: fork one at a turn with an edited message, run queued turns left behind.
+
+:func:`fork_thread` is "edit and run again from here": a new thread that holds the turns
+before turn N of the original (the same runs) and, as its turn N, a fork of the original
+turn N's run whose start memory is the machine's turn start of the thread so far and the
+edited message; it runs that turn here. The original thread is left as it was.
+
+:func:`advance_thread` runs the queued turns whose senders went away (a sender that queued a message
+waits for the turn before it and runs its own turn; one that died leaves it queued).
+Listing, reading and deleting threads are the store's own methods
+(:class:`~agentsm_fn.durable.stores.protocol.threads.ThreadStore`).
+"""
+
+from __future__ import annotations
+
+import enum
+import uuid
+from typing import TypeVar
+
+from returns.result import Failure, Result, Success
+
+from agentsm_fn.durable.running import _turns
+from agentsm_fn.durable.running._queued import Look, look
+from agentsm_fn.durable.running._turns import Begun
+from agentsm_fn.durable.running.chat import Turn
+from agentsm_fn.durable.running.program import DurableProgram
+from agentsm_fn.durable.running.run_ids import refused_run_id
+from agentsm_fn.durable.stores.protocol.store import RunStore
+from agentsm_fn.durable.stores.protocol.threads import NewThread, NewTurn, TurnStatus
+from agentsm_fn.durable.thread_errors import NoSuchTurn, ThreadError, ThreadIdRefused
+
+__all__ = ["advance_thread", "fork_thread"]
+
+StateT = TypeVar("StateT", bound=enum.Enum)
+EventT = TypeVar("EventT", bound=enum.Enum)
+MemoryT = TypeVar("MemoryT")
+
+
+def fork_thread(
+    program: DurableProgram[StateT, EventT, MemoryT],
+    store: RunStore,
+    thread_id: str,
+    turn: int,
+    message: str,
+    new_thread_id: str | None = None,
+) -> Result[Turn[StateT, MemoryT], ThreadError]:
+    """Fork thread ``thread_id`` at turn ``turn`` with ``message`` instead of that turn's, and run it here.
+
+    The new thread (``new_thread_id``, or a new id) holds the turns before ``turn`` and a
+    fork of turn ``turn``'s run (its record names that run as its parent, at step 0).
+
+    Example:
+        >>> from agentsm_fn.durable import SqliteStore
+        >>> from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory
+        >>> store = SqliteStore.open(":memory:").unwrap()
+        >>> agent = DurableProgram(name="app:AGENT", machine=REACT_MACHINE, template=AgentMemory.new(""))
+        >>> fork_thread(agent, store, "t1", 0, "Hello?").failure().describe()
+        'no stored thread t1'
+        >>> store.close()
+    """
+    threads, turns = _turns.threads_of(store), _turns.turns_of(program)
+    if isinstance(threads, Failure):
+        return threads
+    if isinstance(turns, Failure):
+        return turns
+    kept, start = threads.unwrap(), turns.unwrap()
+    found = _turns.thread_for(kept, program, thread_id, create=False)
+    if isinstance(found, Failure):
+        return found
+    record = found.unwrap()
+    rows = kept.turns(thread_id, max(turn - 1, 0), 2)
+    if isinstance(rows, Failure):
+        return rows
+    at = {row.turn: row for row in rows.unwrap()}
+    source, before = at.get(turn), at.get(turn - 1)
+    if source is None or turn < 0:
+        return Failure(NoSuchTurn(thread_id=thread_id, turn=turn, turns=record.turns))
+    if before is not None and not before.status.ended:
+        why = f"turn {turn - 1} has not ended, so the thread before turn {turn} is not known yet"
+        return Failure(NoSuchTurn(thread_id=thread_id, turn=turn, turns=record.turns, why=why))
+    fork_id = new_thread_id or uuid.uuid4().hex
+    refused = refused_run_id(fork_id)
+    if refused is not None:
+        return Failure(ThreadIdRefused(why=refused.why))
+    thread = _turns.so_far(kept, program, start, before)
+    if isinstance(thread, Failure):
+        return thread
+    run_id = uuid.uuid4().hex
+    made = _turns.new_run(program, start.start(thread.unwrap(), message), run_id, parent=source.run_id)
+    if isinstance(made, Failure):
+        return made
+    run = made.unwrap()
+    new = NewThread(
+        thread_id=fork_id,
+        machine=program.name,
+        created=run.created,
+        title=record.title,
+        parent=thread_id,
+        parent_turn=turn,
+    )
+    step = NewTurn(thread_id=fork_id, turn=turn, run_id=run_id, message=message, created=run.created)
+    forked = kept.fork_thread(new, step, run)
+    if isinstance(forked, Failure):
+        return forked
+    result = _turns.run_turn(store, program, run_id)
+    if isinstance(result, Failure):
+        return Failure(result.failure())
+    return Success(Turn(thread_id=fork_id, turn=turn, run=result.unwrap()))
+
+
+def advance_thread(
+    program: DurableProgram[StateT, EventT, MemoryT], store: RunStore, thread_id: str
+) -> Result[tuple[Turn[StateT, MemoryT], ...], ThreadError]:
+    """Run the thread's queued turns whose senders went away, in order, here; the turns it ran.
+
+    It stops at a turn that does not end (it waits for an answer), or that its sender (or
+    another ``advance_thread``) started first.
+
+    Example:
+        >>> from agentsm_fn.durable import SqliteStore
+        >>> from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory
+        >>> store = SqliteStore.open(":memory:").unwrap()
+        >>> agent = DurableProgram(name="app:AGENT", machine=REACT_MACHINE, template=AgentMemory.new(""))
+        >>> advance_thread(agent, store, "t1").failure().describe()
+        'no stored thread t1'
+        >>> store.close()
+    """
+    threads, turns = _turns.threads_of(store), _turns.turns_of(program)
+    if isinstance(threads, Failure):
+        return threads
+    if isinstance(turns, Failure):
+        return turns
+    kept = threads.unwrap()
+    found = _turns.thread_for(kept, program, thread_id, create=False)
+    if isinstance(found, Failure):
+        return found
+    listed = kept.turns(thread_id)
+    if isinstance(listed, Failure):
+        return listed
+    done: list[Turn[StateT, MemoryT]] = []
+    for row in listed.unwrap():
+        if row.status is not TurnStatus.QUEUED:
+            continue
+        begun = Begun(thread_id=thread_id, turn=row.turn, run_id=row.run_id, queued=True)
+        looked = look(kept, program, turns.unwrap(), begun)
+        if isinstance(looked, Failure):
+            return looked
+        if looked.unwrap() is not Look.RUN:
+            break
+        result = _turns.run_turn(store, program, row.run_id)
+        if isinstance(result, Failure):
+            return Failure(result.failure())
+        done.append(Turn(thread_id=thread_id, turn=row.turn, run=result.unwrap()))
+        if not result.unwrap().finished:
+            break
+    return Success(tuple(done))

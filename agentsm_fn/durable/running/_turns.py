@@ -1,0 +1,251 @@
+"""One turn of a thread, step by step: the thread so far, taking the turn, keeping what it leaves.
+
+These are the store-side steps :mod:`agentsm_fn.durable.running.chat` strings together, sync or
+async: :func:`thread_for` (the thread, made on first use), :func:`so_far` (the thread after a
+turn: one stored value, or one replay of that turn's run when its process did not keep it),
+:func:`take` (one conditional write takes the next turn, its run stored with it, owned by this
+process; or queues the message), :func:`run_turn` (runs it) and :func:`keep` (the thread so far after
+a turn that ended). A queued turn's steps are :mod:`agentsm_fn.durable.running._queued`.
+"""
+
+from __future__ import annotations
+
+import enum
+import uuid
+from typing import Any, TypeVar
+
+import attrs
+from returns.result import Failure, Result, Success
+
+from agentsm_fn.durable.errors import DurableError, Stopped, StoreFailure
+from agentsm_fn.durable.running.program import DurableProgram, StoredRun
+from agentsm_fn.durable.running.replay import replayed
+from agentsm_fn.durable.running.run_ids import refused_run_id
+from agentsm_fn.durable.stores.codec import from_bytes, to_bytes
+from agentsm_fn.durable.stores.protocol.owners import this_owner
+from agentsm_fn.durable.stores.protocol.store import NewRun, RunStore
+from agentsm_fn.durable.stores.protocol.threads import (
+    NewThread,
+    NewTurn,
+    ThreadRecord,
+    ThreadStore,
+    TurnRecord,
+)
+from agentsm_fn.durable.thread_errors import (
+    NotConversational,
+    OtherMachine,
+    ThreadBusy,
+    ThreadError,
+    ThreadIdRefused,
+    ThreadNotFound,
+)
+from agentsm_fn.llm.conversation import Conversation
+from agentsm_fn.llm.turns import TurnStart
+
+__all__ = [
+    "Begun",
+    "keep",
+    "new_run",
+    "run_turn",
+    "so_far",
+    "take",
+    "thread_for",
+    "threads_of",
+    "turns_of",
+]
+
+StateT = TypeVar("StateT", bound=enum.Enum)
+EventT = TypeVar("EventT", bound=enum.Enum)
+MemoryT = TypeVar("MemoryT")
+
+Program = DurableProgram[StateT, EventT, MemoryT]
+
+
+def threads_of(store: RunStore) -> Result[ThreadStore, StoreFailure]:
+    """``store`` as a thread store (both stores are), or why it is not one."""
+    if isinstance(store, ThreadStore):
+        return Success(store)
+    return Failure(StoreFailure(operation="threads", detail=f"{type(store).__name__} keeps no threads"))
+
+
+def turns_of(program: Program[StateT, EventT, MemoryT]) -> Result[TurnStart[MemoryT], NotConversational]:
+    """How ``program`` starts a turn, or why it cannot be a thread's."""
+    turns = program.turns
+    return Success(turns) if turns is not None else Failure(NotConversational(machine=program.name))
+
+
+def _now(program: Program[Any, Any, Any]) -> float:
+    return (program.clock or program.shell().clock)()
+
+
+def thread_for(
+    store: ThreadStore, program: Program[StateT, EventT, MemoryT], thread_id: str, create: bool
+) -> Result[ThreadRecord, ThreadError]:
+    """The thread ``thread_id`` of ``program``'s machine; made first (if ``create``) when not stored."""
+    found = store.thread(thread_id)
+    if isinstance(found, Failure) and isinstance(found.failure(), ThreadNotFound) and create:
+        refused = refused_run_id(thread_id)
+        if refused is not None:
+            return Failure(ThreadIdRefused(why=refused.why))
+        made = store.create_thread(
+            NewThread(thread_id=thread_id, machine=program.name, created=_now(program))
+        )
+        if isinstance(made, Failure) and isinstance(made.failure(), StoreFailure):
+            return made
+        found = store.thread(thread_id)  # made here, or by another process meanwhile
+    if isinstance(found, Failure):
+        return found
+    record = found.unwrap()
+    if record.machine != program.name:
+        return Failure(OtherMachine(thread_id=thread_id, machine=record.machine, asked=program.name))
+    return Success(record)
+
+
+def so_far(
+    store: ThreadStore,
+    program: Program[StateT, EventT, MemoryT],
+    turns: TurnStart[MemoryT],
+    turn: TurnRecord | None,
+) -> Result[Conversation, ThreadError]:
+    """The thread after ``turn`` (None: before the first): kept, or one replay of its run (then kept)."""
+    if turn is None:
+        return Success(Conversation())
+    kept = store.so_far(turn.thread_id, turn.turn)
+    if isinstance(kept, Failure):
+        return kept
+    data = kept.unwrap()
+    if data is not None:
+        decoded = from_bytes(data, Conversation)
+        if isinstance(decoded, Failure):
+            return Failure(decoded.failure().within(turn.run_id, f"thread_turns[{turn.turn}].so_far"))
+        return Success(decoded.unwrap())
+    replay = replayed(store, program.machine, turn.run_id)  # its process did not keep it (recover ended it)
+    if isinstance(replay, Failure):
+        return replay
+    thread = turns.so_far(replay.unwrap()[0].memory)
+    _keep_value(store, turn.run_id, thread)
+    return Success(thread)
+
+
+def _keep_value(store: ThreadStore, run_id: str, thread: Conversation) -> None:
+    encoded = to_bytes(thread)
+    if isinstance(encoded, Success):  # else the next turn replays this one again: slower, never wrong
+        store.keep_so_far(run_id, encoded.unwrap())
+
+
+def run_turn(
+    store: RunStore, program: Program[StateT, EventT, MemoryT], run_id: str
+) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+    """Run a turn whose run this process holds (stored with the turn), and keep what it leaves."""
+    result = program.resume(store, run_id)
+    keep(store, program, result)
+    return result
+
+
+def keep(
+    store: RunStore,
+    program: Program[StateT, EventT, MemoryT],
+    result: Result[StoredRun[StateT, MemoryT], DurableError],
+) -> None:
+    """Keep the thread so far after a turn whose run ended (finished or failed) with ``result``.
+
+    A turn that waits for an answer, or whose store failed, keeps nothing (not ended, or not known).
+    """
+    turns, threads = program.turns, threads_of(store)
+    if turns is None or isinstance(threads, Failure):
+        return
+    if isinstance(result, Success) and result.unwrap().finished:
+        run_id, memory = result.unwrap().run_id, result.unwrap().snapshot.memory
+    elif isinstance(result, Failure) and isinstance(result.failure(), Stopped):
+        stopped = result.failure()
+        assert isinstance(stopped, Stopped)
+        run_id, memory = stopped.run_id, stopped.failed.snapshot.memory
+    else:
+        return
+    _keep_value(threads.unwrap(), run_id, turns.so_far(memory))
+
+
+@attrs.frozen(kw_only=True)
+class Begun:
+    """A turn taken: its number and run id; ``queued`` if its run waits for the turn before it."""
+
+    thread_id: str
+    turn: int
+    run_id: str
+    queued: bool
+
+
+def new_run(
+    program: Program[StateT, EventT, MemoryT], memory: MemoryT, run_id: str, parent: str = ""
+) -> Result[NewRun, ThreadError]:
+    """A turn's run as the turn is taken: its start memory, owned by this process (a fork: of ``parent``)."""
+    encoded = to_bytes(memory)
+    if isinstance(encoded, Failure):
+        return Failure(encoded.failure().within(run_id, "memory"))
+    now = _now(program)
+    return Success(
+        NewRun(
+            run_id=run_id,
+            machine=program.name,
+            fingerprint=program.fingerprint,
+            memory=encoded.unwrap(),
+            created=now,
+            owner=this_owner(),
+            lease_until=now + program.lease,
+            parent=parent,
+            parent_step=0 if parent else -1,
+        )
+    )
+
+
+_ATTEMPTS = 10_000
+"""How often a queued message tries for a place (each try loses only to a turn another sender took)."""
+
+
+def take(
+    store: ThreadStore,
+    program: Program[StateT, EventT, MemoryT],
+    turns: TurnStart[MemoryT],
+    thread_id: str,
+    message: str,
+    queue: bool,
+) -> Result[Begun, ThreadError]:
+    """Take the thread's next turn for ``message``: with its run when the last turn ended, else queued.
+
+    Refused (``ThreadBusy``) when the last turn has not ended or another sender took the turn
+    first, unless ``queue``: then the message takes the next place behind it.
+    """
+    for _ in range(_ATTEMPTS):
+        found = thread_for(store, program, thread_id, create=True)
+        if isinstance(found, Failure):
+            return found
+        record = found.unwrap()
+        last = record.last
+        turn = NewTurn(
+            thread_id=thread_id,
+            turn=record.turns,
+            run_id=uuid.uuid4().hex,
+            message=message,
+            created=_now(program),
+        )
+        run = None
+        if last is None or last.status.ended:
+            thread = so_far(store, program, turns, last)
+            if isinstance(thread, Failure):
+                return thread
+            made = new_run(program, turns.start(thread.unwrap(), message), turn.run_id)
+            if isinstance(made, Failure):
+                return made
+            run = made.unwrap()
+        elif not queue:
+            return Failure(_busy(last))
+        taken = store.take_turn(turn, run)
+        if isinstance(taken, Success):
+            return Success(Begun(thread_id=thread_id, turn=turn.turn, run_id=turn.run_id, queued=run is None))
+        if not (queue and isinstance(taken.failure(), ThreadBusy)):
+            return Failure(taken.failure())
+    return Failure(StoreFailure(operation="take turn", detail=f"no place after {_ATTEMPTS} tries"))
+
+
+def _busy(turn: TurnRecord) -> ThreadBusy:
+    return ThreadBusy(thread_id=turn.thread_id, turn=turn.turn, run_id=turn.run_id, status=turn.status.value)
