@@ -179,7 +179,7 @@ async def _abegin(
     if isinstance(ready, Failure):
         return ready
     threads, turns = ready.unwrap()
-    begun = await asyncio.to_thread(_turns.begin, threads, program, turns, thread_id, message, queue)
+    begun = await asyncio.to_thread(_turns.take, threads, program, turns, thread_id, message, queue)
     if isinstance(begun, Failure):
         return begun
     took = begun.unwrap()

@@ -18,6 +18,8 @@ tables). A schema that holds other tables and no store is refused, never taken o
 
 from __future__ import annotations
 
+import re
+
 import psycopg
 from psycopg_pool import ConnectionPool
 from returns.result import Failure, Result, Success
@@ -90,6 +92,39 @@ def _marker(db: Db) -> tuple[object, ...] | None:
         return None
 
 
+_CREATED = re.compile(r"^\s*CREATE (?:TABLE|INDEX) IF NOT EXISTS (\w+)|^\s*CREATE OR REPLACE TRIGGER (\w+)")
+
+
+def _creates(statement: str) -> str:
+    """The table, index or trigger ``statement`` creates (``""``: it creates something else, or checks).
+
+    Example:
+        >>> _creates("CREATE INDEX IF NOT EXISTS runs_by_parent ON runs (parent)"), _creates("DO $$ ... $$")
+        ('runs_by_parent', '')
+    """
+    found = _CREATED.match(statement)
+    return "" if found is None else found.group(1) or found.group(2)
+
+
+def _present(db: Db) -> frozenset[str]:
+    """The tables, indexes and triggers of the current schema: their statements are not run again.
+
+    Creating an index (even one that exists) locks its table against writes, and replacing a
+    trigger locks ``runs``: a process opening the store while others write would queue behind
+    them holding the locks it took before, and two transactions that each wait on the other are
+    a deadlock (a turn taken writes ``threads`` then ``runs``). So an open takes no such lock on
+    a store that has them all.
+    """
+    relations = db.execute(
+        "SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace"
+    ).fetchall()
+    triggers = db.execute(
+        "SELECT tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+        "WHERE c.relnamespace = current_schema()::regnamespace"
+    ).fetchall()
+    return frozenset(str(row[0]) for row in (*relations, *triggers))
+
+
 def _schema(db: Db, at: Where, create: bool) -> str:
     """Create the tables (or check them) under an advisory lock; why the database is refused, or ``""``."""
     with db.transaction():
@@ -107,8 +142,10 @@ def _schema(db: Db, at: Where, create: bool) -> str:
             return f"{at.shown} has schema {found[0]}; this version reads schema {SCHEMA_VERSION}"
         if found is None and not create:
             return f"{at.shown} holds no run store"
+        present = _present(db)
         for statement in (*SCHEMA, *QUEUE_SCHEMA):
-            db.execute(statement)
+            if _creates(statement) not in present:
+                db.execute(statement)
         if found is None:
             db.execute("INSERT INTO meta(key, value) VALUES ('schema', %s)", (str(SCHEMA_VERSION),))
     return ""
