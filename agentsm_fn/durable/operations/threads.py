@@ -85,8 +85,8 @@ def fork_thread(
     thread = _turns.so_far(kept, program, start, before)
     if isinstance(thread, Failure):
         return thread
-    run_id = uuid.uuid4().hex
-    made = _turns.new_run(program, start.start(thread.unwrap(), message), run_id, parent=source.run_id)
+    run_id, memory = uuid.uuid4().hex, start.start(thread.unwrap(), message)
+    made = _turns.new_run(program, memory, run_id, _turns.now_of(program), parent=source.run_id)
     if isinstance(made, Failure):
         return made
     run = made.unwrap()
@@ -102,7 +102,10 @@ def fork_thread(
     forked = kept.fork_thread(new, step, run)
     if isinstance(forked, Failure):
         return forked
-    result = _turns.run_turn(store, program, run_id)
+    begun = Begun(
+        thread_id=fork_id, turn=turn, run_id=run_id, queued=False, start=memory, size=len(run.memory)
+    )
+    result = _turns.run_turn(store, program, begun)
     if isinstance(result, Failure):
         return Failure(result.failure())
     return Success(Turn(thread_id=fork_id, turn=turn, run=result.unwrap()))
@@ -141,13 +144,13 @@ def advance_thread(
     for row in listed.unwrap():
         if row.status is not TurnStatus.QUEUED:
             continue
-        begun = Begun(thread_id=thread_id, turn=row.turn, run_id=row.run_id, queued=True)
+        begun: Begun[MemoryT] = Begun(thread_id=thread_id, turn=row.turn, run_id=row.run_id, queued=True)
         looked = look(kept, program, turns.unwrap(), begun)
         if isinstance(looked, Failure):
             return looked
         if looked.unwrap() is not Look.RUN:
             break
-        result = _turns.run_turn(store, program, row.run_id)
+        result = _turns.run_turn(store, program, begun)
         if isinstance(result, Failure):
             return Failure(result.failure())
         done.append(Turn(thread_id=thread_id, turn=row.turn, run=result.unwrap()))

@@ -14,7 +14,7 @@ from typing import TypeVar
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import DurableError, Stopped
-from agentsm_fn.durable.running._turns import Begun, new_run, so_far
+from agentsm_fn.durable.running._turns import Begun, new_run, now_of, so_far
 from agentsm_fn.durable.running.program import DurableProgram, StoredRun
 from agentsm_fn.durable.running.replay import replayed
 from agentsm_fn.durable.stores.protocol.store import RunStatus, RunStore
@@ -43,7 +43,10 @@ class Look(enum.Enum):
 
 
 def look(
-    store: ThreadStore, program: Program[StateT, EventT, MemoryT], turns: TurnStart[MemoryT], begun: Begun
+    store: ThreadStore,
+    program: Program[StateT, EventT, MemoryT],
+    turns: TurnStart[MemoryT],
+    begun: Begun[MemoryT],
 ) -> Result[Look, ThreadError]:
     """One look at queued turn ``begun``: start its run here if the turn before it ended."""
     found = store.turns(begun.thread_id, begun.turn - 1, 2)
@@ -60,7 +63,7 @@ def look(
     thread = so_far(store, program, turns, before)
     if isinstance(thread, Failure):
         return thread
-    made = new_run(program, turns.start(thread.unwrap(), mine.message), mine.run_id)
+    made = new_run(program, turns.start(thread.unwrap(), mine.message), mine.run_id, now_of(program))
     if isinstance(made, Failure):
         return made
     started = store.start_queued(begun.thread_id, begun.turn, made.unwrap())

@@ -11,8 +11,9 @@ a turn that ended). A queued turn's steps are :mod:`agentsm_fn.durable.running._
 from __future__ import annotations
 
 import enum
+import threading
 import uuid
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import attrs
 from returns.result import Failure, Result, Success
@@ -44,8 +45,10 @@ from agentsm_fn.llm.turns import TurnStart
 
 __all__ = [
     "Begun",
+    "forget_known",
     "keep",
     "new_run",
+    "now_of",
     "run_turn",
     "so_far",
     "take",
@@ -74,7 +77,7 @@ def turns_of(program: Program[StateT, EventT, MemoryT]) -> Result[TurnStart[Memo
     return Success(turns) if turns is not None else Failure(NotConversational(machine=program.name))
 
 
-def _now(program: Program[Any, Any, Any]) -> float:
+def now_of(program: Program[Any, Any, Any]) -> float:
     return (program.clock or program.shell().clock)()
 
 
@@ -88,7 +91,7 @@ def thread_for(
         if refused is not None:
             return Failure(ThreadIdRefused(why=refused.why))
         made = store.create_thread(
-            NewThread(thread_id=thread_id, machine=program.name, created=_now(program))
+            NewThread(thread_id=thread_id, machine=program.name, created=now_of(program))
         )
         if isinstance(made, Failure) and isinstance(made.failure(), StoreFailure):
             return made
@@ -110,6 +113,9 @@ def so_far(
     """The thread after ``turn`` (None: before the first): kept, or one replay of its run (then kept)."""
     if turn is None:
         return Success(Conversation())
+    known = _KNOWN.get(turn.run_id)
+    if known is not None:
+        return Success(known)
     kept = store.so_far(turn.thread_id, turn.turn)
     if isinstance(kept, Failure):
         return kept
@@ -118,6 +124,7 @@ def so_far(
         decoded = from_bytes(data, Conversation)
         if isinstance(decoded, Failure):
             return Failure(decoded.failure().within(turn.run_id, f"thread_turns[{turn.turn}].so_far"))
+        _know(turn.run_id, decoded.unwrap())
         return Success(decoded.unwrap())
     replay = replayed(store, program.machine, turn.run_id)  # its process did not keep it (recover ended it)
     if isinstance(replay, Failure):
@@ -127,17 +134,47 @@ def so_far(
     return Success(thread)
 
 
+_KNOWN: dict[str, Conversation] = {}
+"""The thread so far after the turns this process ended or read lately, by run id (at most :data:`_KNOWING`).
+
+The value a turn's run leaves is a pure function of that run's final memory, so it never
+changes: a process that ran turn N starts turn N + 1 without reading it back or decoding it.
+Another process reads the stored value (one read, one decode)."""
+
+_KNOWING = 256
+
+
+_KNOWING_LOCK = threading.Lock()
+
+
+def _know(run_id: str, thread: Conversation) -> None:
+    with _KNOWING_LOCK:
+        if len(_KNOWN) >= _KNOWING:
+            del _KNOWN[next(iter(_KNOWN))]  # the oldest (dicts keep their order)
+        _KNOWN[run_id] = thread
+
+
+def forget_known() -> None:
+    """Forget every thread so far this process knows (as a process that ran none of the turns)."""
+    with _KNOWING_LOCK:
+        _KNOWN.clear()
+
+
 def _keep_value(store: ThreadStore, run_id: str, thread: Conversation) -> None:
+    _know(run_id, thread)
     encoded = to_bytes(thread)
     if isinstance(encoded, Success):  # else the next turn replays this one again: slower, never wrong
         store.keep_so_far(run_id, encoded.unwrap())
 
 
 def run_turn(
-    store: RunStore, program: Program[StateT, EventT, MemoryT], run_id: str
+    store: RunStore, program: Program[StateT, EventT, MemoryT], begun: Begun[MemoryT]
 ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
     """Run a turn whose run this process holds (stored with the turn), and keep what it leaves."""
-    result = program.resume(store, run_id)
+    if begun.start is not None:
+        result = program.run_taken(store, begun.start, begun.run_id, begun.size)
+    else:
+        result = program.resume(store, begun.run_id)
     keep(store, program, result)
     return result
 
@@ -166,23 +203,28 @@ def keep(
 
 
 @attrs.frozen(kw_only=True)
-class Begun:
-    """A turn taken: its number and run id; ``queued`` if its run waits for the turn before it."""
+class Begun(Generic[MemoryT]):
+    """A turn taken: its number and run id; ``queued`` if its run waits for the turn before it.
+
+    ``start`` is the turn's start memory when this process stored its run (``size``: its bytes),
+    so the run goes on from it without reading it back.
+    """
 
     thread_id: str
     turn: int
     run_id: str
     queued: bool
+    start: MemoryT | None = None
+    size: int = 0
 
 
 def new_run(
-    program: Program[StateT, EventT, MemoryT], memory: MemoryT, run_id: str, parent: str = ""
+    program: Program[StateT, EventT, MemoryT], memory: MemoryT, run_id: str, now: float, parent: str = ""
 ) -> Result[NewRun, ThreadError]:
     """A turn's run as the turn is taken: its start memory, owned by this process (a fork: of ``parent``)."""
     encoded = to_bytes(memory)
     if isinstance(encoded, Failure):
         return Failure(encoded.failure().within(run_id, "memory"))
-    now = _now(program)
     return Success(
         NewRun(
             run_id=run_id,
@@ -209,7 +251,7 @@ def take(
     thread_id: str,
     message: str,
     queue: bool,
-) -> Result[Begun, ThreadError]:
+) -> Result[Begun[MemoryT], ThreadError]:
     """Take the thread's next turn for ``message``: with its run when the last turn ended, else queued.
 
     Refused (``ThreadBusy``) when the last turn has not ended or another sender took the turn
@@ -226,14 +268,15 @@ def take(
             turn=record.turns,
             run_id=uuid.uuid4().hex,
             message=message,
-            created=_now(program),
+            created=now_of(program),
         )
-        run = None
+        run, start = None, None
         if last is None or last.status.ended:
             thread = so_far(store, program, turns, last)
             if isinstance(thread, Failure):
                 return thread
-            made = new_run(program, turns.start(thread.unwrap(), message), turn.run_id)
+            start = turns.start(thread.unwrap(), message)
+            made = new_run(program, start, turn.run_id, turn.created)
             if isinstance(made, Failure):
                 return made
             run = made.unwrap()
@@ -241,7 +284,16 @@ def take(
             return Failure(_busy(last))
         taken = store.take_turn(turn, run)
         if isinstance(taken, Success):
-            return Success(Begun(thread_id=thread_id, turn=turn.turn, run_id=turn.run_id, queued=run is None))
+            size = 0 if run is None else len(run.memory)
+            begun = Begun(
+                thread_id=thread_id,
+                turn=turn.turn,
+                run_id=turn.run_id,
+                queued=run is None,
+                start=start,
+                size=size,
+            )
+            return Success(begun)
         if not (queue and isinstance(taken.failure(), ThreadBusy)):
             return Failure(taken.failure())
     return Failure(StoreFailure(operation="take turn", detail=f"no place after {_ATTEMPTS} tries"))

@@ -84,7 +84,7 @@ def _ready(
 
 
 def _turn(
-    begun: Begun, result: Result[StoredRun[StateT, MemoryT], DurableError]
+    begun: Begun[MemoryT], result: Result[StoredRun[StateT, MemoryT], DurableError]
 ) -> Result[Turn[StateT, MemoryT], ThreadError]:
     if isinstance(result, Failure):
         return Failure(result.failure())
@@ -95,7 +95,7 @@ def _waited(
     store: ThreadStore,
     program: Program[StateT, EventT, MemoryT],
     turns: TurnStart[MemoryT],
-    begun: Begun,
+    begun: Begun[MemoryT],
     poll: float,
 ) -> Result[Look, ThreadError]:
     """Look until a queued turn may run here, or runs elsewhere."""
@@ -130,7 +130,7 @@ def chat(
             return looked
         if looked.unwrap() is Look.FOLLOW:
             return _turn(took, _followed(store, program, took.run_id, poll))
-    return _turn(took, _turns.run_turn(store, program, took.run_id))
+    return _turn(took, _turns.run_turn(store, program, took))
 
 
 def _followed(
@@ -161,7 +161,10 @@ async def achat(
         while (done := await asyncio.to_thread(ended, store, program, took.run_id)) is None:
             await asyncio.sleep(poll)
         return _turn(took, done)
-    result = await program.aresume(store, took.run_id)
+    if took.start is not None:
+        result = await program.arun_taken(store, took.start, took.run_id, took.size)
+    else:
+        result = await program.aresume(store, took.run_id)
     await asyncio.to_thread(_turns.keep, store, program, result)
     return _turn(took, result)
 
@@ -173,7 +176,7 @@ async def _abegin(
     message: str,
     queue: bool,
     poll: float,
-) -> Result[tuple[Begun, Look], ThreadError]:
+) -> Result[tuple[Begun[MemoryT], Look], ThreadError]:
     """Take the turn (in a thread); a queued one waits on the loop until it may run, here or elsewhere."""
     ready = _ready(store, program)
     if isinstance(ready, Failure):

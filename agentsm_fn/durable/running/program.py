@@ -219,6 +219,41 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
         session, shell = made.unwrap()
         return await self._aloop(session, shell, memory)
 
+    def _taken(self, store: RunStore, run_id: str, size: int) -> tuple[Session, Shell]:
+        shell = self.shell()
+        session = Session(
+            run_id=run_id,
+            store=store,
+            owner=this_owner(),
+            clock=shell.clock,
+            rows=(),
+            tail=(),
+            first_seq=0,
+            skip_first_ticks=False,
+            checkpoint_after=self.checkpoint_after,
+            checkpoint_bytes=size,
+        )
+        carry(session, shell)
+        return session, shell
+
+    def run_taken(
+        self, store: RunStore, memory: MemoryT, run_id: str, size: int
+    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+        """Run a new run this process stored already from ``memory`` (``size`` bytes encoded), as its owner.
+
+        A thread's turn: its run is stored in the transaction that takes the turn, so it is
+        run from the memory in hand, with nothing read back (``resume`` would load it).
+        """
+        session, shell = self._taken(store, run_id, size)
+        return self._loop(session, shell, memory)
+
+    async def arun_taken(
+        self, store: RunStore, memory: MemoryT, run_id: str, size: int
+    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+        """:meth:`run_taken` on asyncio."""
+        session, shell = self._taken(store, run_id, size)
+        return await self._aloop(session, shell, memory)
+
     def _resumable(
         self, store: RunStore, run_id: str, allow_changed: bool
     ) -> Result[tuple[Session, Shell, Loaded[StateT, MemoryT]], DurableError]:
