@@ -25,7 +25,7 @@ from agentsm_fn.durable import (
     TurnStatus,
 )
 from agentsm_fn.durable.operations.answers import answer
-from agentsm_fn.durable.operations.threads import advance_thread, fork_thread
+from agentsm_fn.durable.operations.threads import advance_thread, conversation_after, fork_thread
 from agentsm_fn.llm import AssistantMessage, UserMessage
 from agentsm_fn.stream import Failed, Finished, RunEvent
 from tests.durable.machines import DURABLE_ORDERS
@@ -158,3 +158,22 @@ def test_a_machine_without_a_turn_start_a_thread_of_another_machine_and_a_secret
     refused = CHATTY.chat(store, "sk-" + "abcdefghij" * 3, "hi").failure()
     assert isinstance(refused, ThreadIdRefused) and "abcdefghij" not in refused.describe()
     assert [t.thread_id for t in threads(store).threads(ThreadQuery()).unwrap()] == ["t1"]
+
+
+def test_the_conversation_after_a_turn_is_what_the_next_turn_starts_from(store: RunStore) -> None:
+    for message in ("one", "two", "ask: three?"):
+        CHATTY.chat(store, "t1", message).unwrap()
+    assert [m.content for m in conversation_after(CHATTY, store, "t1").unwrap().messages] == [
+        "one",
+        "one (after 0)",
+        "two",
+        "two (after 2)",
+    ]  # turn 2 waits: the last ended turn is 1
+    assert [m.content for m in conversation_after(CHATTY, store, "t1", 0).unwrap().messages] == [
+        "one",
+        "one (after 0)",
+    ]
+    assert conversation_after(CHATTY, store, "t1", 2).failure() == NoSuchTurn(
+        thread_id="t1", turn=2, turns=3, why="turn 2 has not ended"
+    )
+    assert conversation_after(CHATTY, store, "t1", 3).failure() == NoSuchTurn(thread_id="t1", turn=3, turns=3)

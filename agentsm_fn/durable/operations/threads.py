@@ -28,12 +28,55 @@ from agentsm_fn.durable.running.run_ids import refused_run_id
 from agentsm_fn.durable.stores.protocol.store import RunStore
 from agentsm_fn.durable.stores.protocol.threads import NewThread, NewTurn, TurnStatus
 from agentsm_fn.durable.thread_errors import NoSuchTurn, ThreadError, ThreadIdRefused
+from agentsm_fn.llm.conversation import Conversation
 
-__all__ = ["advance_thread", "fork_thread"]
+__all__ = ["advance_thread", "conversation_after", "fork_thread"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
 MemoryT = TypeVar("MemoryT")
+
+
+def conversation_after(
+    program: DurableProgram[StateT, EventT, MemoryT], store: RunStore, thread_id: str, turn: int | None = None
+) -> Result[Conversation, ThreadError]:
+    """The thread so far after turn ``turn`` (default: its last ended turn): what the next turn starts from.
+
+    The earlier turns' messages as the providers' message types (a summary for compressed ones),
+    read as a turn's start reads them: one stored value, or one replay of that turn's run.
+
+    Example:
+        >>> from agentsm_fn.durable import SqliteStore
+        >>> from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory
+        >>> store = SqliteStore.open(":memory:").unwrap()
+        >>> agent = DurableProgram(name="app:AGENT", machine=REACT_MACHINE, template=AgentMemory.new(""))
+        >>> conversation_after(agent, store, "t1").failure().describe()
+        'no stored thread t1'
+        >>> store.close()
+    """
+    threads, turns = _turns.threads_of(store), _turns.turns_of(program)
+    if isinstance(threads, Failure):
+        return threads
+    if isinstance(turns, Failure):
+        return turns
+    kept = threads.unwrap()
+    found = _turns.thread_for(kept, program, thread_id, create=False)
+    if isinstance(found, Failure):
+        return found
+    record = found.unwrap()
+    if turn is not None and not 0 <= turn < record.turns:
+        return Failure(NoSuchTurn(thread_id=thread_id, turn=turn, turns=record.turns))
+    last = record.last
+    if turn is None and (last is None or last.status.ended):  # the common case: one read, no list
+        return _turns.so_far(kept, program, turns.unwrap(), last)
+    rows = kept.turns(thread_id, 0 if turn is None else turn, None if turn is None else 1)
+    if isinstance(rows, Failure):
+        return rows
+    ended = [row for row in rows.unwrap() if row.status.ended]
+    if turn is not None and not ended:
+        why = f"turn {turn} has not ended"
+        return Failure(NoSuchTurn(thread_id=thread_id, turn=turn, turns=record.turns, why=why))
+    return _turns.so_far(kept, program, turns.unwrap(), ended[-1] if ended else None)
 
 
 def fork_thread(
