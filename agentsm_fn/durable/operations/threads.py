@@ -19,7 +19,7 @@ from typing import TypeVar
 
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.durable.running import _turns
+from agentsm_fn.durable.running import _so_far, _turns
 from agentsm_fn.durable.running._queued import Look, look
 from agentsm_fn.durable.running._turns import Begun
 from agentsm_fn.durable.running.chat import Turn
@@ -68,7 +68,7 @@ def conversation_after(
         return Failure(NoSuchTurn(thread_id=thread_id, turn=turn, turns=record.turns))
     last = record.last
     if turn is None and (last is None or last.status.ended):  # the common case: one read, no list
-        return _turns.so_far(kept, program, turns.unwrap(), last)
+        return _so_far.so_far(kept, program, turns.unwrap(), last)
     rows = kept.turns(thread_id, 0 if turn is None else turn, None if turn is None else 1)
     if isinstance(rows, Failure):
         return rows
@@ -76,7 +76,7 @@ def conversation_after(
     if turn is not None and not ended:
         why = f"turn {turn} has not ended"
         return Failure(NoSuchTurn(thread_id=thread_id, turn=turn, turns=record.turns, why=why))
-    return _turns.so_far(kept, program, turns.unwrap(), ended[-1] if ended else None)
+    return _so_far.so_far(kept, program, turns.unwrap(), ended[-1] if ended else None)
 
 
 def fork_thread(
@@ -125,7 +125,7 @@ def fork_thread(
     refused = refused_run_id(fork_id)
     if refused is not None:
         return Failure(ThreadIdRefused(why=refused.why))
-    thread = _turns.so_far(kept, program, start, before)
+    thread = _so_far.so_far(kept, program, start, before)
     if isinstance(thread, Failure):
         return thread
     run_id, memory = uuid.uuid4().hex, start.start(thread.unwrap(), message)

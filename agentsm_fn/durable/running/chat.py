@@ -25,7 +25,7 @@ import attrs
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import DurableError
-from agentsm_fn.durable.running import _turns
+from agentsm_fn.durable.running import _so_far, _turns
 from agentsm_fn.durable.running._queued import Look, ended, look
 from agentsm_fn.durable.running._turns import Begun
 from agentsm_fn.durable.running.program import DurableProgram, StoredRun
@@ -165,7 +165,7 @@ async def achat(
         result = await program.arun_taken(store, took.start, took.run_id, took.size)
     else:
         result = await program.aresume(store, took.run_id)
-    await asyncio.to_thread(_turns.keep, store, program, result)
+    await asyncio.to_thread(_so_far.keep, store, program, result)
     return _turn(took, result)
 
 
@@ -233,4 +233,4 @@ async def astream_chat(
         yield event
     result = getattr(last, "result", None)
     if isinstance(result, Success | Failure):
-        await asyncio.to_thread(_turns.keep, store, program, result)
+        await asyncio.to_thread(_so_far.keep, store, program, result)
