@@ -7,10 +7,13 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+DEADLINE = 600.0
+"""Seconds a sender may live: past it, it is killed, and the test reading it fails (never hangs)."""
 
 
 class Sender:
@@ -27,6 +30,8 @@ class Sender:
             text=True,
             env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
         )
+        self.watchdog = threading.Timer(DEADLINE, self.process.kill)  # a hung sender fails the test
+        self.watchdog.start()
 
     def _line(self) -> str:
         assert self.process.stdout is not None
@@ -61,6 +66,7 @@ class Sender:
             with contextlib.suppress(BrokenPipeError):  # it died already
                 self.process.stdin.close()
         code = self.process.wait(timeout=60)
+        self.watchdog.cancel()
         if self.process.stdout is not None:
             self.process.stdout.close()
         return code
