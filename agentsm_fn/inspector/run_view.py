@@ -159,6 +159,16 @@ def steps_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunReco
     return {"run": record_data(record), "steps": _steps(firsts, final, credential_redactor())}
 
 
+def _result(
+    durable: Durable[Any, Any, Any], final: Snapshot[Any, Any] | None, redact: Callable[[str], str]
+) -> JsonValue:
+    """A finished run's result as a typed value: its class's name and its fields (None: no result)."""
+    value = None if final is None else durable.result_of(final)
+    if value is None:
+        return None
+    return {"type": type(value).__name__, "value": plain(value, redact)}
+
+
 def run_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord) -> dict[str, JsonValue]:
     """Everything the run page shows about ``record``, replayed against ``durable``'s machine."""
     redact = credential_redactor()
@@ -190,6 +200,7 @@ def run_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord
             {"run_id": c.run_id, "step": c.parent_step, "status": c.status.value} for c in forks.value_or(())
         ],
         "failure": plain(record.reason, redact) if record.reason else None,
+        "result": _result(durable, final, redact),
         "changed": _changed(durable, record, final),
         "problem": plain("; ".join(errors), redact) if errors else None,
     }

@@ -125,6 +125,11 @@ class RunDetail(RunSummary):
     pending: PendingItem | None = Field(
         description="the effect a waiting run waits on, as GET /pending lists it (None: it waits on nothing)"
     )
+    result: JsonValue = Field(
+        default=None,
+        description="a finished run's result as JSON, e.g. an agent's typed result (None: not finished, "
+        "failed, or its program names no result)",
+    )
 
 
 class RunPage(BaseModel):

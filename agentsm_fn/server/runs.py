@@ -33,7 +33,7 @@ from agentsm_fn.server.models import (
     RunSummary,
     TraceRow,
 )
-from agentsm_fn.server.values import public_json, record_json
+from agentsm_fn.server.values import Json, public_json, record_json
 from agentsm_fn.shell.credentials import redact_credentials
 from agentsm_fn.shell.notes import outcome_note
 
@@ -158,7 +158,15 @@ def run_routes(ctx: ServerContext) -> APIRouter:
         found = record(run_id)
         waiting = unwrapped(waiting_on(ctx.store, found))
         pending = None if waiting is None else pending_item(waiting)
-        return RunDetail.model_validate({**record_json(found), "pending": pending})
+        return RunDetail.model_validate({**record_json(found), "pending": pending, "result": result(found)})
+
+    def result(found: RunRecord) -> Json:
+        """A finished run's result as JSON, by replay (None: not finished, or its program names none)."""
+        durable = ctx.durables.get(found.machine)
+        if found.status is not RunStatus.FINISHED or durable is None or durable.result is None:
+            return None
+        replayed = replay_stored(ctx.store, durable.machine, found.run_id)
+        return None if isinstance(replayed, Failure) else public_json(durable.result_of(replayed.unwrap()))
 
     @routes.get("/runs/{run_id}/trace", response_model=list[TraceRow])
     def trace(run_id: str) -> list[TraceRow]:

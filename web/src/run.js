@@ -69,6 +69,14 @@ function problems(view) {
   ];
 }
 
+/** A finished run's result (an agent's typed value): its type's name and its fields as JSON. */
+function resultPanel(view) {
+  if (!view.result) return null;
+  return h("section", {class: "result", "aria-labelledby": "result-h"},
+    h("h2", {id: "result-h"}, "Result ", h("code", {class: "result-type"}, view.result.type)),
+    h("pre", {class: "result-value"}, JSON.stringify(view.result.value, null, 2)));
+}
+
 function compareForm(runId) {
   const other = h("input", {id: "compare-with", name: "other", required: true, autocomplete: "off", placeholder: "another run's id"});
   return h("form", {class: "compare", onsubmit: (e) => {
@@ -114,7 +122,7 @@ export async function runPage(main, runId, params) {
     const previous = h("button", {type: "button", onclick: () => show(index - 1), "aria-label": "previous step"}, "◀ Previous");
     const next = h("button", {type: "button", onclick: () => show(index + 1), "aria-label": "next step"}, "Next ▶");
     fill(main,
-      header(view), problems(view), pendingPanel(view, refresh, () => follow(true)),
+      header(view), problems(view), resultPanel(view), pendingPanel(view, refresh, () => follow(true)),
       h("div", {class: "run-grid"},
         h("section", {"aria-labelledby": "graph-h"}, h("h2", {id: "graph-h"}, "Graph"), graph.figure),
         h("section", {"aria-labelledby": "steps-h", class: "steps"},

@@ -39,7 +39,7 @@ from agentsm_fn.agents.react.outcomes import (
     ToolBatchResult,
 )
 from agentsm_fn.agents.react.prompt import COMPRESSION_PROMPT, build_messages, compression_prompt
-from agentsm_fn.agents.react.result import AgentOutcome, ReactCompleted, RunResult, Suspended
+from agentsm_fn.agents.react.result import AgentOutcome, ReactCompleted, RunResult, Suspended, agent_result
 from agentsm_fn.agents.react.states import Event, State
 from agentsm_fn.agents.react.table import TRANSITIONS, is_valid_transition
 from agentsm_fn.agents.react.thread import WORK_SUMMARY_PREFIX, react_thread_so_far, react_turn_messages
@@ -84,6 +84,7 @@ __all__ = [
     "ToolEffectError",
     "WORK_SUMMARY_PREFIX",
     "agent_failure",
+    "agent_result",
     "build_messages",
     "compression_prompt",
     "is_valid_transition",

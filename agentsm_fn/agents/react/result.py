@@ -37,6 +37,7 @@ __all__ = [
     "ReactCompleted",
     "RunResult",
     "Suspended",
+    "agent_result",
     "completed",
     "interpret_react",
 ]
@@ -153,6 +154,19 @@ AgentOutcome: TypeAlias = ReactCompleted[ResultT] | Suspended
 
 RunResult: TypeAlias = Result[AgentOutcome[ResultT], ReactError]
 """What ``Agent.run`` returns."""
+
+
+def agent_result(memory: AgentMemory) -> object:
+    """What a finished run gives back: its typed result (the value memory keeps), else its answer's text.
+
+    It is what a :class:`~agentsm_fn.durable.Durable` agent passes as ``result``, so the server,
+    AG-UI, the inspector and ``agentsm-runs show`` show it.
+
+    Example:
+        >>> agent_result(AgentMemory.new("t").evolve(final_answer="Paris."))
+        'Paris.'
+    """
+    return memory.final_answer if memory.output is None else memory.result
 
 
 def completed(snapshot: AgentSnapshot, output: ResultType[ResultT]) -> ReactCompleted[ResultT]:

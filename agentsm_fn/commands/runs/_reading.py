@@ -21,6 +21,7 @@ from agentsm_fn.commands.runs._support import Exit, Unloaded, exit_for, export_r
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.durable import Durable, DurableError, RunRecord, RunStore
 from agentsm_fn.durable.running.replay import replay_stored
+from agentsm_fn.inspector.plain import plain
 from agentsm_fn.regression import (
     Divergence,
     Recording,
@@ -56,9 +57,14 @@ def _exit(error: RegressionError) -> Exit:
 
 
 def replaying(
-    store: RunStore, record: RunRecord, machine: Machine[Any, Any, Any], args: argparse.Namespace, fail: Fail
+    store: RunStore,
+    record: RunRecord,
+    machine: Machine[Any, Any, Any],
+    args: argparse.Namespace,
+    fail: Fail,
+    durable: Durable[Any, Any, Any] | None = None,
 ) -> int:
-    """``show``, ``export``, ``replay`` or ``record`` the stored run."""
+    """``show``, ``export``, ``replay`` or ``record`` the stored run (``show``: and ``durable``'s result)."""
     command, step = args.command, getattr(args, "step", None)
     if command == "record":
         return recorded(store, record, machine, args, fail)
@@ -72,6 +78,9 @@ def replaying(
     snap = replayed.unwrap()
     if command == "show":
         print(snap.trace.render(width=140))
+        result = None if durable is None or step is not None else durable.result_of(snap)
+        if result is not None:  # a finished run's result, e.g. an agent's typed value, as JSON
+            print(f"result {type(result).__name__} {json.dumps(plain(result), ensure_ascii=False)}")
     else:
         short = ""
         if step is not None and step > snap.steps:

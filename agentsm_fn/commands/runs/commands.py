@@ -164,7 +164,8 @@ def _dispatch(store: RunStore, args: argparse.Namespace) -> int:
         return found
     record, target = found
     if command in ("show", "export", "replay", "record"):
-        return replaying(store, record, _machine(target), args, _fail)
+        shown = target if isinstance(target, Durable) else None  # its result, if it names one
+        return replaying(store, record, _machine(target), args, _fail, shown)
     durable = _durable(target, getattr(args, "machine", None) or record.machine)
     if isinstance(durable, int):
         return durable

@@ -97,6 +97,10 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
     A template that is not of the machine's memory class
     (:func:`~agentsm_fn.durable.running.templates.memory_type`) is refused here:
     :class:`~agentsm_fn.durable.running.templates.TemplateMismatch`."""
+    result: Callable[[MemoryT], object] | None = None
+    """What a run that finished (and did not fail) gives back, e.g. an agent's typed result
+    (:func:`~agentsm_fn.agents.react.agent_result`): ``GET /runs/{id}``, AG-UI's ``RUN_FINISHED``,
+    the inspector and ``agentsm-runs show`` show it. None: the program names no result."""
     turns: TurnStart[MemoryT] | None = attrs.field(
         default=attrs.Factory(lambda self: template_turns(self.template), takes_self=True)
     )
@@ -114,6 +118,23 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
     def fingerprint(self) -> str:
         """The machine's fingerprint (:func:`~agentsm_fn.machine_fingerprint`)."""
         return machine_fingerprint(self.machine)
+
+    def result_of(self, snapshot: Snapshot[StateT, MemoryT]) -> object | None:
+        """The :attr:`result` of a run stopped at ``snapshot``: None unless it finished and did not fail.
+
+        Example:
+            >>> from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory, State, agent_result
+            >>> from agentsm_fn.core.snapshot import Snapshot, Status
+            >>> durable = DurableProgram(name="app:AGENT", machine=REACT_MACHINE, result=agent_result)
+            >>> done = AgentMemory.new("t").evolve(final_answer="Paris.")
+            >>> durable.result_of(Snapshot(state=State.Done, memory=done, status=Status.FINISHED))
+            'Paris.'
+        """
+        if self.result is None or snapshot.status is not Status.FINISHED:
+            return None
+        if self.failure is not None and self.failure(snapshot) is not None:
+            return None
+        return self.result(snapshot.memory)
 
     def _now(self, shell: Shell) -> float:
         return (self.clock or shell.clock)()

@@ -19,11 +19,13 @@ from typing import Any, Generic, TypeVar
 import attrs
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.agents.output.result_type import ResultT
 from agentsm_fn.agents.plan_execute import PLAN_EXECUTE_MACHINE, PlanExecuteMemory, plan_execute_failure
 from agentsm_fn.agents.plan_execute import Event as PlanEvent
 from agentsm_fn.agents.plan_execute import State as PlanState
 from agentsm_fn.agents.react.errors import agent_failure
 from agentsm_fn.agents.react.memory import AgentMemory
+from agentsm_fn.agents.react.result import agent_result
 from agentsm_fn.agents.react.states import Event, State
 from agentsm_fn.core.snapshot import Snapshot
 from agentsm_fn.durable.running.durable import Durable
@@ -107,10 +109,11 @@ class AguiAgent(Generic[StateT, EventT, MemoryT]):
         return self.durable.name
 
 
-def react_agui(agent: Agent, name: str) -> AguiAgent[State, Event, AgentMemory]:
+def react_agui(agent: Agent[ResultT], name: str) -> AguiAgent[State, Event, AgentMemory]:
     """``agent`` served over AG-UI as ``name``: its task is the request's last user message.
 
-    The run's result is the agent's final answer; a run that ends in Error is a ``RUN_ERROR``
+    The run's result is the agent's final answer, or its typed result as JSON (an attrs
+    instance as an object of its fields); a run that ends in Error is a ``RUN_ERROR``
     with the code ``AgentFailed``. ``name`` is the durable program's ``module:attribute``
     (see :class:`~agentsm_fn.durable.Durable`).
 
@@ -124,7 +127,12 @@ def react_agui(agent: Agent, name: str) -> AguiAgent[State, Event, AgentMemory]:
         'What is 2+2?'
     """
     durable = Durable(
-        name=name, machine=agent.machine, shell=agent.shell, failure=agent_failure, template=agent.memory
+        name=name,
+        machine=agent.machine,
+        shell=agent.shell,
+        failure=agent_failure,
+        result=agent_result,
+        template=agent.memory,
     )
     return _react(durable, agent.memory)
 
@@ -136,7 +144,9 @@ def _react(
         return _task(request).map(lambda task: template.evolve(task=task))
 
     def answer(memory: AgentMemory) -> JsonValue:
-        return memory.final_answer
+        if memory.output is None:
+            return memory.final_answer
+        return public_json(agent_result(memory))
 
     failed = _coded(lambda _memory: "AgentFailed", agent_failure)
     return AguiAgent(durable=durable, memory=memory, result=answer, error=failed)

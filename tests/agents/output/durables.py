@@ -1,0 +1,37 @@
+"""A durable invoice agent whose result is typed (``Invoice``), for the store, server, CLI and AG-UI tests."""
+
+from __future__ import annotations
+
+from agentsm_fn.agents.react import AgentMemory, Event, State, agent_failure, agent_result
+from agentsm_fn.durable import Durable
+from agentsm_fn.llm import LlmOutcome, LlmReply, LlmRequest
+from agentsm_fn.shell.react_agent import AgentBuilder
+from tests.agents.output.invoices import INVOICE_JSON, Invoice, totals_match
+
+
+class InvoiceLlm:
+    """Replies the invoice (deterministic: a replay or another process gets the same)."""
+
+    def complete(self, request: LlmRequest) -> LlmOutcome:
+        return LlmReply(content=INVOICE_JSON)
+
+
+AGENT = (
+    AgentBuilder.new("Extract the invoice: INV-7")
+    .result_type(Invoice)
+    .validate_result(totals_match)
+    .llm(InvoiceLlm())
+    .build()
+    .unwrap()
+)
+"""The agent (its machine reads replies as Invoices)."""
+
+INVOICES: Durable[State, Event, AgentMemory] = Durable(
+    name="tests.agents.output.durables:INVOICES",
+    machine=AGENT.machine,
+    shell=AGENT.shell,
+    failure=agent_failure,
+    result=agent_result,
+    template=AGENT.memory,
+)
+"""The agent as a durable program whose stored runs show their Invoice."""
