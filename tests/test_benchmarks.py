@@ -196,3 +196,14 @@ def test_the_stream_section_prints_its_targets(
     assert "of which the stream's frame (its task and buffer, no history event):" in out
     assert "1.3x with this frame leaves" in out and "one history event built and buffered alone:" in out
     assert "a run with no consumer (stream hook vs none): worst ratio" in out and "(target <= 1.03)" in out
+
+
+def test_the_results_benchmark_prints_the_validation_cost_of_both_classes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    results = load_benchmark("results")
+    assert results.main(["--no-stream", "--quick"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("scripted LLM (no IO), validation per result in µs")
+    assert "flat (Verdict, 3 fields)" in lines[1] and "nested 3 levels (Invoice, 5 lines)" in lines[2]
+    assert results.result_type(results.Invoice).check(results.INVOICE_JSON).unwrap().number == "INV-7"

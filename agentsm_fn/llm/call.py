@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import ClassVar, Protocol, TypeAlias, runtime_checkable
 
 import attrs
+from pyrsistent import PMap
 
 from agentsm_fn.core.effect_failures import EffectFailure
 from agentsm_fn.core.effects import Effect
@@ -23,7 +24,11 @@ RESULT_TOOL = "final_result"
 
 
 def _optional_object(value: object) -> JsonObject | None:
-    return None if value is None else freeze_object(value)
+    # A persistent map is taken as frozen (it is what freeze_object makes, e.g. a result type's
+    # schema, sent with every planning request): freezing it again would copy the whole schema.
+    if value is None or isinstance(value, PMap):
+        return value
+    return freeze_object(value)
 
 
 @attrs.frozen(kw_only=True)

@@ -30,11 +30,11 @@ _ALLOWED = _ANNOTATIONS | _KEYWORDS
 
 
 def _is_object(value: object) -> bool:
-    return isinstance(value, Mapping)
+    return type(value) is dict or isinstance(value, Mapping)  # a plain dict without the ABC's check
 
 
 def _is_array(value: object) -> bool:
-    return isinstance(value, Sequence) and not isinstance(value, str)
+    return type(value) is list or (isinstance(value, Sequence) and not isinstance(value, str))
 
 
 def _is_string(value: object) -> bool:

@@ -4,7 +4,9 @@
 (a ``dict``) or a plain JSON Schema of an object (a frozen JSON object); :data:`TEXT` is
 the default, the reply's text. The schema is derived once, by the machinery tool
 arguments use (:func:`agentsm_fn.tools.schema.type_schema`). :meth:`ResultType.check`
-reads a reply in four steps, each a value, never an exception:
+reads a reply in four steps, each a value, never an exception (a class's value is converted
+first, as the cheap way to accept a valid reply; jsonschema then words every problem of one
+the class refused):
 
 1. the text must hold a JSON object (:func:`~agentsm_fn.agents.output.check.parse_reply`);
 2. the object must satisfy the schema: every problem is listed with its path;
@@ -20,6 +22,7 @@ with a JSON path; cattrs would be a new dependency for the same work.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, Literal, TypeAlias, cast, overload
 
@@ -121,14 +124,26 @@ class ResultType(Generic[ResultT]):
             case Failure(problem):
                 return Failure((problem,))
             case Success(parsed):
-                problems = schema_problems(self.spec.schema, parsed)
-                if problems:
-                    return Failure(problems)
-                match self._convert(parsed):
-                    case Failure(problem):
-                        return Failure((problem,))
-                    case Success(value):
-                        return self._validate(cast(ResultT, value))
+                return self._typed(self.spec.schema, parsed)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _typed(
+        self, schema: JsonObject, parsed: dict[str, object]
+    ) -> Result[ResultT, tuple[OutputProblem, ...]]:
+        # A class's value is converted first (msgspec, in C): what it accepts its schema accepts
+        # too (the schema is derived from the same annotations), so jsonschema's walk is only
+        # needed to word *every* problem of a reply the class refused. A plain schema is checked.
+        converted = None if self.kind == "schema" else self._convert(parsed)
+        if isinstance(converted, Success):
+            return self._validate(cast(ResultT, converted.unwrap()))
+        problems = schema_problems(schema, parsed)
+        if problems:
+            return Failure(problems)
+        match converted or self._convert(parsed):
+            case Failure(problem):
+                return Failure((problem,))
+            case Success(value):
+                return self._validate(cast(ResultT, value))
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _validate(self, value: ResultT) -> Result[ResultT, tuple[OutputProblem, ...]]:
@@ -180,6 +195,18 @@ def _checked_schema(schema: Mapping[str, object], name: str) -> JsonObject:
     return freeze_object(plain)
 
 
+@functools.lru_cache(maxsize=256)
+def _of_class(kind: type, name: str, description: str) -> ResultType[object]:
+    """A class's result type, derived once per class (a builder may ask for it on every build)."""
+    if not is_object_type(kind):
+        raise TypeError(f"a result type is an attrs class, a TypedDict or a JSON Schema, not {kind!r}")
+    schema = object_schema(kind)
+    described = description or str(schema.pop("description", ""))
+    spec = OutputSpec(name=name or kind.__name__, schema=schema, description=described)
+    which: ResultKind = "attrs" if attrs.has(kind) else "typeddict"
+    return ResultType[object](kind=which, spec=spec, target=kind)
+
+
 @overload
 def result_type(kind: type[T], *, name: str = "", description: str = "") -> ResultType[T]: ...
 
@@ -208,13 +235,8 @@ def result_type(
         ('typeddict', 'Verdict', 'Whether the claim holds.')
     """
     if isinstance(kind, type):
-        if not is_object_type(kind):
-            raise TypeError(f"a result type is an attrs class, a TypedDict or a JSON Schema, not {kind!r}")
-        schema = object_schema(kind)
-        described = description or str(schema.pop("description", ""))
-        spec = OutputSpec(name=name or kind.__name__, schema=schema, description=described)
-        which: ResultKind = "attrs" if attrs.has(kind) else "typeddict"
-        return ResultType[T](kind=which, spec=spec, target=kind)
+        found: type = kind  # a class is hashable (lru_cache's key); mypy cannot tell for type[T]
+        return cast(ResultType[T], _of_class(found, name, description))
     label = name or str(kind.get("title", "") or "result")
     frozen = _checked_schema(kind, label)
     spec = OutputSpec(name=label, schema=frozen, description=description or str(kind.get("description", "")))

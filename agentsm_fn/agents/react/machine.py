@@ -153,5 +153,16 @@ def react_machine(result: ResultType[T]) -> Machine[State, Event, AgentMemory]:
         >>> machine.table == REACT_MACHINE.table, machine.handlers[State.Planning]
         (True, Effectful(request=plan, receive=receive_plan[Ack]))
     """
+    found = _TYPED.get(result)
+    if found is not None:
+        return found
     planning = effectful(plan, receiving(result), failure_event=Event.FatalError)
-    return REACT_MACHINE.extend(handlers={State.Planning: planning})
+    machine = REACT_MACHINE.extend(handlers={State.Planning: planning})
+    if len(_TYPED) >= 256:  # result types made on the fly (tests, generators) must not pile up
+        _TYPED.clear()
+    _TYPED[result] = machine
+    return machine
+
+
+_TYPED: dict[object, Machine[State, Event, AgentMemory]] = {}
+"""The machine of each result type, made once (a builder asks on every build; a result type is a value)."""
