@@ -42,7 +42,7 @@ from returns.result import Result  # noqa: E402
 
 from agentsm_fn.agents.react import REACT_MACHINE, AgentConfig, AgentMemory, Event, State  # noqa: E402
 from agentsm_fn.durable import Durable, JournalRow, SqliteStore, StoreFailure  # noqa: E402
-from agentsm_fn.durable.running import _turns  # noqa: E402
+from agentsm_fn.durable.running import _so_far  # noqa: E402
 from agentsm_fn.durable.running.replay import replay_stored  # noqa: E402
 from agentsm_fn.llm import (  # noqa: E402
     LlmReply,
@@ -169,7 +169,7 @@ def measure_starts(
     for k in range(samples):  # interleaved, so all see the same load of the machine
         first.append(start_cost(store, durable, llm, f"new-{k}", 1))
         warm.append(start_cost(store, durable, llm, "long", number))
-        _turns.forget_known()
+        _so_far.forget_known()
         cold.append(start_cost(store, durable, llm, "long", number + 1))
         number += 2
     own = {turn.run_id for turn in store.turns("long", turns - 1).unwrap()}
