@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import TypeAlias, TypeVar
 
 import attrs
+import msgspec
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.effects import describe_effect
@@ -21,11 +22,13 @@ from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.durable import CodecFailure, Diverged, content_digest
-from agentsm_fn.llm.json import JsonValue
+from agentsm_fn.regression._file import one_line
 from agentsm_fn.regression.json_form import to_json_form
-from agentsm_fn.regression.values import RecordedEffect, RecordedEnd, Recording, frozen_json
+from agentsm_fn.regression.values import JsonText, RecordedEffect, RecordedEnd, Recording
 
 __all__: list[str] = []
+
+_ENCODE = msgspec.json.Encoder().encode
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
@@ -56,15 +59,31 @@ def row_text(state: str, event: str, target: str) -> str:
 
 
 def rows_of(snapshot: Snapshot[StateT, MemoryT]) -> list[str]:
-    """The rows a snapshot's trace took, in order (its effect requests left out)."""
-    return [row_text(e.state, e.event, e.target) for e in snapshot.trace if e.target]
+    """The rows a snapshot's trace took, in order (its effect requests left out).
+
+    Read from the trace's raw rows (``(step, state, event, target, data, at)``; a request's
+    target is None), each enum member's name looked up once: a long run has thousands.
+    """
+    names: dict[object, str] = {}
+
+    def name(value: object) -> str:
+        found = names.get(value)
+        if found is None:
+            found = names[value] = value.name if isinstance(value, enum.Enum) else str(value)
+        return found
+
+    return [
+        f"{name(state)} -{name(event)}-> {name(target)}"
+        for _, state, event, target, _, _ in snapshot.trace.rows
+        if target is not None and target != ""
+    ]
 
 
-def _form(value: object, where: str) -> JsonValue:
+def _form(value: object, where: str) -> JsonText:
     found = to_json_form(value)
     if isinstance(found, Failure):
         raise _Unwritable(found.failure().within("", where))
-    return frozen_json(found.unwrap())
+    return one_line(_ENCODE(found.unwrap()))
 
 
 class _Unwritable(Exception):
@@ -146,7 +165,6 @@ def _capture(
                 digest=digest.hex(),
                 ticks=tuple(ticks),
                 request=_form(pending, f"effects[{seq}].request") if requests else None,
-                answered=False,
             )
         )
         ticks = []
@@ -173,7 +191,7 @@ def _failed(
 
 
 def end_of(
-    snap: Snapshot[StateT, MemoryT], failed: RunFailed[StateT, MemoryT] | None, memory: JsonValue
+    snap: Snapshot[StateT, MemoryT], failed: RunFailed[StateT, MemoryT] | None, memory: JsonText = "null"
 ) -> RecordedEnd:
     """How a run that stopped at ``snap`` (failing with ``failed``, if it did) ended."""
     if failed is not None:

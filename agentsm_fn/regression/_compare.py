@@ -2,27 +2,26 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import attrs
+import msgspec
 from returns.result import Failure
 
 from agentsm_fn.core.failures import RunFailed
 from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.durable import content_digest
-from agentsm_fn.llm.json import JsonValue, thaw
 from agentsm_fn.regression._fold import Misfit, MisfitKind
 from agentsm_fn.regression.errors import Divergence, DivergenceKind
 from agentsm_fn.regression.json_form import to_json_form
-from agentsm_fn.regression.values import RecordedEffect, RecordedEnd, Recording
+from agentsm_fn.regression.values import JsonText, RecordedEffect, RecordedEnd, Recording
 
 __all__: list[str] = []
 
 
-def form_text(form: JsonValue) -> str:
-    """A value in the codec's JSON form as indented text (one field a line, for a diff)."""
-    return json.dumps(thaw(form), indent=1, ensure_ascii=False, allow_nan=False)
+def form_text(text: JsonText) -> str:
+    """A value's one-line JSON text indented (one field a line, for a diff)."""
+    return msgspec.json.format(text.encode(), indent=1).decode()
 
 
 def _value_text(value: object) -> str:
@@ -30,7 +29,7 @@ def _value_text(value: object) -> str:
     found = to_json_form(value)
     if isinstance(found, Failure):
         return repr(value)[:2000]
-    return form_text(found.unwrap())
+    return msgspec.json.format(msgspec.json.encode(found.unwrap()), indent=1).decode()
 
 
 def _request_text(effect: RecordedEffect) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+import msgspec
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.regression.errors import RecordingInvalid, RecordingProblem
@@ -13,6 +14,7 @@ from agentsm_fn.regression.values import Recording
 
 __all__: list[str] = []
 
+_PARSE: Final = msgspec.json.Decoder().decode
 _INDEX: Final = re.compile(r"\[(\d+)\](.*)", re.DOTALL)
 
 
@@ -20,9 +22,9 @@ def decode_values(
     recording: Recording, source: str
 ) -> Result[tuple[object, tuple[object, ...], object], RecordingInvalid]:
     """The start memory, the outcomes of the answered effects in order, and the final memory."""
-    answered = [effect for effect in recording.effects if effect.answered]
-    forms = (recording.memory, *(effect.outcome for effect in answered), recording.end.memory)
-    decoded = from_json_form(forms, tuple)
+    answered = [effect for effect in recording.effects if effect.outcome is not None]
+    texts = (recording.memory, *(effect.outcome or "null" for effect in answered), recording.end.memory)
+    decoded = from_json_form(_PARSE(f"[{','.join(texts)}]"), tuple)
     if isinstance(decoded, Failure):
         failure = decoded.failure()
         fields = ["start.memory", *(f"effects[{effect.seq}].outcome" for effect in answered), "end.memory"]

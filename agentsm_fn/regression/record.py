@@ -55,7 +55,7 @@ def record_run(
         >>> start = begin(m, 1)
         >>> rec = record_run(m, start, run(m, start, Shell()).unwrap(), "app:M").unwrap()
         >>> rec.rows, rec.end.status, rec.end.memory
-        (('A -GO-> Z',), 'finished', 2)
+        (('A -GO-> Z',), 'finished', '2')
     """
     first = len(start.journal)
 

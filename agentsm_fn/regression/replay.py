@@ -107,7 +107,7 @@ def replay_recording(
         return Failure(row)
     if misfit is not None:
         return Failure(compare.misfit(snap, misfit, failed))
-    ended = end_of(snap, failed, None)
+    ended = end_of(snap, failed)
     different = compare.end(snap, ended, end_memory)
     if different is not None:
         return Failure(different)

@@ -14,6 +14,7 @@ import uuid
 from typing import Any, TypeVar
 
 import attrs
+import msgspec
 from returns.result import Failure, Result
 
 from agentsm_fn.core.snapshot import Snapshot, Status
@@ -60,13 +61,13 @@ def rerecord(
         >>> old = record_run(machine(1), start, run(machine(1), start, Shell()).unwrap(), "app:M").unwrap()
         >>> new = rerecord(old, Durable(name="app:M", machine=machine(2))).unwrap()
         >>> old.end.memory, new.end.memory
-        (2, 3)
+        ('2', '3')
     """
     machine = durable.machine
     state = machine.states.__members__.get(recording.start_state)
     if state is None:
         return Failure(Comparer(recording=recording, source=source, machine_changed=True).missing_start())
-    memory = from_json_form(recording.memory, object)
+    memory = from_json_form(msgspec.json.decode(recording.memory), object)
     if isinstance(memory, Failure):
         failure = memory.failure()
         detail = f"{failure.kind.value}: {failure.detail}"

@@ -109,7 +109,7 @@ def test_a_recording_is_written_back_exactly_as_it_was_read(store: RunStore, tmp
             lambda d: d["effects"][0].update(ticks=[1.0, "soon"]),
             RecordingProblem.FIELD,
             "effects[0].ticks[1]",
-            "expected a clock reading",
+            "expected a number, found a string",
         ),
         (
             lambda d: d["effects"][0].update(step="2"),
@@ -118,10 +118,22 @@ def test_a_recording_is_written_back_exactly_as_it_was_read(store: RunStore, tmp
             "expected an integer, found a string",
         ),
         (
-            lambda d: d["effects"][0].pop("outcome"),
+            lambda d: (d["effects"][0].pop("outcome"), d["effects"][0].pop("at")),
             RecordingProblem.FIELD,
             "effects[0]",
             "only the last effect may be unanswered (the one the run waits for)",
+        ),
+        (
+            lambda d: d["effects"][0].pop("at"),
+            RecordingProblem.FIELD,
+            "effects[0]",
+            "an outcome comes with its clock reading, 'at' (and only an outcome does)",
+        ),
+        (
+            lambda d: d["end"].update(answer="R-o-1-40"),
+            RecordingProblem.FIELD,
+            "end.answer",
+            "not a field of a recording",
         ),
         (
             lambda d: d["rows"].__setitem__(1, "READING to LOOKING"),
