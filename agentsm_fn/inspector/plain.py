@@ -7,13 +7,19 @@ fields, an enum its member's name, bytes their length, and every string goes thr
 so nothing the store holds is shown unredacted. :func:`changes` says which top-level
 fields differ between two such objects; a list that only grew is given as what was
 appended, so a long history costs what it adds per step, not its whole length.
+:func:`memory_changes` says the same of two stored memories without turning either into
+data: a memory is a value (handlers return a new memory, never change one), so a field that
+is the same object as the step before did not change, and a sequence whose old items are
+the same objects only grew; only what changed goes through :func:`plain`. A run's page
+costs what each step changed, however long its memory has grown.
 """
 
 from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Callable, Mapping, Set
+import operator
+from collections.abc import Callable, Mapping, Set, Sized
 
 import attrs
 from pyrsistent import PMap, PVector
@@ -21,7 +27,7 @@ from pyrsistent import PMap, PVector
 from agentsm_fn.llm.json import JsonValue
 from agentsm_fn.shell.credentials import credential_redactor
 
-__all__ = ["Change", "apply_changes", "changes", "plain"]
+__all__ = ["Change", "apply_changes", "changes", "memory_changes", "plain"]
 
 Change = dict[str, JsonValue]
 """One changed field: ``{"field": name, "value": new}`` or ``{"field": name, "append": [items]}``."""
@@ -95,6 +101,75 @@ def changes(before: JsonValue, after: JsonValue) -> list[Change]:
         else:
             found.append({"field": name, "value": new})
     return found
+
+
+def memory_changes(before: object, after: object, redact: Callable[[str], str] | None = None) -> list[Change]:
+    """``changes(plain(before), plain(after))``, turning into data only the fields that changed.
+
+    A field that is the same object in both memories is unchanged; a tuple, list or persistent
+    vector whose first items are the same objects as all of the old one's is given as what was
+    appended. Anything else is compared as :func:`changes` compares it.
+
+    Example:
+        >>> import attrs
+        >>> @attrs.frozen
+        ... class Memo:
+        ...     n: int
+        ...     log: tuple[str, ...]
+        >>> one = Memo(1, ("a",))
+        >>> memory_changes(one, Memo(2, (*one.log, "b")))
+        [{'field': 'n', 'value': 2}, {'field': 'log', 'append': ['b']}]
+        >>> memory_changes(one, attrs.evolve(one, n=1))
+        []
+    """
+    redact = redact or credential_redactor()
+    old, new = _fields(before), _fields(after)
+    if old is None or new is None or type(before) is not type(after):
+        return changes(_plain(before, redact), _plain(after, redact))
+    found: list[Change] = []
+    for name, value in new.items():
+        was = old.get(name, _ABSENT)
+        if was is value:
+            continue
+        if isinstance(before, Mapping | PMap) and redact(name) != name:  # as plain shows a redacted key
+            return changes(_plain(before, redact), _plain(after, redact))
+        if _grew(was, value):
+            assert isinstance(was, Sized) and isinstance(value, _SEQUENCES)
+            found.append({"field": name, "append": [_plain(v, redact) for v in value[len(was) :]]})
+        else:
+            found.extend(
+                changes({} if was is _ABSENT else {name: _plain(was, redact)}, {name: _plain(value, redact)})
+            )
+    return found
+
+
+_ABSENT = object()
+
+
+_SEQUENCES = (tuple, list, PVector)
+
+
+def _fields(memory: object) -> Mapping[str, object] | None:
+    """A memory's top-level fields by name (as :func:`plain` names them), or None if it has none."""
+    kind = type(memory)
+    if attrs.has(kind):
+        fields = attrs.fields(kind)
+        return {f.name: getattr(memory, f.name) for f in fields} if fields else None
+    if isinstance(memory, Mapping | PMap):
+        return (
+            {str(k): v for k, v in memory.items()} if len(memory) == len({str(k) for k in memory}) else None
+        )
+    return None
+
+
+def _grew(old: object, new: object) -> bool:
+    """``new`` is ``old`` with items appended: the same kind of sequence, its first items the same objects."""
+    return (
+        isinstance(old, _SEQUENCES)
+        and isinstance(new, _SEQUENCES)
+        and len(new) > len(old)
+        and all(map(operator.is_, old, new))
+    )
 
 
 def apply_changes(memory: JsonValue, found: list[Change]) -> JsonValue:

@@ -2,8 +2,10 @@
 
 :func:`run_view` replays the stored run once (no effect is performed) and keeps the
 first snapshot of each step: step 0 gives the whole memory, every later step only what
-changed (:func:`~agentsm_fn.inspector.plain.changes`), so a 1,000-step run is sent once
-and the page moves between steps without asking again. With it: the transitions taken,
+changed (:func:`~agentsm_fn.inspector.plain.memory_changes`, which turns into data only what
+changed), so a 1,000-step run is sent once, its cost and size grow with the steps (not with
+the steps times the memory's size, however long its history grows), and the page moves between
+steps without asking again. With it: the transitions taken,
 the journal's effects (outcome in words, how long each took, its idempotency key), the
 pending effect, the chat transcript of a built-in agent, the forks of the run (one read keyed by
 the parent, :func:`~agentsm_fn.durable.operations.forks.forks_of`), and why a
@@ -27,7 +29,7 @@ from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.durable.stores.codec import from_bytes
 from agentsm_fn.durable.stores.protocol.store import JournalRow, RunRecord, RunStore
 from agentsm_fn.inspector.machine_view import graph_data
-from agentsm_fn.inspector.plain import changes, plain
+from agentsm_fn.inspector.plain import memory_changes, plain
 from agentsm_fn.inspector.transcript import transcript
 from agentsm_fn.llm.json import JsonValue
 from agentsm_fn.shell.credentials import credential_redactor
@@ -101,12 +103,10 @@ def _steps(
 ) -> list[JsonValue]:
     transitions = [e for e in (final.trace if final is not None else ()) if e.target]
     steps: list[JsonValue] = []
-    memory: JsonValue = None
     first = snaps[0].steps if snaps else 0  # a fork starts at its parent's step, with an empty trace
-    for snap in snaps:
-        now = plain(snap.memory, redact)
-        if not steps:
-            steps.append({"step": snap.steps, "state": snap.state.name, "memory": now})
+    for before, snap in zip([None, *snaps], snaps, strict=False):
+        if before is None:
+            steps.append({"step": snap.steps, "state": snap.state.name, "memory": plain(snap.memory, redact)})
         else:
             index = snap.steps - first - 1
             entry = transitions[index] if index < len(transitions) else None
@@ -117,10 +117,9 @@ def _steps(
                     "from": entry.state if entry else "",
                     "event": entry.event if entry else "",
                     "at": entry.timestamp if entry else None,
-                    "changes": changes(memory, now),
+                    "changes": memory_changes(before.memory, snap.memory, redact),
                 }
             )
-        memory = now
     return steps
 
 
