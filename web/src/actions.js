@@ -70,17 +70,26 @@ export function forkForm(view, current) {
   }},
   h("p", {class: "hint"}, "Edit any field (as JSON); the fork starts from this step with the edited memory."),
   fields, h("button", {type: "submit", id: "fork"}, "Fork"), message);
-  const element = h("details", {class: "fork-panel", id: "fork-panel"}, h("summary", {}, heading), form);
-  function update() {
+  // The fields are filled when the panel opens or is open (not at every step shown: a long memory makes many).
+  let filled = false;
+  const ensure = () => {
+    if (filled) return;
+    filled = true;
     const at = current();
-    step = at.step;
-    heading.textContent = `Fork from step ${step}`;
-    message.textContent = "";
     const memory = at.memory && typeof at.memory === "object" && !Array.isArray(at.memory) ? at.memory : {};
     originals = Object.fromEntries(Object.entries(memory).map(([k, v]) => [k, shown(v)]));
     fill(fields, Object.entries(originals).map(([name, text]) => h("label", {class: "field"},
       h("span", {}, name),
       h("textarea", {name, id: `fork-${name}`, rows: Math.min(8, text.split("\n").length), value: text}))));
+  };
+  const element = h("details", {class: "fork-panel", id: "fork-panel"}, h("summary", {onclick: ensure}, heading), form);
+  element.addEventListener("toggle", () => element.open && ensure());
+  function update() {
+    step = current().step;
+    heading.textContent = `Fork from step ${step}`;
+    message.textContent = "";
+    filled = false;
+    if (element.open) ensure();
   }
   return {element, update};
 }

@@ -9,6 +9,11 @@ function graphviz() {
   return loading;
 }
 
+/** Start loading Graphviz's WebAssembly now (a page calls it before it waits for its data); drawing awaits it. */
+export function loadGraphviz() {
+  graphviz().catch(() => {});  // a failure is said where the graph is drawn
+}
+
 function q(text) {
   return `"${String(text).replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`;
 }

@@ -1,6 +1,6 @@
 // A run's page: graph with the path, a step control with memory and changes, effects, chat, answer, fork, compare.
 import {announce, api, badge, enc, fill, h, shown} from "./dom.js";
-import {drawGraph} from "./graph.js";
+import {drawGraph, loadGraphviz} from "./graph.js";
 import {memories, pathAt} from "./memory.js";
 import {forkForm, pendingPanel} from "./actions.js";
 import {journalTable, traceDetails, transcriptList} from "./tables.js";
@@ -15,7 +15,25 @@ const count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const effectsOf = (run) =>
   count(run.effects ?? 0, "effect") + (run.status === "waiting" ? " done, 1 waiting for an answer" : "");
 
-function memoryTable(memory, previous, changed) {
+const TAIL = 20;
+
+// A long list shows its last TAIL items, and all of them once asked (for that field, at every step after): a
+// memory that grows as the run goes (an agent's history) is drawn in the time of the items shown.
+function valueCell(field, value, whole, redraw) {
+  if (!Array.isArray(value) || value.length <= 2 * TAIL || whole.has(field)) return h("pre", {class: "value"}, shown(value));
+  const first = value.length - TAIL;
+  const all = h("button", {type: "button", class: "show-all", onclick: () => {
+    whole.add(field);
+    redraw();
+    document.querySelector(`table.memory tr[data-field="${CSS.escape(field)}"] pre`)?.focus();
+  }}, `Show all ${value.length}`);
+  return [
+    h("p", {class: "earlier"}, `${value.length} items; the last ${TAIL} (from item ${first + 1}): `, all),
+    h("pre", {class: "value", tabindex: "-1"}, shown(value.slice(first))),
+  ];
+}
+
+function memoryTable(memory, previous, changed, whole, redraw) {
   if (memory === null || typeof memory !== "object" || Array.isArray(memory)) {
     return h("pre", {class: "value"}, shown(memory));
   }
@@ -26,7 +44,7 @@ function memoryTable(memory, previous, changed) {
       const isChanged = changed.has(field);
       return h("tr", {class: isChanged ? "changed" : "", "data-field": field},
         h("th", {scope: "row"}, field, isChanged ? h("span", {class: "visually-hidden"}, " (changed)") : null),
-        h("td", {}, h("pre", {class: "value"}, shown(value))));
+        h("td", {}, valueCell(field, value, whole, redraw)));
     })));
 }
 
@@ -87,22 +105,25 @@ function compareForm(runId) {
 
 /** Show run `runId` in `main`, at the hash's `step` (default: its last step); returns a cleanup. */
 export async function runPage(main, runId, params) {
-  let view = await api(`/inspector/api/runs/${enc(runId)}`);
+  const asked = api(`/inspector/api/runs/${enc(runId)}`);
+  loadGraphviz();  // while the server makes the view
+  let view = await asked;
   let index = null;
   let atEnd = true;
   let move = null;
   let closed = false;
+  const whole = new Set();  // the long list fields shown whole
   const wanted = params.has("step") ? Number(params.get("step")) : null;
 
   async function build() {
     const steps = view.steps.length ? view.steps : [{step: 0, state: view.run.state, memory: null}];
-    const mems = memories(steps);
+    const memoryAt = memories(steps);
     const graph = await drawGraph(view.graph, view.run.machine);
     const slider = h("input", {type: "range", id: "step", min: 0, max: steps.length - 1, value: 0, "aria-describedby": "step-label"});
     const label = h("p", {id: "step-label", class: "step-label", "aria-live": "polite"});
     const memoryBox = h("div", {class: "memory-box"});
     const changesBox = h("div", {class: "changes-box"});
-    const fork = forkForm(view, () => ({step: steps[index].step, memory: mems[index]}));
+    const fork = forkForm(view, () => ({step: steps[index].step, get memory() { return memoryAt(index); }}));
     const show = (i) => {
       index = Math.max(0, Math.min(steps.length - 1, i));
       atEnd = index === steps.length - 1;
@@ -112,8 +133,9 @@ export async function runPage(main, runId, params) {
       label.textContent = `Step ${step.step} of ${steps[steps.length - 1].step}: ${step.state}` +
         (step.event ? ` (from ${step.from} by ${step.event})` : "");
       const changed = new Set((step.changes ?? []).map((c) => c.field));
-      fill(memoryBox, memoryTable(mems[index], mems[index - 1], changed));
-      fill(changesBox, changeList(step, mems[index - 1]));
+      const [memory, before] = [memoryAt(index), memoryAt(index - 1)];
+      fill(memoryBox, memoryTable(memory, before, changed, whole, () => show(index)));
+      fill(changesBox, changeList(step, before));
       graph.mark(pathAt(steps, index));
       fork.update();
       document.body.dataset.step = String(step.step);
