@@ -14,7 +14,7 @@ imports none of this.
 from agentsm_fn.inspector.assets import ASSETS
 from agentsm_fn.inspector.compare import compare_views
 from agentsm_fn.inspector.machine_view import graph_data, machine_view
-from agentsm_fn.inspector.plain import apply_changes, changes, plain
+from agentsm_fn.inspector.plain import apply_changes, changes, memory_changes, plain
 from agentsm_fn.inspector.run_view import record_data, run_view
 from agentsm_fn.inspector.transcript import transcript
 
@@ -25,6 +25,7 @@ __all__ = [
     "compare_views",
     "graph_data",
     "machine_view",
+    "memory_changes",
     "plain",
     "record_data",
     "run_view",

@@ -30,7 +30,8 @@ from agentsm_fn.shell.credentials import credential_redactor
 __all__ = ["Change", "apply_changes", "changes", "memory_changes", "plain"]
 
 Change = dict[str, JsonValue]
-"""One changed field: ``{"field": name, "value": new}`` or ``{"field": name, "append": [items]}``."""
+"""One changed field: ``{"field": name, "value": new}``, ``{"field": name, "append": [items]}``, or
+``{"field": name, "removed": True}`` (a mapping's key that is gone)."""
 
 
 def plain(value: object, redact: Callable[[str], str] | None = None) -> JsonValue:
@@ -88,6 +89,8 @@ def changes(before: JsonValue, after: JsonValue) -> list[Change]:
         [{'field': 'n', 'value': 2}, {'field': 'log', 'append': ['b']}]
         >>> changes({"n": 1}, {"n": 1})
         []
+        >>> changes({"n": 1, "gone": 2}, {"n": 1})
+        [{'field': 'gone', 'removed': True}]
     """
     if not isinstance(before, dict) or not isinstance(after, dict):
         return [] if before == after else [{"field": "", "value": after}]
@@ -100,6 +103,7 @@ def changes(before: JsonValue, after: JsonValue) -> list[Change]:
             found.append({"field": name, "append": new[len(old) :]})
         else:
             found.append({"field": name, "value": new})
+    found.extend({"field": name, "removed": True} for name in before if name not in after)
     return found
 
 
@@ -126,6 +130,9 @@ def memory_changes(before: object, after: object, redact: Callable[[str], str] |
     old, new = _fields(before), _fields(after)
     if old is None or new is None or type(before) is not type(after):
         return changes(_plain(before, redact), _plain(after, redact))
+    gone = [name for name in old if name not in new]
+    if isinstance(before, Mapping | PMap) and any(redact(name) != name for name in gone):
+        return changes(_plain(before, redact), _plain(after, redact))
     found: list[Change] = []
     for name, value in new.items():
         was = old.get(name, _ABSENT)
@@ -140,6 +147,7 @@ def memory_changes(before: object, after: object, redact: Callable[[str], str] |
             found.extend(
                 changes({} if was is _ABSENT else {name: _plain(was, redact)}, {name: _plain(value, redact)})
             )
+    found.extend({"field": name, "removed": True} for name in gone)
     return found
 
 
@@ -193,6 +201,8 @@ def apply_changes(memory: JsonValue, found: list[Change]) -> JsonValue:
             ]
         elif name == "":
             return change["value"]
+        elif change.get("removed"):
+            result.pop(name, None)
         else:
             result[name] = change["value"]
     return result

@@ -38,7 +38,8 @@ function applyChanges(memory, changes) {
   if (!isFields(memory)) return memory;
   const next = {...memory};
   for (const change of changes) {
-    if ("append" in change) next[change.field] = appended(next[change.field], change.append);
+    if (change.removed) delete next[change.field];
+    else if ("append" in change) next[change.field] = appended(next[change.field], change.append);
     else next[change.field] = Array.isArray(change.value) ? new Grown(change.value.slice(), change.value.length) : change.value;
   }
   return next;

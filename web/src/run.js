@@ -54,7 +54,7 @@ function changeList(step, before) {
   if (!changes.length) return h("p", {}, "No field changed.");
   return h("ul", {class: "changes"}, changes.map((c) => h("li", {},
     h("code", {}, c.field || "(memory)"), ": ",
-    "append" in c
+    c.removed ? "removed" : "append" in c
       ? `appended ${c.append.length} item${c.append.length === 1 ? "" : "s"}: ${shown(c.append)}`
       : [h("del", {}, shown(before?.[c.field])), " → ", h("ins", {}, shown(c.value))])));
 }
