@@ -1,15 +1,15 @@
 """A run's page as data, from one replay of its journal: every step's state and memory, its effects, its chat.
 
-:func:`run_view` replays the stored run once (no effect is performed) and keeps the
-first snapshot of each step: step 0 gives the whole memory, every later step only what
-changed (:func:`~agentsm_fn.inspector.plain.memory_changes`, which turns into data only what
-changed), so a 1,000-step run is sent once, its cost and size grow with the steps (not with
-the steps times the memory's size, however long its history grows), and the page moves between
-steps without asking again. With it: the transitions taken,
-the journal's effects (outcome in words, how long each took, its idempotency key), the
-pending effect, the chat transcript of a built-in agent, the forks of the run (one read keyed by
-the parent, :func:`~agentsm_fn.durable.operations.forks.forks_of`), and why a
-failed run failed.
+:func:`run_view` replays the stored run once (no effect is performed) and, as the replay
+passes each step, takes what it changed against the step before: step 0 gives the whole
+memory, every later step only what changed (:func:`~agentsm_fn.inspector.plain.memory_changes`,
+which turns into data only what changed), and no step's memory is kept. So a 1,000-step run
+is sent once, its cost and size grow with the steps (not with the steps times the memory's
+size, however long its history grows), and the page moves between steps without asking
+again. With it: the transitions taken, the journal's effects (outcome in words, how long each
+took, its idempotency key), the pending effect, the chat transcript of a built-in agent, the
+forks of the run (one read keyed by the parent,
+:func:`~agentsm_fn.durable.operations.forks.forks_of`), and why a failed run failed.
 """
 
 from __future__ import annotations
@@ -98,28 +98,30 @@ def _journal(
     return shown, outcomes
 
 
-def _steps(
-    snaps: list[Snapshot[Any, Any]], final: Snapshot[Any, Any] | None, redact: Redact
-) -> list[JsonValue]:
+_Step = tuple[int, str, JsonValue]
+"""A step as the replay passes it: its number, its state's name, and its memory (step 0) or what changed."""
+
+
+def _steps(seen: list[_Step], final: Snapshot[Any, Any] | None) -> list[JsonValue]:
     transitions = [e for e in (final.trace if final is not None else ()) if e.target]
     steps: list[JsonValue] = []
-    first = snaps[0].steps if snaps else 0  # a fork starts at its parent's step, with an empty trace
-    for before, snap in zip([None, *snaps], snaps, strict=False):
-        if before is None:
-            steps.append({"step": snap.steps, "state": snap.state.name, "memory": plain(snap.memory, redact)})
-        else:
-            index = snap.steps - first - 1
-            entry = transitions[index] if index < len(transitions) else None
-            steps.append(
-                {
-                    "step": snap.steps,
-                    "state": snap.state.name,
-                    "from": entry.state if entry else "",
-                    "event": entry.event if entry else "",
-                    "at": entry.timestamp if entry else None,
-                    "changes": memory_changes(before.memory, snap.memory, redact),
-                }
-            )
+    first = seen[0][0] if seen else 0  # a fork starts at its parent's step, with an empty trace
+    for number, state, shown in seen:
+        if not steps:
+            steps.append({"step": number, "state": state, "memory": shown})
+            continue
+        index = number - first - 1
+        entry = transitions[index] if index < len(transitions) else None
+        steps.append(
+            {
+                "step": number,
+                "state": state,
+                "from": entry.state if entry else "",
+                "event": entry.event if entry else "",
+                "at": entry.timestamp if entry else None,
+                "changes": shown,
+            }
+        )
     return steps
 
 
@@ -139,23 +141,33 @@ def _changed(
 
 
 def _replay(
-    store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord
-) -> tuple[list[Snapshot[Any, Any]], Result[Snapshot[Any, Any], DurableError]]:
-    """The first snapshot of each step, and the replay's end (one replay of the journal)."""
-    firsts: list[Snapshot[Any, Any]] = []
+    store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord, redact: Redact
+) -> tuple[Snapshot[Any, Any] | None, list[_Step], Result[Snapshot[Any, Any], DurableError]]:
+    """The first snapshot, each step (its memory or what changed), and the replay's end (one replay).
+
+    What changed is taken as the replay passes each step, against the step before only: no
+    step's memory is kept, so a run's view holds what its steps changed, not every memory.
+    """
+    steps: list[_Step] = []
+    ends: list[Snapshot[Any, Any]] = []  # the first snapshot, and the first of the newest step
 
     def seen(snap: Snapshot[Any, Any]) -> None:
-        if not firsts or snap.steps > firsts[-1].steps:
-            firsts.append(snap)
+        if not ends:
+            steps.append((snap.steps, snap.state.name, plain(snap.memory, redact)))
+            ends.extend((snap, snap))
+        elif snap.steps > ends[1].steps:
+            steps.append((snap.steps, snap.state.name, memory_changes(ends[1].memory, snap.memory, redact)))
+            ends[1] = snap
 
-    return firsts, replay_stored(store, durable.machine, record.run_id, seen=seen)
+    replayed = replay_stored(store, durable.machine, record.run_id, seen=seen)
+    return (ends[0] if ends else None), steps, replayed
 
 
 def steps_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord) -> dict[str, JsonValue]:
     """What :func:`~agentsm_fn.inspector.compare.compare_views` reads of a run view: its record and steps."""
-    firsts, replayed = _replay(store, durable, record)
+    _, seen, replayed = _replay(store, durable, record, credential_redactor())
     final = replayed.unwrap() if isinstance(replayed, Success) else None
-    return {"run": record_data(record), "steps": _steps(firsts, final, credential_redactor())}
+    return {"run": record_data(record), "steps": _steps(seen, final)}
 
 
 def _result(
@@ -171,7 +183,7 @@ def _result(
 def run_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord) -> dict[str, JsonValue]:
     """Everything the run page shows about ``record``, replayed against ``durable``'s machine."""
     redact = credential_redactor()
-    firsts, replayed = _replay(store, durable, record)
+    start, seen, replayed = _replay(store, durable, record, redact)
     final = replayed.unwrap() if isinstance(replayed, Success) else None
     rows = store.journal(record.run_id)
     journal, outcomes = _journal(record.run_id, rows.value_or(()), redact)
@@ -181,7 +193,7 @@ def run_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord
     return {
         "run": record_data(record),
         "graph": graph_data(durable.machine),
-        "steps": _steps(firsts, final, redact),
+        "steps": _steps(seen, final),
         "trace": [
             {
                 "step": e.step,
@@ -194,7 +206,7 @@ def run_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord
         ],
         "journal": journal,
         "pending": waiting,
-        "transcript": transcript(firsts[0].memory if firsts else None, outcomes, redact),
+        "transcript": transcript(start.memory if start else None, outcomes, redact),
         "forks": [
             {"run_id": c.run_id, "step": c.parent_step, "status": c.status.value} for c in forks.value_or(())
         ],
