@@ -3,7 +3,7 @@ import {h, shown} from "./dom.js";
 
 /** Every effect: what it was, its outcome in words, how long it took, its idempotency key. */
 export function journalTable(journal) {
-  return h("section", {"aria-labelledby": "journal-h"},
+  return h("section", {"aria-labelledby": "journal-h", class: "effects"},
     h("h2", {id: "journal-h"}, `Effects (${journal.length})`),
     journal.length ? h("table", {class: "journal"},
       h("caption", {class: "visually-hidden"}, "Effects in the order they were performed"),
