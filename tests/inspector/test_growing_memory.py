@@ -24,7 +24,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from agentsm_fn.durable import SqliteStore
-from agentsm_fn.durable.travel import replay_stored
+from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.inspector import apply_changes, changes, memory_changes, plain, run_view
 from agentsm_fn.inspector.compare import memories
 from agentsm_fn.llm.json import JsonValue
