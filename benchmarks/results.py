@@ -4,13 +4,14 @@
    the same ReAct run (one tool call, then the answer) returning a validated ``Invoice`` (the
    schema sent as ``response_format``, the streamed reply checked: parsed, schema, converted,
    an output validator) vs returning the same reply as text. Both sides get the same reply
-   bytes; they are timed in rounds, each in a rotated order, and the ratio of the best times
-   is the verdict (target: <= 1.05), the median of the per-round ratios printed beside it.
+   bytes; they are timed in rounds, each in a rotated order, and the ratio of the best wall times
+   is the verdict (target: <= 1.05), the median of the per-round ratios printed beside it, and
+   the ratio of this process's CPU time (what other processes on a shared machine disturb least).
 2. With a scripted LLM (no IO): the cost of validation per result in µs, for a flat class
    (``Verdict``: three scalars) and one nested three levels deep (``Invoice`` of ``Line`` of
    ``Money``): ``ResultType.check`` alone, and a whole typed run minus the same text run.
 
-    bash scripts/aimock.sh && python benchmarks/results.py [--runs 200] [--repeat 5] [--concurrency 10]
+    bash scripts/aimock.sh && python benchmarks/results.py [--runs 100] [--repeat 11] [--concurrency 10]
 """
 
 from __future__ import annotations
@@ -120,7 +121,9 @@ def load_fixtures(base: str) -> None:
 
 
 def builder(provider: HttpProvider | ScriptedLlm) -> AgentBuilder[str]:
-    return AgentBuilder.new(TASK).llm(provider).tool("lookup", "Look an order up", SCHEMA, alookup)
+    """The agent both sides run: async runs call the tool as a coroutine, sync runs as a function."""
+    fn = lookup if isinstance(provider, ScriptedLlm) else alookup
+    return AgentBuilder.new(TASK).llm(provider).tool("lookup", "Look an order up", SCHEMA, fn)
 
 
 async def typed_run(provider: HttpProvider) -> None:
@@ -134,20 +137,48 @@ async def text_run(provider: HttpProvider) -> None:
     assert isinstance(done, ReactCompleted) and done.answer == INVOICE_JSON, done
 
 
-async def timed(runs: int, concurrency: int, one: Callable[[], Awaitable[None]]) -> float:
+async def timed(runs: int, concurrency: int, one: Callable[[], Awaitable[None]]) -> tuple[float, float]:
+    """Wall seconds and this process's CPU seconds for ``runs`` runs, ``concurrency`` at a time."""
     queue = iter(range(runs))
 
     async def worker() -> None:
         for _ in queue:
             await one()
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
-    return time.perf_counter() - started
+    return time.perf_counter() - started, time.process_time() - cpu
 
 
-async def streaming(base: str, runs: int, repeat: int, concurrency: int) -> tuple[float, float, float]:
-    """Best seconds for ``runs`` text runs and typed runs, and the median per-round ratio."""
+@attrs.frozen
+class Sides:
+    """Text and typed runs: best wall and CPU seconds, the median per-round wall ratio, calls per run."""
+
+    wall: tuple[float, float]
+    cpu: tuple[float, float]
+    median: float
+    calls: tuple[float, float]
+
+
+async def counted(runs: int, one: Callable[[], Awaitable[None]]) -> float:
+    """Python function calls per run (``sys.setprofile``): the cost no other process's load disturbs."""
+    count = [0]
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        if event in ("call", "c_call"):
+            count[0] += 1
+
+    sys.setprofile(profile)
+    try:
+        for _ in range(runs):
+            await one()
+    finally:
+        sys.setprofile(None)
+    return count[0] / runs
+
+
+async def streaming(base: str, runs: int, repeat: int, concurrency: int) -> Sides:
+    """Text runs and typed runs, each side ``repeat`` times in alternating order."""
     limits = httpx.Limits(max_connections=100, max_keepalive_connections=100)
     async with httpx.AsyncClient(limits=limits) as client:
         provider = openai_provider(
@@ -156,14 +187,16 @@ async def streaming(base: str, runs: int, repeat: int, concurrency: int) -> tupl
         sides: list[Callable[[], Awaitable[None]]] = [lambda: text_run(provider), lambda: typed_run(provider)]
         for side in sides:  # warm-up: the pool, the server's JIT, the schema's compiled validator
             await timed(50, concurrency, side)
-        rounds: list[list[float]] = []
+        rounds: list[list[tuple[float, float]]] = []
         for r in range(repeat):
-            times = [0.0, 0.0]
+            times = [(0.0, 0.0), (0.0, 0.0)]
             for i in (r % 2, (r + 1) % 2):
                 times[i] = await timed(runs, concurrency, sides[i])
             rounds.append(times)
-    best = (min(t[0] for t in rounds), min(t[1] for t in rounds))
-    return best[0], best[1], statistics.median(t[1] / t[0] for t in rounds)
+        calls = (await counted(20, sides[0]), await counted(20, sides[1]))
+    wall = (min(t[0][0] for t in rounds), min(t[1][0] for t in rounds))
+    cpu = (min(t[0][1] for t in rounds), min(t[1][1] for t in rounds))
+    return Sides(wall, cpu, statistics.median(t[1][0] / t[0][0] for t in rounds), calls)
 
 
 def per_call(fn: Callable[[], object], seconds: float = 0.3) -> float:
@@ -209,8 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--runs", type=int, default=200)
-    parser.add_argument("--repeat", type=int, default=5, help="rounds of each side")
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=11, help="rounds of each side")
     parser.add_argument("--concurrency", type=int, default=10)
     parser.add_argument("--no-stream", action="store_true", help="the scripted figures only (no aimock)")
     parser.add_argument("--quick", action="store_true", help="a smoke run: one short round of everything")
@@ -222,17 +255,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         process, base = start_aimock()
         try:
             load_fixtures(base)
-            text, typed, median = asyncio.run(streaming(base, args.runs, args.repeat, args.concurrency))
+            sides = asyncio.run(streaming(base, args.runs, args.repeat, args.concurrency))
         finally:
             process.terminate()
             process.wait(timeout=10)
+        (text, typed), (text_cpu, typed_cpu) = sides.wall, sides.cpu
         ratio = typed / text
         verdict = "meets" if ratio <= 1.05 else "misses"
         print(f"streaming (OpenAI-compatible, aimock), {args.runs} runs x 2 LLM calls, ", end="")
         print(f"{args.concurrency} concurrent, {args.repeat} rounds:")
         print(f"  text {args.runs / text:.1f} runs/s, validated Invoice {args.runs / typed:.1f} runs/s")
-        print(f"  validated result / text: {ratio:.3f} of best times ({verdict} the <= 1.05 target;", end=" ")
-        print(f"median per round {median:.3f})")
+        print(
+            f"  validated result / text: {ratio:.3f} of best wall times ({verdict} the <= 1.05 target;",
+            end=" ",
+        )
+        print(
+            f"median per round {sides.median:.3f}); this process's CPU: {typed_cpu / text_cpu:.3f}", end=" "
+        )
+        print(f"({text_cpu / args.runs * 1e6:.0f} vs {typed_cpu / args.runs * 1e6:.0f} µs per run)")
+        (text_calls, typed_calls) = sides.calls
+        print(f"  Python calls per run: text {text_calls:.0f}, validated {typed_calls:.0f}", end=" ")
+        print(f"({typed_calls / text_calls:.3f}; counted, so no other process's load moves it)")
     flat = result_type(Verdict)
     nested = result_type(Invoice).validated_by(totals_match)
     print("scripted LLM (no IO), validation per result in µs: check alone; typed run - text run")

@@ -94,6 +94,7 @@ def _all_tools(tools: tuple[ToolSpec, ...]) -> list[dict[str, object]]:
 
 
 _function_tools = by_identity(_all_tools, limit=256)
+_plain_schema = by_identity(thaw, limit=256)  # a result type's schema, re-sent with every planning call
 
 
 def cached_function_tools(tools: tuple[ToolSpec, ...]) -> list[dict[str, object]]:
@@ -184,7 +185,7 @@ class OpenAiCodec:
             schema: dict[str, object] = {"name": request.response_name or "response"}
             if request.response_description:
                 schema["description"] = request.response_description
-            schema["schema"] = thaw(request.response_schema)
+            schema["schema"] = _plain_schema(request.response_schema)
             body["response_format"] = {"type": "json_schema", "json_schema": schema}
         if request.want_confidence:
             body["logprobs"] = True

@@ -153,16 +153,19 @@ def react_machine(result: ResultType[T]) -> Machine[State, Event, AgentMemory]:
         >>> machine.table == REACT_MACHINE.table, machine.handlers[State.Planning]
         (True, Effectful(request=plan, receive=receive_plan[Ack]))
     """
-    found = _TYPED.get(result)
-    if found is not None:
-        return found
+    # Keyed by what the result type is made of, the spec by identity (a class's spec is made once):
+    # hashing or comparing the spec's schema would walk it on every build.
+    key = (result.kind, id(result.spec), result.target, result.validators)
+    found = _TYPED.get(key)
+    if found is not None and found[0] is result.spec:
+        return found[1]
     planning = effectful(plan, receiving(result), failure_event=Event.FatalError)
     machine = REACT_MACHINE.extend(handlers={State.Planning: planning})
     if len(_TYPED) >= 256:  # result types made on the fly (tests, generators) must not pile up
         _TYPED.clear()
-    _TYPED[result] = machine
+    _TYPED[key] = (result.spec, machine)  # the spec is kept: its id is not reused while it is here
     return machine
 
 
-_TYPED: dict[object, Machine[State, Event, AgentMemory]] = {}
-"""The machine of each result type, made once (a builder asks on every build; a result type is a value)."""
+_TYPED: dict[tuple[object, ...], tuple[object, Machine[State, Event, AgentMemory]]] = {}
+"""The machine of each result type, made once (a builder asks on every build)."""
