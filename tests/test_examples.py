@@ -53,3 +53,11 @@ def test_evals_capitals_judges_two_prompts_and_flags_the_regression() -> None:
     out = run_example("evals_capitals.py")
     assert "experiment terse: 4 case(s), 4 run(s)" in out and "passed 4/4 (100%)" in out
     assert "chatty against terse: 4 regressed, 0 improved, 0 unchanged, 0 added, 0 removed" in out
+
+
+def test_invoice_extraction_returns_an_invoice_after_one_correction() -> None:
+    out = run_example("invoice_extraction.py")
+    assert "invoice INV-2024-07 for ada@example.com: 7.20 EUR" in out
+    assert "corrections sent back: 1" in out
+    assert "step 2: $: the total 7.5 is not the sum of the lines (7.2)" in out
+    assert "OutputInvalid" in out and "RetryOutput" in out and "LlmFinalAnswer" in out
