@@ -6,13 +6,16 @@ module:DURABLE``; the routes are :mod:`agentsm_fn.server.inspector`); its files 
 installing the package needs no Node, the page fetches nothing from the internet). The page
 calls the server's JSON API and these views: a run from one replay (:func:`run_view`), a
 machine with the verifier's findings and the changed-machine check (:func:`machine_view`),
-two runs side by side (:func:`compare_views`). Everything shown is redacted as the rest of
+two runs side by side (:func:`compare_views`), the experiments in the store
+(:func:`experiments_view`, :func:`experiment_view`, and one case in two of them:
+:func:`case_view`). Everything shown is redacted as the rest of
 the project redacts (:func:`plain`). Plain data, no web framework; ``import agentsm_fn``
 imports none of this.
 """
 
 from agentsm_fn.inspector.assets import ASSETS
 from agentsm_fn.inspector.compare import compare_views
+from agentsm_fn.inspector.experiments import case_view, experiment_view, experiments_view
 from agentsm_fn.inspector.machine_view import graph_data, machine_view
 from agentsm_fn.inspector.plain import apply_changes, changes, memory_changes, plain
 from agentsm_fn.inspector.run_view import record_data, run_view
@@ -21,8 +24,11 @@ from agentsm_fn.inspector.transcript import transcript
 __all__ = [
     "ASSETS",
     "apply_changes",
+    "case_view",
     "changes",
     "compare_views",
+    "experiment_view",
+    "experiments_view",
     "graph_data",
     "machine_view",
     "memory_changes",

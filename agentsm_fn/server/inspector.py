@@ -19,8 +19,17 @@ from fastapi import APIRouter, Response
 from fastapi.responses import JSONResponse
 
 from agentsm_fn.durable.running.durable import Durable
+from agentsm_fn.durable.stores.protocol.experiments import ExperimentStore
 from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStore
-from agentsm_fn.inspector import ASSETS, compare_views, machine_view, run_view
+from agentsm_fn.inspector import (
+    ASSETS,
+    case_view,
+    compare_views,
+    experiment_view,
+    experiments_view,
+    machine_view,
+    run_view,
+)
 from agentsm_fn.inspector.run_view import steps_view
 from agentsm_fn.llm.json import JsonValue
 from agentsm_fn.server.context import ServerContext
@@ -78,6 +87,31 @@ def inspector_routes(ctx: ServerContext) -> APIRouter:
     def one_machine(name: str) -> JSONResponse:
         """A machine's graph with the verifier's findings, and which stored runs its code would diverge on."""
         return JSONResponse(machine_view(ctx.store, ctx.durable(name)))
+
+    def experiments() -> ExperimentStore:
+        if not isinstance(ctx.store, ExperimentStore):
+            raise ApiError(404, "not_found", "this store keeps no experiments")
+        return ctx.store
+
+    def found(view: dict[str, JsonValue] | None, what: str) -> JSONResponse:
+        if view is None:
+            raise ApiError(404, "not_found", f"no experiment {what} is stored")
+        return JSONResponse(view)
+
+    @routes.get("/inspector/api/experiments", tags=["inspector"])
+    def all_experiments() -> JSONResponse:
+        """Every experiment in the store, newest first: its cases, runs, passes and mean score."""
+        return JSONResponse(unwrapped(experiments_view(experiments())))
+
+    @routes.get("/inspector/api/experiments/{name}", tags=["inspector"])
+    def one_experiment(name: str) -> JSONResponse:
+        """An experiment's case runs with every evaluator's grade, its evaluators, the other experiments."""
+        return found(unwrapped(experiment_view(experiments(), name)), name)
+
+    @routes.get("/inspector/api/experiments/{a}/{b}/cases/{case}", tags=["inspector"])
+    def one_case(a: str, b: str, case: str) -> JSONResponse:
+        """Case ``case`` in experiments ``a`` and ``b``: each one's runs of it and their grades."""
+        return found(unwrapped(case_view(experiments(), case, a, b)), f"{a} or {b}")
 
     @routes.get("/inspector/api/compare/{a}/{b}", tags=["inspector"])
     def compare(a: str, b: str) -> JSONResponse:

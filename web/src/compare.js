@@ -5,15 +5,13 @@ function side(step) {
   return step ? `${step.state}${step.event ? ` (by ${step.event})` : ""}` : "—";
 }
 
-/** Show runs `a` and `b` compared in `main`. */
-export async function comparePage(main, a, b) {
-  const view = await api(`/inspector/api/compare/${enc(a)}/${enc(b)}`);
+/** The comparison of two runs (the compare API's view): who they are, where they part, each step. */
+export function comparison(view) {
   const link = (run) => [h("a", {href: `#/runs/${enc(run.run_id)}`}, h("code", {}, run.run_id)), " ", badge(run.status)];
   const parted = view.parted_at === null
     ? "Their paths do not part."
     : `Their paths part at step ${view.parted_at}.`;
-  fill(main,
-    h("h1", {tabindex: "-1"}, "Two runs side by side"),
+  return [
     h("p", {}, "A: ", link(view.a), " · B: ", link(view.b)),
     h("p", {class: "parted", role: "status"}, parted),
     h("table", {class: "compare"},
@@ -22,6 +20,13 @@ export async function comparePage(main, a, b) {
       h("tbody", {}, view.steps.map((s) => h("tr", {class: s.step === view.parted_at ? "parted" : ""},
         h("th", {scope: "row", class: "num"}, String(s.step)), h("td", {}, side(s.a)), h("td", {}, side(s.b)),
         h("td", {}, s.differs.length ? h("ul", {}, s.differs.map((d) => h("li", {},
-          h("code", {}, d.field || "(memory)"), ": A ", shown(d.a), " · B ", shown(d.b)))) : "none"))))));
+          h("code", {}, d.field || "(memory)"), ": A ", shown(d.a), " · B ", shown(d.b)))) : "none"))))),
+  ];
+}
+
+/** Show runs `a` and `b` compared in `main`. */
+export async function comparePage(main, a, b) {
+  const view = await api(`/inspector/api/compare/${enc(a)}/${enc(b)}`);
+  fill(main, h("h1", {tabindex: "-1"}, "Two runs side by side"), comparison(view));
   document.body.dataset.ready = "compare";
 }

@@ -1,6 +1,7 @@
 // The run inspector: hash routes (the JSON API keeps /runs and /machines), one page at a time.
 import {announce, fill, h} from "./dom.js";
 import {comparePage} from "./compare.js";
+import {experimentCasePage, experimentPage, experimentsPage} from "./experiments.js";
 import {machinePage, machinesPage} from "./machine.js";
 import {runPage} from "./run.js";
 import {runsPage} from "./runs.js";
@@ -18,6 +19,11 @@ function route() {
   if (parts[0] === "runs" && parts[1]) return [`Run ${parts[1]}`, () => runPage(main, parts[1], params)];
   if (parts[0] === "machines" && parts[1]) return [`Machine ${parts[1]}`, () => machinePage(main, parts[1])];
   if (parts[0] === "machines") return ["Machines", () => machinesPage(main)];
+  if (parts[0] === "experiments" && parts[2] === "vs" && parts[4]) {
+    return [`Case ${parts[4]} in ${parts[1]} and ${parts[3]}`, () => experimentCasePage(main, parts[1], parts[3], parts[4], params)];
+  }
+  if (parts[0] === "experiments" && parts[1]) return [`Experiment ${parts[1]}`, () => experimentPage(main, parts[1], params)];
+  if (parts[0] === "experiments") return ["Experiments", () => experimentsPage(main)];
   if (parts[0] === "compare" && parts[2]) return [`Compare ${parts[1]} and ${parts[2]}`, () => comparePage(main, parts[1], parts[2])];
   return ["Runs", () => runsPage(main, params)];
 }
