@@ -86,11 +86,13 @@ def fork_thread(
     turn: int,
     message: str,
     new_thread_id: str | None = None,
+    run_id: str | None = None,
 ) -> Result[Turn[StateT, MemoryT], ThreadError]:
     """Fork thread ``thread_id`` at turn ``turn`` with ``message`` instead of that turn's, and run it here.
 
     The new thread (``new_thread_id``, or a new id) holds the turns before ``turn`` and a
-    fork of turn ``turn``'s run (its record names that run as its parent, at step 0).
+    fork of turn ``turn``'s run (its record names that run as its parent, at step 0), whose
+    id is ``run_id`` (default: a new id).
 
     Example:
         >>> from agentsm_fn.durable import SqliteStore
@@ -125,10 +127,12 @@ def fork_thread(
     refused = refused_run_id(fork_id)
     if refused is not None:
         return Failure(ThreadIdRefused(why=refused.why))
+    if run_id is not None and (named := refused_run_id(run_id)) is not None:
+        return Failure(named)
     thread = _so_far.so_far(kept, program, start, before)
     if isinstance(thread, Failure):
         return thread
-    run_id, memory = uuid.uuid4().hex, start.start(thread.unwrap(), message)
+    run_id, memory = run_id or uuid.uuid4().hex, start.start(thread.unwrap(), message)
     made = _turns.new_run(program, memory, run_id, _turns.now_of(program), parent=source.run_id)
     if isinstance(made, Failure):
         return made

@@ -154,12 +154,16 @@ def take(
     thread_id: str,
     message: str,
     queue: bool,
+    run_id: str | None = None,
 ) -> Result[Begun[MemoryT], ThreadError]:
     """Take the thread's next turn for ``message``: with its run when the last turn ended, else queued.
 
     Refused (``ThreadBusy``) when the last turn has not ended or another sender took the turn
-    first, unless ``queue``: then the message takes the next place behind it.
+    first, unless ``queue``: then the message takes the next place behind it. The turn's run
+    is ``run_id`` (a new id if None; one that looks like a credential is refused, as by ``start``).
     """
+    if run_id is not None and (refused := refused_run_id(run_id)) is not None:
+        return Failure(refused)
     for _ in range(_ATTEMPTS):
         found = thread_for(store, program, thread_id, create=True)
         if isinstance(found, Failure):
@@ -169,7 +173,7 @@ def take(
         turn = NewTurn(
             thread_id=thread_id,
             turn=record.turns,
-            run_id=uuid.uuid4().hex,
+            run_id=run_id or uuid.uuid4().hex,
             message=message,
             created=now_of(program),
         )

@@ -114,13 +114,14 @@ def chat(
     *,
     queue: bool = False,
     poll: float = POLL,
+    run_id: str | None = None,
 ) -> Result[Turn[StateT, MemoryT], ThreadError]:
     """Send ``message`` to thread ``thread_id`` (made on first use), run its turn here: ``Durable.chat``."""
     ready = _ready(store, program)
     if isinstance(ready, Failure):
         return ready
     threads, turns = ready.unwrap()
-    begun = _turns.take(threads, program, turns, thread_id, message, queue)
+    begun = _turns.take(threads, program, turns, thread_id, message, queue, run_id)
     if isinstance(begun, Failure):
         return begun
     took = begun.unwrap()
@@ -151,9 +152,10 @@ async def achat(
     *,
     queue: bool = False,
     poll: float = POLL,
+    run_id: str | None = None,
 ) -> Result[Turn[StateT, MemoryT], ThreadError]:
     """:func:`chat` on asyncio: the store's reads and writes in a thread, the turn's run on the loop."""
-    begun = await _abegin(store, program, thread_id, message, queue, poll)
+    begun = await _abegin(store, program, thread_id, message, queue, poll, run_id)
     if isinstance(begun, Failure):
         return begun
     took, look = begun.unwrap()
@@ -176,13 +178,14 @@ async def _abegin(
     message: str,
     queue: bool,
     poll: float,
+    run_id: str | None = None,
 ) -> Result[tuple[Begun[MemoryT], Look], ThreadError]:
     """Take the turn (in a thread); a queued one waits on the loop until it may run, here or elsewhere."""
     ready = _ready(store, program)
     if isinstance(ready, Failure):
         return ready
     threads, turns = ready.unwrap()
-    begun = await asyncio.to_thread(_turns.take, threads, program, turns, thread_id, message, queue)
+    begun = await asyncio.to_thread(_turns.take, threads, program, turns, thread_id, message, queue, run_id)
     if isinstance(begun, Failure):
         return begun
     took = begun.unwrap()
@@ -206,13 +209,14 @@ async def astream_chat(
     queue: bool = False,
     poll: float = POLL,
     buffer: int,
+    run_id: str | None = None,
 ) -> AsyncGenerator[RunEvent, None]:
     """:func:`achat` as a stream: the turn's run's events (``Durable.astream``), its result on the last one.
 
     A refused message is one ``Failed`` event (no run): its ``reason`` names the error's class
     (``ThreadBusy``), its ``result`` is the failure.
     """
-    begun = await _abegin(store, program, thread_id, message, queue, poll)
+    begun = await _abegin(store, program, thread_id, message, queue, poll, run_id)
     if isinstance(begun, Failure):
         error = begun.failure()
         state = program.machine.initial.name

@@ -64,7 +64,14 @@ class Durable(DurableProgram[StateT, EventT, MemoryT]):
         return astream_durable(self, store, memory, run_id, after, buffer)
 
     def chat(
-        self, store: RunStore, thread_id: str, message: str, *, queue: bool = False, poll: float = POLL
+        self,
+        store: RunStore,
+        thread_id: str,
+        message: str,
+        *,
+        queue: bool = False,
+        poll: float = POLL,
+        run_id: str | None = None,
     ) -> Result[Turn[StateT, MemoryT], ThreadError]:
         """Send ``message`` to thread ``thread_id`` and run its turn here; the turn (one call per turn).
 
@@ -73,7 +80,8 @@ class Durable(DurableProgram[StateT, EventT, MemoryT]):
         gives the turn its number, so a message sent while the last turn runs or waits for an
         answer is refused (:class:`~agentsm_fn.durable.thread_errors.ThreadBusy`, naming that
         turn), or with ``queue`` takes the next place and runs once that turn ended (looking
-        every ``poll`` seconds). See :mod:`agentsm_fn.durable.running.chat`.
+        every ``poll`` seconds). The turn's run is ``run_id`` (default: a new id), as in :meth:`start`.
+        See :mod:`agentsm_fn.durable.running.chat`.
 
         Example:
             >>> from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory
@@ -96,13 +104,20 @@ class Durable(DurableProgram[StateT, EventT, MemoryT]):
             ['I am Ada.', 'Hello Ada, nice to meet you!']
             >>> store.close()
         """
-        return chat(self, store, thread_id, message, queue=queue, poll=poll)
+        return chat(self, store, thread_id, message, queue=queue, poll=poll, run_id=run_id)
 
     async def achat(
-        self, store: RunStore, thread_id: str, message: str, *, queue: bool = False, poll: float = POLL
+        self,
+        store: RunStore,
+        thread_id: str,
+        message: str,
+        *,
+        queue: bool = False,
+        poll: float = POLL,
+        run_id: str | None = None,
     ) -> Result[Turn[StateT, MemoryT], ThreadError]:
         """:meth:`chat` on asyncio: the store's reads and writes in a thread, the turn's run on the loop."""
-        return await achat(self, store, thread_id, message, queue=queue, poll=poll)
+        return await achat(self, store, thread_id, message, queue=queue, poll=poll, run_id=run_id)
 
     def astream_chat(
         self,
@@ -113,10 +128,13 @@ class Durable(DurableProgram[StateT, EventT, MemoryT]):
         queue: bool = False,
         poll: float = POLL,
         buffer: int = BUFFER_SIZE,
+        run_id: str | None = None,
     ) -> AsyncGenerator[RunEvent, None]:
         """:meth:`achat` as a stream: the turn's run's events (:meth:`astream`), its result on the last one.
 
         A refused message is one ``Failed`` event (no run id): ``reason`` is the error's class
         name (``ThreadBusy``), ``result`` the failure.
         """
-        return astream_chat(self, store, thread_id, message, queue=queue, poll=poll, buffer=buffer)
+        return astream_chat(
+            self, store, thread_id, message, queue=queue, poll=poll, buffer=buffer, run_id=run_id
+        )
