@@ -29,6 +29,7 @@ from agentsm_fn.llm.messages import (
     ToolSpec,
     UserMessage,
 )
+from agentsm_fn.llm.numbering import Numbered, numbered
 from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind, LlmOutcome, LlmReply, Usage
 from agentsm_fn.llm.turns import Conversant, TurnStart, TurnTemplate, template_turns, turn_start
 
@@ -50,6 +51,7 @@ __all__ = [
     "LlmReply",
     "LlmRequest",
     "Message",
+    "Numbered",
     "RESULT_TOOL",
     "SUMMARY_PREFIX",
     "SystemMessage",
@@ -67,6 +69,7 @@ __all__ = [
     "estimate_tokens",
     "freeze",
     "freeze_object",
+    "numbered",
     "template_turns",
     "thaw",
     "thread_compression_prompt",

@@ -26,6 +26,8 @@ from agentsm_fn.server.machines import machine_routes
 from agentsm_fn.server.models import ErrorBody
 from agentsm_fn.server.runs import run_routes
 from agentsm_fn.server.security import Guard
+from agentsm_fn.server.thread_actions import thread_action_routes
+from agentsm_fn.server.threads import thread_routes
 
 __all__ = ["ROUTERS", "RouterFactory", "create_app"]
 
@@ -38,6 +40,8 @@ ROUTERS: tuple[RouterFactory, ...] = (
     action_routes,
     event_routes,
     change_routes,
+    thread_routes,
+    thread_action_routes,
     inspector_routes,
 )
 """The JSON API's route modules, in the order they are matched."""
@@ -47,8 +51,12 @@ _ERRORS = {
     for status, text in (
         (401, "no token, or a wrong one"),
         (403, "a Host header that is not this machine's (no token set), or a browser's cross-site request"),
-        (404, "no such run, machine or step"),
-        (409, "refused where the run stands (answered already, nothing waits, run busy, machine changed)"),
+        (404, "no such run, machine, step, thread or turn"),
+        (
+            409,
+            "refused where the run or thread stands (answered already, nothing waits, run busy, machine "
+            "changed, thread busy: its last turn runs or waits)",
+        ),
         (413, "the body is over the limit"),
         (415, "a POST body that is not JSON"),
         (422, "a malformed request: the detail names the field"),
@@ -81,7 +89,7 @@ def create_app(
     ctx = ServerContext.of(store, durables, token=token, max_body=max_body, poll_interval=poll_interval)
     app = FastAPI(
         title="agentsm-fn runs",
-        summary="Stored durable runs: list, inspect, replay, fork, resume, answer, stream.",
+        summary="Stored durable runs and threads: list, inspect, replay, fork, resume, answer, chat, stream.",
         version="1",
         docs_url=None,
         redoc_url=None,

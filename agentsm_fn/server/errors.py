@@ -2,7 +2,10 @@
 
 :class:`ApiError` is what a route raises for a typed refusal; :func:`error_for` maps each
 :data:`~agentsm_fn.durable.errors.DurableError` to its status by its type (and an
-``AnswerRefused`` by its ``kind``), never by its text. :func:`install_error_handlers` makes
+``AnswerRefused`` by its ``kind``), never by its text, and :func:`thread_error_for` each
+:data:`~agentsm_fn.durable.thread_errors.ThreadError` the same way. A refusal about a turn
+(``thread_busy``: the thread's last turn runs or waits) names it in the body too, as ``turn``:
+``{"thread_id", "turn", "run_id", "status"}``. :func:`install_error_handlers` makes
 FastAPI's own refusals (a malformed body, an unknown route, a wrong method) the same shape, and
 an unexpected exception a 500 whose body says nothing of it (it is logged, redacted). Every
 ``detail`` passes through :func:`~agentsm_fn.shell.credentials.redact_credentials`.
@@ -11,6 +14,7 @@ an unexpected exception a 500 whose body says nothing of it (it is logged, redac
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -32,9 +36,19 @@ from agentsm_fn.durable.errors import (
     Stopped,
     StoreFailure,
 )
+from agentsm_fn.durable.thread_errors import (
+    NoSuchTurn,
+    NotConversational,
+    OtherMachine,
+    ThreadBusy,
+    ThreadError,
+    ThreadExists,
+    ThreadIdRefused,
+    ThreadNotFound,
+)
 from agentsm_fn.shell.credentials import redact_credentials
 
-__all__ = ["ApiError", "error_body", "error_for", "install_error_handlers"]
+__all__ = ["ApiError", "error_body", "error_for", "install_error_handlers", "thread_error_for"]
 
 _log = logging.getLogger(__name__)
 
@@ -53,21 +67,30 @@ class ApiError(Exception):
         404
     """
 
-    def __init__(self, status: int, kind: str, detail: str) -> None:
+    def __init__(
+        self, status: int, kind: str, detail: str, turn: Mapping[str, str | int] | None = None
+    ) -> None:
         super().__init__(detail)
         self.status = status
         self.kind = kind
         self.detail = detail
+        self.turn = turn
+        """The turn a refusal is about (``thread_busy``), shown in the body as ``turn``."""
 
 
-def error_body(kind: str, detail: str) -> dict[str, dict[str, str]]:
-    """The JSON body of an error, its detail redacted.
+def error_body(
+    kind: str, detail: str, turn: Mapping[str, str | int] | None = None
+) -> dict[str, dict[str, object]]:
+    """The JSON body of an error, its detail redacted (and the turn it is about, if any).
 
     Example:
         >>> error_body("bad_request", "token sk-abcdefghijklmnopqrstuv leaked")["error"]["detail"]
         'token [redacted] leaked'
     """
-    return {"error": {"kind": kind, "detail": redact_credentials(detail)}}
+    body: dict[str, object] = {"kind": kind, "detail": redact_credentials(detail)}
+    if turn is not None:
+        body["turn"] = {key: redact_credentials(v) if isinstance(v, str) else v for key, v in turn.items()}
+    return {"error": body}
 
 
 def error_for(error: DurableError) -> ApiError:
@@ -104,8 +127,40 @@ def error_for(error: DurableError) -> ApiError:
     raise TypeError(f"not a DurableError: {error!r}")  # unreachable while DurableError is this union
 
 
-def _json(status: int, kind: str, detail: str) -> JSONResponse:
-    return JSONResponse(error_body(kind, detail), status_code=status)
+def thread_error_for(error: ThreadError) -> ApiError:
+    """The HTTP refusal that reports a thread operation's ``error``, chosen by its type.
+
+    Example:
+        >>> busy = thread_error_for(ThreadBusy(thread_id="t1", turn=2, run_id="r7", status="waiting"))
+        >>> busy.status, busy.kind, busy.turn["turn"]
+        (409, 'thread_busy', 2)
+    """
+    detail = error.describe()
+    if isinstance(error, ThreadNotFound):
+        return ApiError(404, "thread_not_found", detail)
+    if isinstance(error, ThreadExists):
+        return ApiError(409, "thread_exists", detail)
+    if isinstance(error, ThreadBusy):
+        turn: dict[str, str | int] = {
+            "thread_id": error.thread_id,
+            "turn": error.turn,
+            "run_id": error.run_id,
+            "status": error.status,
+        }
+        return ApiError(409, "thread_busy", detail, turn)
+    if isinstance(error, NoSuchTurn):
+        return ApiError(404 if not 0 <= error.turn < error.turns else 409, "no_such_turn", detail)
+    if isinstance(error, OtherMachine):
+        return ApiError(409, "other_machine", detail)
+    if isinstance(error, NotConversational):
+        return ApiError(422, "not_conversational", detail)
+    if isinstance(error, ThreadIdRefused):
+        return ApiError(422, "credential_thread_id", detail)
+    return error_for(error)
+
+
+def _json(status: int, kind: str, detail: str, turn: Mapping[str, str | int] | None = None) -> JSONResponse:
+    return JSONResponse(error_body(kind, detail, turn), status_code=status)
 
 
 def _validation_detail(exc: RequestValidationError) -> str:
@@ -122,7 +177,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def api_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ApiError)
-        return _json(exc.status, exc.kind, exc.detail)
+        return _json(exc.status, exc.kind, exc.detail, exc.turn)
 
     async def invalid(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)

@@ -32,6 +32,7 @@ __all__ = [
     "RunSummary",
     "StartRequest",
     "TraceRow",
+    "TurnRef",
 ]
 
 RUN_ID = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
@@ -42,11 +43,21 @@ class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class TurnRef(BaseModel):
+    """The turn a refusal is about: a thread's last turn that has not ended (``thread_busy``)."""
+
+    thread_id: str
+    turn: int
+    run_id: str = Field(description="its run: follow it (GET /runs/{run_id}/events), answer or resume it")
+    status: str
+
+
 class ErrorDetail(BaseModel):
-    """What went wrong: a stable ``kind`` and a sentence."""
+    """What went wrong: a stable ``kind`` and a sentence (and the turn it is about, for ``thread_busy``)."""
 
     kind: str
     detail: str
+    turn: TurnRef | None = None
 
 
 class ErrorBody(BaseModel):

@@ -1,6 +1,7 @@
 """The server against its own OpenAPI document: schemathesis generates requests for every operation
 (valid and invalid bodies, path parameters and query strings); no answer is a 500, and every answer
-matches the document (status, content type, body schema).
+matches the document (status, content type, body schema). Threads' turns are runs of the thread
+tests' chatter (a message beginning ``ask:`` waits, so busy threads are met too).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from agentsm_fn.durable import SqliteStore
 from agentsm_fn.server import create_app
 from tests.durable.machines import DURABLE_ORDERS
 from tests.server.live import orders_store
+from tests.threads.chatter import CHATTY
 
 TOKEN = "conformance-token-0123456789"
 HEADERS = {"Authorization": f"Bearer {TOKEN}"}
@@ -32,10 +34,11 @@ HEADERS = {"Authorization": f"Bearer {TOKEN}"}
 def cases() -> Iterator[st.SearchStrategy[schemathesis.Case[APIOperation[Any, Any, Any, Any]]]]:
     store: SqliteStore = orders_store(Path(tempfile.mkdtemp()) / "runs.db")
     with closing(store):
-        app = create_app(store, [DURABLE_ORDERS], token=TOKEN)
+        app = create_app(store, [DURABLE_ORDERS, CHATTY], token=TOKEN)
         schema = schemathesis.openapi.from_asgi("/openapi.json", app, headers=HEADERS)
         operations = [result.ok() for result in schema.get_all_operations() if isinstance(result, Ok)]
-        assert len(operations) >= 13
+        assert len(operations) >= 20  # the runs' routes and the threads'
+
         yield st.one_of([operation.as_strategy() for operation in operations])
 
 
