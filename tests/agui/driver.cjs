@@ -3,8 +3,11 @@
 //
 //   node driver.cjs PREFIX < plan.json      (PREFIX: the folder whose node_modules holds @ag-ui/client)
 //
-// plan.json: {"url", "headers"?, "threadId", "messages", "state"?, "runs": [{"runId", "answer"?}, ...]}.
+// plan.json: {"url", "headers"?, "threadId", "messages", "state"?, "runs": [{"runId", "answer"?, "say"?, "edit"?}]}.
 // A run with "answer" ({"status", "payload"?}) answers every interrupt the previous run ended with.
+// A run with "say" (text) first adds a user message (a new id), as a chat box does; one with "edit"
+// ({"user": N, "content", "newId"?}) first edits the N-th user message the agent holds and drops every
+// message after it, as a chat UI's "edit" does (keeping the message's id, or giving it "newId").
 // Output lines: {"run": i, "event": {...}} per event; then {"run": i, "end": {state, messages, interrupts,
 // result}} or {"run": i, "error": "..."} (the client refused the stream or the server failed the run).
 "use strict";
@@ -28,6 +31,17 @@ async function main() {
   });
   let interrupts = [];
   for (const [index, run] of plan.runs.entries()) {
+    if (run.say !== undefined) {
+      agent.addMessage({ id: `said-${index}`, role: "user", content: run.say });
+    }
+    if (run.edit !== undefined) {
+      const users = agent.messages.filter((message) => message.role === "user");
+      const edited = users[run.edit.user];
+      const at = agent.messages.indexOf(edited);
+      const kept = agent.messages.slice(0, at);
+      kept.push({ ...edited, id: run.edit.newId ?? edited.id, content: run.edit.content });
+      agent.setMessages(kept);
+    }
     const parameters = { runId: run.runId };
     if (run.answer !== undefined) {
       parameters.resume = interrupts.map((interrupt) => ({ interruptId: interrupt.id, ...run.answer }));

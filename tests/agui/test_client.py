@@ -54,7 +54,7 @@ def test_a_run_streams_steps_tool_calls_text_and_state(
     _, lines = _weather_run(serve, client, "thread-1", "run-1")
     types = _types(lines)
     assert types[0] == "RUN_STARTED" and types[-1] == "RUN_FINISHED", types
-    assert types[1:3] == ["STATE_SNAPSHOT", "STEP_STARTED"]
+    assert types[1:4] == ["MESSAGES_SNAPSHOT", "STATE_SNAPSHOT", "STEP_STARTED"]
     assert types.count("STEP_STARTED") == types.count("STEP_FINISHED")
     for kind in ("TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT", "STATE_DELTA"):
         assert kind in types, (kind, types)

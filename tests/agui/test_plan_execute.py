@@ -95,7 +95,8 @@ def test_a_run_streams_a_step_per_state_its_tool_batch_its_answer_and_its_result
     agent = research_agent()
     events = _run(store, agent, "p-1")
     types = [e["type"] for e in events]
-    assert types[:3] == ["RUN_STARTED", "STATE_SNAPSHOT", "STEP_STARTED"] and types[-1] == "RUN_FINISHED"
+    assert types[:4] == ["RUN_STARTED", "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT", "STEP_STARTED"]
+    assert types[-1] == "RUN_FINISHED"
     steps = [e["stepName"] for e in events if e["type"] == "STEP_STARTED"]
     ended = [e["stepName"] for e in events if e["type"] == "STEP_FINISHED"]
     assert steps == ["INTAKE", "PLAN", "DECIDE", "EXECUTE", "OBSERVE", "LOOP_CHECK", "EXECUTE", "FINALIZE"]
@@ -128,7 +129,7 @@ def test_a_run_streams_a_step_per_state_its_tool_batch_its_answer_and_its_result
         "stopped_by": "no_tool_calls",
         "summary": None,
     }
-    state = events[1]["snapshot"]
+    state = events[2]["snapshot"]
     assert state["input"] == "Is it sunny in Paris and Rome?" and state["final_result"] is None
     for event in events:
         if event["type"] == "STATE_DELTA":

@@ -2,9 +2,11 @@
 
 The body is the protocol's ``RunAgentInput``; the answer is its event stream (SSE). Ids:
 
-- ``threadId`` is the conversation. It is echoed on the run's events; the store keeps no
-  thread (a thread's runs are the stored runs its requests named).
-- A request without ``resume`` starts a new stored run whose id is the request's ``runId``
+- ``threadId`` is the conversation. For an agent whose ``Durable`` declares how a turn starts
+  (the built-in agents) it names a stored thread, and the server takes the conversation from
+  the store: a request adds a turn, or forks the thread where the user edited a message
+  (:mod:`agentsm_fn.server.agui.threads`). For another machine it is echoed on the run's events.
+- A request without ``resume`` starts a new stored run (a thread's turn) whose id is the request's ``runId``
   (so the run API's ``/runs/{runId}`` shows it). A ``runId`` that names a stored run already
   is refused (409): a retry with the same id never runs the agent twice.
 - A run that stops to wait ends the AG-UI run with the interrupt ``RUN#SEQ``. The request
@@ -40,6 +42,7 @@ from agentsm_fn.server.agui.interrupts import answer_from, waiting_entry
 from agentsm_fn.server.agui.request import AguiRequest, read_request
 from agentsm_fn.server.agui.state import public_state
 from agentsm_fn.server.agui.stream import StartingPoint, run_events
+from agentsm_fn.server.agui.threads import open_turn, resumed_turn
 from agentsm_fn.server.app import ROUTERS, RouterFactory
 from agentsm_fn.server.context import ServerContext
 from agentsm_fn.server.errors import error_body, error_for
@@ -120,9 +123,10 @@ def _resume(
         return _failed(answered.failure())
     snapshot = before.unwrap()
     asked = frozenset({waiting.effect.request.tool_call.id} if isinstance(waiting.effect, AskHuman) else ())
-    return StartingPoint(
+    opening = StartingPoint(
         stored=run_id, state=snapshot.state.name, shown=public_state(snapshot.memory), announced=asked
     )
+    return resumed_turn(agent, store, request, opening, snapshot.memory)
 
 
 def agui_routes(store: RunStore, agents: Sequence[AguiAgent[Any, Any, Any]]) -> APIRouter:
@@ -152,7 +156,8 @@ def agui_routes(store: RunStore, agents: Sequence[AguiAgent[Any, Any, Any]]) -> 
         if isinstance(request, Failure):
             return _bad(request.failure())
         given = request.unwrap()
-        opening = (_resume if given.resume else _start)(agent, store, given)
+        conversing = agent.durable.turns is not None
+        opening = (_resume if given.resume else open_turn if conversing else _start)(agent, store, given)
         if isinstance(opening, JSONResponse):
             return opening
         return streamed_response(run_events(agent, store, given, opening), media_type)

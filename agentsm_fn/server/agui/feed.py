@@ -26,9 +26,10 @@ from typing import Final, TypeAlias
 import attrs
 
 from agentsm_fn.core.effects import Effect
-from agentsm_fn.core.observe import EffectWatch, RunEnd, RunStart, RunWatch
+from agentsm_fn.core.observe import EffectWatch, RunEnd, RunObserver, RunStart, RunWatch
 from agentsm_fn.providers.events import TextDelta, ToolCallArguments
 from agentsm_fn.shell._stream_buffer import Buffer
+from agentsm_fn.shell.observers import Both
 from agentsm_fn.shell.run import Shell
 from agentsm_fn.shell.streaming import buffered_shell
 
@@ -43,6 +44,7 @@ __all__ = [
     "RunStopped",
     "Streamed",
     "observed",
+    "watched",
 ]
 
 
@@ -196,3 +198,18 @@ def observed(shell: Shell, feed: Feed) -> Shell:
         True
     """
     return buffered_shell(shell, feed, feed.buffer)
+
+
+def watched(shell: Shell, feed: Feed) -> Shell:
+    """``shell`` with ``feed`` told about its runs too, its performers not gated (a run not on the loop).
+
+    A run performed on a worker thread (a thread's fork) cannot wait on the loop for room, so
+    its feed is not bounded: it holds what the client has not read yet.
+
+    Example:
+        >>> feed = Feed()
+        >>> watched(Shell(), feed).observer is feed
+        True
+    """
+    mine: RunObserver = feed if shell.observer is None else Both(shell.observer, feed)
+    return Shell(shell.performers, shell.clock, mine)

@@ -75,11 +75,27 @@ class AguiRequest:
     messages: tuple[Message, ...] = ()
     state: JsonValue = None
     resume: tuple[ResumeEntry, ...] = ()
+    ids: tuple[str, ...] = ()
+    """Each message's AG-UI id, in the order of ``messages`` (empty: none given)."""
 
     @property
     def last_user_text(self) -> str:
         """The text of the last user message ("" when there is none)."""
         return next((m.content for m in reversed(self.messages) if isinstance(m, UserMessage)), "")
+
+    @property
+    def user_messages(self) -> tuple[tuple[str, str], ...]:
+        """Each user message as ``(id, text)``, in order (the id "" when none was given).
+
+        Example:
+            >>> request = AguiRequest(thread_id="t", run_id="r", messages=(UserMessage("hi"),), ids=("u1",))
+            >>> request.user_messages
+            (('u1', 'hi'),)
+        """
+        ids = self.ids or ("",) * len(self.messages)
+        return tuple(
+            (i, m.content) for i, m in zip(ids, self.messages, strict=True) if isinstance(m, UserMessage)
+        )
 
 
 def _text(content: object, field: str) -> Result[str, FieldProblem]:
@@ -147,6 +163,7 @@ def read_request(given: RunAgentInput) -> Result[AguiRequest, FieldProblem]:
     if refused is not None:
         return Failure(FieldProblem(field="runId", detail=refused.why))
     messages: list[Message] = []
+    ids: list[str] = []
     names: dict[str, str] = {}
     for index, message in enumerate(given.messages):
         converted = _message(message, f"messages[{index}]", names)
@@ -154,6 +171,7 @@ def read_request(given: RunAgentInput) -> Result[AguiRequest, FieldProblem]:
             return converted
         if (made := converted.unwrap()) is not None:
             messages.append(made)
+            ids.append(message.id)
     try:
         state = freeze(given.state)
     except TypeError as error:  # pragma: no cover - pydantic gives JSON values only
@@ -165,5 +183,6 @@ def read_request(given: RunAgentInput) -> Result[AguiRequest, FieldProblem]:
             messages=tuple(messages),
             state=state,
             resume=tuple(given.resume or ()),
+            ids=tuple(ids),
         )
     )

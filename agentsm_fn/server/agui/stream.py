@@ -31,6 +31,8 @@ from typing import Any
 import attrs
 from ag_ui.core import (
     BaseEvent,
+    Message,
+    MessagesSnapshotEvent,
     RunErrorEvent,
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
@@ -40,25 +42,48 @@ from ag_ui.core import (
 from ag_ui.encoder import EventEncoder
 from returns.result import Failure, Result
 
-from agentsm_fn.durable.errors import DurableError, Stopped
+from agentsm_fn.durable.errors import Stopped
 from agentsm_fn.durable.operations.answers import pending
+from agentsm_fn.durable.operations.threads import fork_thread
 from agentsm_fn.durable.running.durable import Durable
 from agentsm_fn.durable.running.program import StoredRun
 from agentsm_fn.durable.stores.protocol.store import RunStore
+from agentsm_fn.durable.thread_errors import ThreadError
 from agentsm_fn.llm.json import JsonObject
 from agentsm_fn.server.agui.agent import AguiAgent
-from agentsm_fn.server.agui.feed import FEED_SIZE, Feed, observed
+from agentsm_fn.server.agui.feed import FEED_SIZE, Feed, observed, watched
 from agentsm_fn.server.agui.interrupts import interrupt_for
 from agentsm_fn.server.agui.request import AguiRequest
 from agentsm_fn.server.agui.translate import Translator
 from agentsm_fn.shell.credentials import redact_credentials
 
-__all__ = ["StartingPoint", "run_events"]
+__all__ = ["StartingPoint", "ThreadTurn", "run_events"]
 
 _RUNNING: set[asyncio.Task[Any]] = set()
 """Runs whose client went away: kept referenced until they stop."""
 
-Outcome = Result[StoredRun[Any, Any], DurableError]
+Outcome = Result[StoredRun[Any, Any], ThreadError]
+
+
+@attrs.frozen(kw_only=True)
+class ThreadTurn:
+    """The thread turn an AG-UI run is: added to ``thread_id`` as turn ``turn``, or a fork's turn.
+
+    ``fork`` is the new thread's id when the run is an edited turn (a fork of ``thread_id`` at
+    ``turn``: :func:`~agentsm_fn.durable.operations.threads.fork_thread`); ``resumed`` is True
+    when the run resumes a turn that waited for an answer.
+    """
+
+    thread_id: str
+    turn: int
+    message: str
+    fork: str = ""
+    resumed: bool = False
+
+    @property
+    def thread(self) -> str:
+        """The stored thread the turn is in."""
+        return self.fork or self.thread_id
 
 
 @attrs.frozen(kw_only=True)
@@ -67,6 +92,8 @@ class StartingPoint:
 
     ``memory`` is None for a resumed run (it continues from its journal); ``announced``
     the tool calls an earlier AG-UI run of it announced already (the one awaiting approval).
+    ``turn`` is the thread turn the run is (None: a run of no thread), ``messages`` the
+    thread's conversation sent first as ``MESSAGES_SNAPSHOT`` (None: none is sent).
     """
 
     stored: str
@@ -74,9 +101,11 @@ class StartingPoint:
     shown: JsonObject
     memory: object = None
     announced: frozenset[str] = frozenset()
+    turn: ThreadTurn | None = None
+    messages: tuple[Message, ...] | None = None
 
 
-def _error(error: DurableError) -> RunErrorEvent:
+def _error(error: ThreadError) -> RunErrorEvent:
     code = type(error.failed.reason).__name__ if isinstance(error, Stopped) else type(error).__name__
     return RunErrorEvent(message=redact_credentials(error.describe()), code=code)
 
@@ -105,14 +134,41 @@ def _last(store: RunStore, agent: AguiAgent[Any, Any, Any], request: AguiRequest
     return RunFinishedEvent(thread_id=thread, run_id=run, outcome=outcome)
 
 
+async def _turned(
+    base: Durable[Any, Any, Any], store: RunStore, opening: StartingPoint, feed: Feed
+) -> Outcome:
+    """A thread's next turn (on the loop, its performers gated), or a fork's (run on a thread, watched)."""
+    turn = opening.turn
+    assert turn is not None
+    if not turn.fork:
+        durable: Durable[Any, Any, Any] = attrs.evolve(base, shell=lambda: observed(base.shell(), feed))
+        chatted = await durable.achat(store, turn.thread_id, turn.message, run_id=opening.stored)
+    else:  # fork_thread runs its turn where it is called: on a worker thread, told to the feed as it goes
+        durable = attrs.evolve(base, shell=lambda: watched(base.shell(), feed))
+        chatted = await asyncio.to_thread(
+            fork_thread, durable, store, turn.thread_id, turn.turn, turn.message, turn.fork, opening.stored
+        )
+    return chatted.map(lambda done: done.run)
+
+
 def _go(
     agent: AguiAgent[Any, Any, Any], store: RunStore, opening: StartingPoint, feed: Feed
 ) -> Awaitable[Outcome]:
     base = agent.durable
+    if opening.turn is not None and not opening.turn.resumed:
+        return _turned(base, store, opening, feed)
     durable: Durable[Any, Any, Any] = attrs.evolve(base, shell=lambda: observed(base.shell(), feed))
     if opening.memory is None:
         return durable.aresume(store, opening.stored)
     return durable.astart(store, opening.memory, run_id=opening.stored)
+
+
+def _started(request: AguiRequest, opening: StartingPoint) -> RunStartedEvent:
+    """RUN_STARTED, its metadata naming the stored run (and its thread and turn)."""
+    named: dict[str, object] = {"run": opening.stored}
+    if opening.turn is not None:
+        named.update(thread=opening.turn.thread, turn=opening.turn.turn)
+    return RunStartedEvent(thread_id=request.thread_id, run_id=request.run_id, metadata={"agentsm_fn": named})
 
 
 async def run_events(
@@ -127,19 +183,18 @@ async def run_events(
     The run waits for the client when it is ``capacity`` items behind (:mod:`.feed` says how).
     """
     encode = EventEncoder().encode
-    started = RunStartedEvent(
-        thread_id=request.thread_id, run_id=request.run_id, metadata={"agentsm_fn": {"run": opening.stored}}
-    )
-    yield encode(started)
-    translator = Translator(request.run_id, opening.announced)
-    for event in translator.opening(opening.state, opening.shown):
-        yield encode(event)
     feed = Feed(capacity)
-    task: asyncio.Task[Outcome] = asyncio.ensure_future(_go(agent, store, opening, feed))
-    _RUNNING.add(task)
+    task: asyncio.Task[Outcome] = asyncio.ensure_future(_go(agent, store, opening, feed))  # before any write:
+    _RUNNING.add(task)  # a client that leaves after the first event must not keep the run from starting
     task.add_done_callback(_RUNNING.discard)
     task.add_done_callback(lambda _task: feed.buffer.close())  # what it put is there: take it, then stop
+    translator = Translator(request.run_id, opening.announced)
     try:
+        yield encode(_started(request, opening))
+        if opening.messages is not None:
+            yield encode(MessagesSnapshotEvent(messages=list(opening.messages)))
+        for event in translator.opening(opening.state, opening.shown):
+            yield encode(event)
         while batch := await feed.buffer.take():
             for happening in batch:
                 for event in translator.feed(happening):
