@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable
 
 from agentsm_fn.commands.runs._support import WATCH_HELP
+from agentsm_fn.commands.runs._threads import thread_arguments
 
 __all__: list[str] = []
 
@@ -50,7 +51,8 @@ def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agentsm-runs",
         description="Stored durable runs: init, list, show, export, record, rerecord, replay, resume, "
-        "answer, fork, check, recover, worker, serve.",
+        "answer, fork, check, recover, worker, serve; and threads (thread list, show, messages, send, fork, "
+        "delete).",
         epilog="Exit codes: 0 done; 1 check found a diverging run; 2 usage; 3 no such run or machine; "
         "4 refused; 5 store or stored data failed (check: a stored run could not be read); "
         "6 the run failed or diverged.",
@@ -172,6 +174,7 @@ def parser() -> argparse.ArgumentParser:
         help="after SIGTERM: seconds the held runs may go on before they go back to the queue (default 30)",
     )
     working.add_argument("--watch", action="store_true", help=WATCH_HELP)
+    thread_arguments(sub)
     return parser
 
 

@@ -15,6 +15,7 @@
     agentsm-runs [--db DB] recover MACHINE... [--watch]
     agentsm-runs [--db DB] worker MACHINE... [--concurrency N] [--poll S] [--grace S]
     agentsm-runs [--db DB] serve [--host H] [--port P] [--token T] [--agui] MACHINE...   HTTP (server extra)
+    agentsm-runs [--db DB] thread list|show|messages|send|fork|delete ...   threads (see _threads)
 
 Machines are named ``module:attribute`` (a ``Durable``, or a ``Machine`` for the commands
 that only replay); a run remembers the name it was started under. ``--db`` is a SQLite file
@@ -50,6 +51,7 @@ from agentsm_fn.commands.runs._support import (
     table,
     watching,
 )
+from agentsm_fn.commands.runs._threads import thread_command
 from agentsm_fn.commands.runs._worker import run_worker
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.durable import Durable, DurableError, RunRecord, RunStore, StoredRun, open_store
@@ -159,6 +161,8 @@ def _dispatch(store: RunStore, args: argparse.Namespace) -> int:
         return durables if isinstance(durables, int) else run_worker(store, durables, settings, _report)
     if command == "serve":
         return _serve(store, args)
+    if command == "thread":
+        return thread_command(store, args, _fail)
     found = _target(store, args.run, getattr(args, "machine", None))
     if isinstance(found, int):
         return found
