@@ -31,17 +31,18 @@ from httpx_sse import connect_sse
 from human_approval_agent import EmailScript, ask_to_send, durable_for, make_agent, report_sent
 
 from agentsm_fn.durable import Durable, SqliteStore
-from agentsm_fn.server import create_app
+from agentsm_fn.server import ROUTERS, RouterFactory, create_app
 from agentsm_fn.server.serve import serve_runs
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
 
 
 @contextmanager
-def serving(store: SqliteStore, durable: Durable[Any, Any, Any]) -> Iterator[str]:
-    """The store served on 127.0.0.1 (a free port) while the block runs; its URL."""
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(store, [durable]), host="127.0.0.1", port=0, log_level="warning")
-    )
+def serving(
+    store: SqliteStore, durable: Durable[Any, Any, Any], routers: Sequence[RouterFactory] = ROUTERS
+) -> Iterator[str]:
+    """The store served on 127.0.0.1 (a free port) while the block runs (``routers``: the app's); its URL."""
+    app = create_app(store, [durable], routers=routers)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
     stopped = threading.Event()
 
     def run() -> None:

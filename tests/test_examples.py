@@ -61,3 +61,18 @@ def test_invoice_extraction_returns_an_invoice_after_one_correction() -> None:
     assert "corrections sent back: 1" in out
     assert "step 2: $: the total 7.5 is not the sum of the lines (7.2)" in out
     assert "OutputInvalid" in out and "RetryOutput" in out and "LlmFinalAnswer" in out
+
+
+def test_support_chat_remembers_refuses_a_message_while_a_refund_waits_and_forks_on_an_edit() -> None:
+    out = run_example("support_chat.py")
+    assert "user: What is my name?\n  agent: Your name is Ada, as you told me." in out  # from turn 0
+    assert "  a message meanwhile: 409 thread_busy" in out
+    assert "  approved: Order B-42 is refunded, Ada." in out
+    assert (
+        "user edits turn 1: Where is my order B-42?\n  agent: Order B-42 was delivered yesterday, Ada." in out
+    )
+    assert "forked: support-1~" in out and "from support-1 at turn 1" in out
+    assert (
+        "the fork's conversation: ['My name is Ada.', 'Where is my order B-42?', 'What is my name?']" in out
+    )
+    assert "support-1 is left as it was: 4 turns" in out
