@@ -54,21 +54,16 @@ def conversation_after(
         'no stored thread t1'
         >>> store.close()
     """
-    threads, turns = _turns.threads_of(store), _turns.turns_of(program)
-    if isinstance(threads, Failure):
-        return threads
-    if isinstance(turns, Failure):
-        return turns
-    kept = threads.unwrap()
-    found = _turns.thread_for(kept, program, thread_id, create=False)
+    found = _turns.stored_thread(store, program, thread_id)
     if isinstance(found, Failure):
         return found
-    record = found.unwrap()
+    stored = found.unwrap()
+    kept, start, record = stored.store, stored.start, stored.record
     if turn is not None and not 0 <= turn < record.turns:
         return Failure(NoSuchTurn(thread_id=thread_id, turn=turn, turns=record.turns))
     last = record.last
     if turn is None and (last is None or last.status.ended):  # the common case: one read, no list
-        return _so_far.so_far(kept, program, turns.unwrap(), last)
+        return _so_far.so_far(kept, program, start, last)
     rows = kept.turns(thread_id, 0 if turn is None else turn, None if turn is None else 1)
     if isinstance(rows, Failure):
         return rows
@@ -76,7 +71,7 @@ def conversation_after(
     if turn is not None and not ended:
         why = f"turn {turn} has not ended"
         return Failure(NoSuchTurn(thread_id=thread_id, turn=turn, turns=record.turns, why=why))
-    return _so_far.so_far(kept, program, turns.unwrap(), ended[-1] if ended else None)
+    return _so_far.so_far(kept, program, start, ended[-1] if ended else None)
 
 
 def fork_thread(
@@ -103,16 +98,11 @@ def fork_thread(
         'no stored thread t1'
         >>> store.close()
     """
-    threads, turns = _turns.threads_of(store), _turns.turns_of(program)
-    if isinstance(threads, Failure):
-        return threads
-    if isinstance(turns, Failure):
-        return turns
-    kept, start = threads.unwrap(), turns.unwrap()
-    found = _turns.thread_for(kept, program, thread_id, create=False)
+    found = _turns.stored_thread(store, program, thread_id)
     if isinstance(found, Failure):
         return found
-    record = found.unwrap()
+    stored = found.unwrap()
+    kept, start, record = stored.store, stored.start, stored.record
     rows = kept.turns(thread_id, max(turn - 1, 0), 2)
     if isinstance(rows, Failure):
         return rows
@@ -175,15 +165,11 @@ def advance_thread(
         'no stored thread t1'
         >>> store.close()
     """
-    threads, turns = _turns.threads_of(store), _turns.turns_of(program)
-    if isinstance(threads, Failure):
-        return threads
-    if isinstance(turns, Failure):
-        return turns
-    kept = threads.unwrap()
-    found = _turns.thread_for(kept, program, thread_id, create=False)
+    found = _turns.stored_thread(store, program, thread_id)
     if isinstance(found, Failure):
         return found
+    stored = found.unwrap()
+    kept, start = stored.store, stored.start
     listed = kept.turns(thread_id)
     if isinstance(listed, Failure):
         return listed
@@ -192,7 +178,7 @@ def advance_thread(
         if row.status is not TurnStatus.QUEUED:
             continue
         begun: Begun[MemoryT] = Begun(thread_id=thread_id, turn=row.turn, run_id=row.run_id, queued=True)
-        looked = look(kept, program, turns.unwrap(), begun)
+        looked = look(kept, program, start, begun)
         if isinstance(looked, Failure):
             return looked
         if looked.unwrap() is not Look.RUN:

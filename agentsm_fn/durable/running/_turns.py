@@ -43,6 +43,8 @@ from agentsm_fn.llm.turns import TurnStart
 
 __all__ = [
     "Begun",
+    "StoredThread",
+    "stored_thread",
     "new_run",
     "now_of",
     "run_turn",
@@ -91,6 +93,30 @@ def thread_for(
     if record.machine != program.name:
         return Failure(OtherMachine(thread_id=thread_id, machine=record.machine, asked=program.name))
     return Success(record)
+
+
+@attrs.frozen(kw_only=True)
+class StoredThread(Generic[MemoryT]):
+    """A stored thread of a program's machine, with the store that keeps it and how its turns start."""
+
+    store: ThreadStore
+    start: TurnStart[MemoryT]
+    record: ThreadRecord
+
+
+def stored_thread(
+    store: RunStore, program: Program[StateT, EventT, MemoryT], thread_id: str
+) -> Result[StoredThread[MemoryT], ThreadError]:
+    """The stored thread ``thread_id`` of ``program``, or why not: what each operation reads first."""
+    threads, turns = threads_of(store), turns_of(program)
+    if isinstance(threads, Failure):
+        return threads
+    if isinstance(turns, Failure):
+        return turns
+    kept = threads.unwrap()
+    return thread_for(kept, program, thread_id, create=False).map(
+        lambda record: StoredThread(store=kept, start=turns.unwrap(), record=record)
+    )
 
 
 def run_turn(
