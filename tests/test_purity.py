@@ -14,6 +14,7 @@ PURE_PACKAGES = (
     "agentsm_fn/agents",
     "agentsm_fn/tools",
     "agentsm_fn/stream",
+    "agentsm_fn/teams",
 )
 PURE_EVALS = tuple(
     f"agentsm_fn/evals/{name}.py"
