@@ -4,6 +4,12 @@ A thread is an ordered chain of durable runs, one per turn (``Durable.chat``; do
 """
 
 from agentsm_fn.core.fingerprint import machine_fingerprint, machine_fingerprint_text
+from agentsm_fn.durable.child_errors import (
+    ChildError,
+    ChildMachineChanged,
+    ChildOutcomeCorrupt,
+    ChildProgramUnknown,
+)
 from agentsm_fn.durable.errors import (
     AnswerRefusal,
     AnswerRefused,
@@ -24,7 +30,9 @@ from agentsm_fn.durable.running._tracing import TraceCarrier
 from agentsm_fn.durable.running.chat import Turn
 from agentsm_fn.durable.running.digest import content_digest
 from agentsm_fn.durable.running.durable import Durable
+from agentsm_fn.durable.running.in_process import in_process_children
 from agentsm_fn.durable.running.program import StoredRun
+from agentsm_fn.durable.running.run_ids import child_run_id
 from agentsm_fn.durable.running.streaming import stored_events
 from agentsm_fn.durable.running.templates import TemplateMismatch
 from agentsm_fn.durable.stores import is_postgres, open_store
@@ -63,6 +71,10 @@ __all__ = [
     "AnswerRefusal",
     "AnswerRefused",
     "Checkpoint",
+    "ChildError",
+    "ChildMachineChanged",
+    "ChildOutcomeCorrupt",
+    "ChildProgramUnknown",
     "CodecFailure",
     "CodecFailureKind",
     "Diverged",
@@ -103,8 +115,10 @@ __all__ = [
     "Turn",
     "TurnRecord",
     "TurnStatus",
+    "child_run_id",
     "content_digest",
     "from_bytes",
+    "in_process_children",
     "is_postgres",
     "machine_fingerprint",
     "machine_fingerprint_text",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from agentsm_fn.durable.errors import RunIdRefused
 from agentsm_fn.shell.credentials import redact_credentials
 
-__all__ = ["refused_run_id"]
+__all__ = ["child_run_id", "refused_run_id"]
 
 CREDENTIAL_SHAPED = "looks like a credential: choose another id"
 """Why a credential-shaped run id is refused."""
@@ -30,3 +30,16 @@ def refused_run_id(run_id: str) -> RunIdRefused | None:
         'the run id looks like a credential: choose another id'
     """
     return RunIdRefused(why=CREDENTIAL_SHAPED) if redact_credentials(run_id) != run_id else None
+
+
+def child_run_id(parent: str, seq: int, index: int | None = None) -> str:
+    """The id of the child run a parent's effect ``seq`` starts (``index``: its place in a fan-out).
+
+    Derived, never drawn: a parent that crashes around the request and asks again finds the
+    same child, so a child is started once.
+
+    Example:
+        >>> child_run_id("order-17", 4), child_run_id("order-17", 4, 0)
+        ('order-17.c4', 'order-17.c4.0')
+    """
+    return f"{parent}.c{seq}" if index is None else f"{parent}.c{seq}.{index}"

@@ -1,0 +1,86 @@
+"""Child programs: a child's durable program found by name, and how a run of it ended as a child outcome.
+
+A parent names its child's program as ``module:attribute`` (:class:`~agentsm_fn.teams.ChildRun`),
+so any process that runs the parent (or the child, on another worker) finds the same program:
+:func:`load_program` takes it from the programs a caller passed, else imports it. How a child
+run ended is given to its parent as a :data:`~agentsm_fn.teams.ChildOutcome`
+(:func:`ended_outcome`, :func:`failed_outcome`): its terminal state and its program's result
+(``Durable.result_of``; the final memory when the program names no result), or its failure,
+described with no credentials.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeAlias
+
+from returns.result import Failure, Result, Success
+
+from agentsm_fn.core.snapshot import Snapshot
+from agentsm_fn.durable.child_errors import ChildProgramUnknown
+from agentsm_fn.durable.running.program import DurableProgram
+from agentsm_fn.shell.credentials import redact_credentials
+from agentsm_fn.shell.targets import import_target
+from agentsm_fn.teams.values import ChildFailed, ChildFinished, ChildOutcome
+
+__all__ = ["AnyProgram", "by_name", "ended_outcome", "failed_outcome", "load_program"]
+
+AnyProgram: TypeAlias = DurableProgram[Any, Any, Any]
+"""A durable program of any states, events and memory (a parent's children are of many kinds)."""
+
+
+def by_name(programs: Iterable[AnyProgram]) -> Mapping[str, AnyProgram]:
+    """``programs`` by their names."""
+    return {program.name: program for program in programs}
+
+
+def load_program(name: str, known: Mapping[str, AnyProgram]) -> Result[AnyProgram, ChildProgramUnknown]:
+    """The program called ``name``: one of ``known``, else imported from ``module:attribute``.
+
+    Example:
+        >>> load_program("agentsm_fn.core:emit", {}).failure().describe()
+        'unknown child program agentsm_fn.core:emit: it is a function, not a Durable'
+        >>> load_program("nowhere", {}).failure().why
+        'expected MODULE:ATTRIBUTE, e.g. mypkg.agent:MACHINE'
+    """
+    found = known.get(name)
+    if found is not None:
+        return Success(found)
+    imported = import_target(name)
+    if isinstance(imported, Failure):
+        return Failure(ChildProgramUnknown(program=name, why=redact_credentials(imported.failure())))
+    value = imported.unwrap().value
+    if not isinstance(value, DurableProgram):
+        return Failure(
+            ChildProgramUnknown(program=name, why=f"it is a {type(value).__name__}, not a Durable")
+        )
+    if value.name != name:
+        why = f"it is the Durable named {value.name}, not {name}"
+        return Failure(ChildProgramUnknown(program=name, why=why))
+    return Success(value)
+
+
+def ended_outcome(program: AnyProgram, run_id: str, snapshot: Snapshot[Any, Any]) -> ChildOutcome:
+    """The outcome of a child run of ``program`` that reached a terminal state at ``snapshot``.
+
+    Failed if the program says so (``Durable.failure``), else finished with the program's result
+    (its final memory when the program names no result).
+    """
+    why = None if program.failure is None else program.failure(snapshot)
+    if why is not None:
+        return failed_outcome(program.name, run_id, why)
+    result = snapshot.memory if program.result is None else program.result_of(snapshot)
+    return ChildFinished(run_id=run_id, program=program.name, state=snapshot.state.name, result=result)
+
+
+def failed_outcome(program: str, run_id: str, reason: str) -> ChildFailed:
+    """A failed child's outcome; ``reason`` is kept to 500 characters, credentials redacted.
+
+    Example:
+        >>> failed_outcome("app:C", "p.c1", "x" * 600).reason[-3:]
+        '...'
+    """
+    text = redact_credentials(reason)
+    return ChildFailed(
+        run_id=run_id, program=program, reason=text if len(text) <= 500 else text[:497] + "..."
+    )
