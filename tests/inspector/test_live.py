@@ -70,3 +70,17 @@ def test_the_runs_list_shows_a_run_finishing_through_the_change_stream(
         assert lists == 1  # the list was read once: the row changed in place, nothing polled
         assert text_of(browser, 'tr[data-run="done-before"] .badge') == "finished"
     assert store.get("live").unwrap().status is RunStatus.FINISHED
+
+
+def test_the_runs_list_closes_its_change_stream_when_left(browser: WebDriver, store: SqliteStore) -> None:
+    """Left and come back to 8 times, the list still loads: Chromium keeps at most six connections to one
+    server, and each visit used to leave its change stream open (the sixth visit never loaded)."""
+    COUNTER.start(store, Count(target=1), run_id="first").unwrap()
+    with Served(store, [COUNTER]) as base:
+        for _ in range(8):
+            visit(browser, f"{base}/#/", "runs")  # from about:blank: the page before it is left
+        browser.get("about:blank")
+        browser.back()  # restored from the back/forward cache, its stream closed: shown anew
+        until_text(browser, "#status", "Runs shown")
+        COUNTER.start(store, Count(target=1), run_id="after").unwrap()
+        until_text(browser, 'tr[data-run="after"] .badge', "finished")  # it follows the store again

@@ -62,4 +62,8 @@ document.querySelector("a.skip").addEventListener("click", (event) => {
   main.focus();
 });
 window.addEventListener("hashchange", show);
+// A page the back/forward cache restores had its streams closed when it was left (stream.js): show it anew.
+window.addEventListener("pageshow", (event) => {
+  if (event.persisted) show();
+});
 show();

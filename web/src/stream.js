@@ -3,6 +3,16 @@ import {ApiError, authorized, detail} from "./dom.js";
 
 const RETRY_MS = 1000;
 
+// Every stream still listening. Chromium does not end a streamed fetch when its page is left: it keeps the
+// connection to read the rest, and an event stream has no rest, so each visit left one open until the
+// browser's six connections to the server were taken and the next page waited forever. Leaving the page
+// (and a page the back/forward cache keeps) closes them here; main.js shows a restored page again.
+const open = new Set();
+window.addEventListener("pagehide", () => {
+  for (const controller of open) controller.abort();
+  open.clear();
+});
+
 /** Dispatch each complete event in `text` to `onEvent({event, data, id})`; return what is left unfinished. */
 function parse(text, onEvent, last) {
   const blocks = text.split(/\r?\n\r?\n/);
@@ -32,6 +42,8 @@ function parse(text, onEvent, last) {
  */
 export function listen(path, onEvent) {
   const controller = new AbortController();
+  open.add(controller);
+  controller.signal.addEventListener("abort", () => open.delete(controller));
   const last = {id: null};
   let first = true;
   let resolveOpened;
