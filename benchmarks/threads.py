@@ -1,6 +1,6 @@
 """Benchmark of threads: starting turn 500 costs what starting turn 1 does; its request stays in budget.
 
-Run: .venv/bin/python benchmarks/threads.py [--turns 500] [--samples 30] [--context 2000]
+Run: .venv/bin/python benchmarks/threads.py [--turns 500] [--samples 30] [--context 16000]
 
 Targets (issue 27, item 7), ratios against a baseline measured in the same run:
 
@@ -13,9 +13,10 @@ Targets (issue 27, item 7), ratios against a baseline measured in the same run:
   starts are counted (its own run's only), and, for scale, what replaying the earlier turns'
   journals would cost is printed too (what a thread rebuilt from its runs would pay).
 * The conversation a ReAct agent sends the LLM at turn 500 stays within the thread's context
-  budget (``AgentConfig.thread.context``, ``--context`` estimated tokens): the earlier turns in
-  every planning request, the largest over the whole thread and turn 500's, against the budget
-  (older turns are compressed by the agent's own LLM call when a turn starts over it).
+  budget (``AgentConfig.thread.context``, ``--context`` estimated tokens; the library's default,
+  16,000, unless given): the earlier turns in every planning request, the largest over the whole
+  thread and turn 500's, against the budget (older turns are compressed by the agent's own LLM
+  call when a turn starts over it).
 
 The LLM answers at once (in process), so the figures are the library's own cost. The store is a
 SQLite file. :func:`build_thread` makes a thread of any length; the inspector's thread-page
@@ -181,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=500)
     parser.add_argument("--samples", type=int, default=30)
-    parser.add_argument("--context", type=int, default=2000)
+    parser.add_argument("--context", type=int, default=ThreadBudget().context)
     args = parser.parse_args(argv)
     llm = InstantLlm()
     durable = agent(llm, args.context)

@@ -17,9 +17,10 @@ room left, so the result is always within the budget.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable
-from typing import TypeAlias
+from typing import ClassVar, TypeAlias
 
 import attrs
 from pyrsistent import PVector, pvector
@@ -115,12 +116,24 @@ class Conversation:
         (['UserMessage', 'AssistantMessage'], 1, 14)
     """
 
+    __codec_packed__: ClassVar[bool] = True
+    """Stored as a payload of its own, encoded once per value: every memory of a turn holds it."""
+
     messages: PVector[ConversationMessage] = attrs.field(factory=pvector, converter=_messages)
     summary: str = ""
     summarized: int = 0
     usage: Usage = attrs.field(factory=Usage)
     turns: int = 0
     last_turn: int = 0
+
+    @functools.cached_property
+    def _estimate(self) -> int:
+        return sum(map(estimate_tokens, self.sent()))
+
+    def _estimated(self, tokens: int) -> Conversation:
+        """This conversation, its estimate known to be ``tokens`` (a cache, not a field: never stored)."""
+        object.__setattr__(self, "_estimate", tokens)
+        return self
 
     def then(self, messages: Iterable[ConversationMessage], usage: Usage | None = None) -> Conversation:
         """This conversation with one more turn: its messages, and the tokens it spent.
@@ -130,13 +143,14 @@ class Conversation:
             3
         """
         added = tuple(messages)
-        return attrs.evolve(
+        longer = attrs.evolve(
             self,
             messages=self.messages.extend(added),
             usage=self.usage if usage is None else self.usage + usage,
             turns=self.turns + 1,
             last_turn=len(added),
         )
+        return longer._estimated(self._estimate + sum(map(estimate_tokens, added)))
 
     @property
     def latest_turn(self) -> tuple[ConversationMessage, ...]:
@@ -154,8 +168,8 @@ class Conversation:
         return (*head, *self.messages)
 
     def tokens(self) -> int:
-        """The estimated tokens of :meth:`sent`."""
-        return sum(map(estimate_tokens, self.sent()))
+        """The estimated tokens of :meth:`sent` (summed once per value, then kept up by :meth:`then`)."""
+        return self._estimate
 
     def over(self, budget: int | None) -> bool:
         """True when :meth:`sent` takes more than ``budget`` estimated tokens (never with no budget).
@@ -203,16 +217,18 @@ class Conversation:
         """
         start = self.keep_from(budget)
         kept = self.messages[start:]
-        room = budget - sum(map(estimate_tokens, kept)) - _MESSAGE_TOKENS
+        held = sum(map(estimate_tokens, kept))
+        room = budget - held - _MESSAGE_TOKENS
         allowed = room * CHARS_PER_TOKEN - len(SUMMARY_PREFIX)
         text = (summary.strip() or self.summary)[: max(allowed, 0)]
-        return attrs.evolve(
+        shorter = attrs.evolve(
             self,
             messages=kept,
             summary=text,
             summarized=self.summarized + start,
             last_turn=min(self.last_turn, len(kept)),
         )
+        return shorter._estimated(held + (_MESSAGE_TOKENS + _tokens(SUMMARY_PREFIX + text) if text else 0))
 
 
 def _shown(message: ConversationMessage) -> dict[str, object]:

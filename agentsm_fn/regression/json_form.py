@@ -40,7 +40,7 @@ _PACK: Final[Callable[[object], bytes]] = msgspec.msgpack.Encoder().encode
 _UNPACK: Final[Callable[[bytes], object]] = msgspec.msgpack.Decoder().decode
 
 _TUPLE, _LIST, _FROZENSET, _SET, _DICT, _PROXY, _PVECTOR, _PMAP = range(8)
-_ENUM, _OBJECT, _SUCCESS, _FAILURE, _BIGINT, _PSET = range(8, 14)
+_ENUM, _OBJECT, _SUCCESS, _FAILURE, _BIGINT, _PSET, _PACKED = range(8, 15)
 """The codec's container tags (``agentsm_fn.durable.stores._plans.Tag``): part of its stored format."""
 
 _SEQUENCES: Final = {
@@ -78,10 +78,7 @@ def to_json_form(value: object) -> Result[JsonValue, CodecFailure]:
     encoded = to_bytes(value)
     if isinstance(encoded, Failure):
         return encoded
-    payload = _UNPACK(encoded.unwrap())
-    assert isinstance(payload, list)  # the codec wrote it: [FORMAT, classes, tree]
-    _, classes, tree = payload
-    return encoded.map(lambda _: _Writer(classes).value(tree))
+    return encoded.map(lambda data: _Writer([]).value([_PACKED, data]))
 
 
 class _Writer:
@@ -105,6 +102,9 @@ class _Writer:
         rest: list[Any] = data[1:]
         if tag == _TUPLE:
             return [self.value(item) for item in rest]
+        if tag == _PACKED:  # a payload of its own (a conversation): written in place, as any object
+            payload: list[Any] = _UNPACK(rest[0])  # type: ignore[assignment]  # the codec wrote [FORMAT, classes, tree]
+            return _Writer(payload[1]).value(payload[2])
         if tag == _OBJECT:
             name, version, fields = self.classes[rest[0]]
             out: dict[str, JsonValue] = {"$class": name}

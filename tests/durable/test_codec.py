@@ -6,7 +6,7 @@ import dataclasses
 import enum
 from collections.abc import Callable
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import attrs
 import msgspec
@@ -46,6 +46,23 @@ class Pair(NamedTuple):
 
 
 @attrs.frozen
+class Packed:
+    """Stored as a payload of its own, remembered per object (as a thread's conversation is)."""
+
+    __codec_packed__: ClassVar[bool] = True
+    content: object
+    extra: object = None
+
+
+@attrs.frozen(weakref_slot=False)
+class PackedUnreferenced:
+    """Packed, but no weak reference can follow it: encoded afresh each time."""
+
+    __codec_packed__: ClassVar[bool] = True
+    content: object
+
+
+@attrs.frozen
 class Versioned:
     __codec_version__ = 2
     value: int
@@ -78,6 +95,8 @@ def containers(inner: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
         st.builds(Point, inner, inner),
         st.builds(Box, inner),
         st.builds(Pair, inner, inner),
+        st.builds(Packed, inner, inner),
+        st.builds(PackedUnreferenced, inner),
         inner.map(Success),
         inner.map(Failure),
     )
@@ -92,10 +111,10 @@ def same(a: object, b: object) -> bool:
         return False
     if isinstance(a, tuple | list | PVector) and isinstance(b, tuple | list | PVector):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, Point | Box | Pair):
+    if isinstance(a, Point | Box | Pair | Packed | PackedUnreferenced):
         return all(
             same(getattr(a, f), getattr(b, f))
-            for f in ("x", "y", "content", "left", "right")
+            for f in ("x", "y", "content", "left", "right", "extra")
             if hasattr(a, f)
         )
     return a == b
@@ -182,3 +201,30 @@ def test_a_vector_of_either_pyrsistent_class_is_stored_alike_and_read_back() -> 
     native, python = pvector([1, "a"]), python_pvector([1, "a"])
     assert to_bytes(native).unwrap() == to_bytes(python).unwrap()
     assert from_bytes(to_bytes(python).unwrap(), PVector).unwrap() == native
+
+
+def test_a_packed_value_is_its_own_payload_embedded_as_it_is_in_every_value_that_holds_it() -> None:
+    inner = Packed(content=(UserMessage("hi"), frozenset({"b", "a"})))
+    alone = to_bytes(inner).unwrap()
+    held = to_bytes(Box(content=(inner, inner))).unwrap()
+    assert held.count(alone) == 2  # the same bytes inside, whatever holds it
+    again = from_bytes(held, Box).unwrap()
+    assert again == Box(content=(inner, inner)) and to_bytes(again).unwrap() == held
+    assert isinstance(again.content, tuple)
+    assert to_bytes(again.content[0]).unwrap() == alone  # one read back is known by its bytes
+
+
+def test_a_packed_value_read_from_a_payload_of_another_shape_is_encoded_afresh() -> None:
+    # A payload written with the fields in another order (an older class, or a hand-made one)
+    # decodes to the same value; encoding that value writes this code's own payload, not those bytes.
+    swapped = _payload([[f"{__name__}:Packed", 1, ["extra", "content"]]], [9, 0, 2, 1])
+    value = from_bytes(swapped, Packed).unwrap()
+    assert value == Packed(content=1, extra=2)
+    assert to_bytes(value).unwrap() == to_bytes(Packed(content=1, extra=2)).unwrap() != swapped
+
+
+def test_a_packed_payload_that_is_not_one_is_a_typed_failure() -> None:
+    for tree in ([14, "not bytes"], [14, b"junk"], [14, _payload([], None, version=99)]):
+        failure = from_bytes(_payload([], [0, tree]), object).failure()
+        assert failure.kind in (CodecFailureKind.CORRUPT, CodecFailureKind.VERSION)
+        assert failure.path == "[0]"

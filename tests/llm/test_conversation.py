@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -119,6 +120,20 @@ def test_compression_always_fits_its_budget_and_keeps_a_suffix_of_whole_turns(
     assert small.summarized == len(added) - len(kept)  # every other one is what the summary stands for
     assert not kept or isinstance(kept[0], UserMessage)  # whole turns: no result without its call
     assert (small.turns, small.usage) == (conversation.turns, conversation.usage)
+
+
+@given(st.lists(st.one_of(turns(), st.tuples(st.integers(0, 2_000), _TEXT)), max_size=10))
+def test_the_estimate_kept_along_turns_and_compressions_is_the_count_of_what_is_sent(
+    steps: list[list[ConversationMessage] | tuple[int, str]],
+) -> None:
+    conversation = Conversation()
+    for step in steps:  # a turn added, or a compression within a budget with a summary
+        conversation = (
+            conversation.compressed(step[1], step[0]) if isinstance(step, tuple) else conversation.then(step)
+        )
+        counted = sum(map(estimate_tokens, conversation.sent()))
+        assert conversation.tokens() == counted  # kept up step by step, never summed again
+        assert attrs.evolve(conversation).tokens() == counted  # a copy (as one decoded) counts it afresh
 
 
 @given(conversations(), st.integers(0, 2_000))

@@ -6,14 +6,16 @@ import enum
 from collections.abc import Callable, Mapping
 from types import MappingProxyType, ModuleType
 
+import msgspec
 from pyrsistent import pmap, pset, pvector
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import CodecFailure, CodecFailureKind
-from agentsm_fn.durable.stores._plans import Problem, Tag, plan_for, version_of
+from agentsm_fn.durable.stores import _packed
+from agentsm_fn.durable.stores._plans import FORMAT, Problem, Tag, plan_for, version_of
 
 _SCALARS = frozenset({str, int, float, bool, type(None), bytes})
-_Builder = Callable[[list[object]], object]
+_UNPACK: Callable[[bytes], object] = msgspec.msgpack.Decoder().decode
 
 
 def _corrupt(detail: str) -> Problem:
@@ -23,7 +25,7 @@ def _corrupt(detail: str) -> Problem:
 class _Decoder:
     """One payload's decoding: resolves its class table on first use of each entry."""
 
-    __slots__ = ("builders", "classes", "modules")
+    __slots__ = ("builders", "classes", "in_order", "modules")
 
     def __init__(self, classes: object, modules: Mapping[str, ModuleType]) -> None:
         if not isinstance(classes, list):
@@ -31,6 +33,12 @@ class _Decoder:
         self.classes = classes
         self.modules = modules
         self.builders: dict[int, tuple[type, tuple[str, ...]]] = {}
+        self.in_order = True
+        """Each class was met first in the table's order, with the fields this code stores (as encoded)."""
+
+    def as_encoded(self) -> bool:
+        """True when this payload's class table is the one the encoder would write for its value."""
+        return self.in_order and len(self.builders) == len(self.classes)
 
     def resolve(self, index: object) -> tuple[type, tuple[str, ...]]:
         if type(index) is not int:
@@ -59,6 +67,8 @@ class _Decoder:
         if gone:
             detail = f"{name} has no field {gone[0]!r} any more (bump __codec_version__ when fields go)"
             raise Problem(CodecFailureKind.VERSION, detail)
+        if index != len(self.builders) or tuple(fields) != known:
+            self.in_order = False
         found = self.builders[index] = cls, tuple(fields)
         return found
 
@@ -107,6 +117,8 @@ class _Decoder:
             return Success(inner) if tag == Tag.SUCCESS else Failure(inner)
         if tag == Tag.BIGINT and len(data) == 2 and isinstance(data[1], str):
             return int(data[1])
+        if tag == Tag.PACKED and len(data) == 2:
+            return _decoded(data[1], self.modules)
         raise _corrupt(f"unknown tag {tag!r}")
 
     def _items(self, data: list[object]) -> list[object]:
@@ -152,12 +164,30 @@ class _Decoder:
             ) from None
 
 
-def decode_tree(
-    classes: object, tree: object, modules: Mapping[str, ModuleType]
-) -> Result[object, CodecFailure]:
-    """Rebuild the value of one payload; every problem is a ``Failure`` naming the field."""
+def _decoded(data: object, modules: Mapping[str, ModuleType]) -> object:
+    """The value of one payload (raises :class:`Problem`); a packed one is then known by ``data``."""
+    if type(data) is not bytes:
+        raise _corrupt(f"a payload is a {type(data).__name__}, not bytes")
     try:
-        return Success(_Decoder(classes, modules).value(tree))
+        payload = _UNPACK(data)
+    except (msgspec.DecodeError, TypeError, ValueError) as exc:
+        raise _corrupt(f"not a payload: {exc}") from None
+    if not isinstance(payload, list) or len(payload) != 3:
+        raise _corrupt("not a payload")
+    if payload[0] != FORMAT:
+        raise Problem(CodecFailureKind.VERSION, f"format {payload[0]!r}; this version reads format {FORMAT}")
+    decoder = _Decoder(payload[1], modules)
+    tree = payload[2]
+    value = decoder.value(tree)
+    if type(tree) is list and tree[0] == Tag.OBJECT and decoder.as_encoded() and plan_for(type(value)).packed:
+        _packed.keep_bytes(value, data)  # encoding it again would write these bytes: copy them instead
+    return value
+
+
+def decode_payload(data: bytes, modules: Mapping[str, ModuleType]) -> Result[object, CodecFailure]:
+    """Rebuild the value of one payload (``[FORMAT, classes, tree]``); every problem is a ``Failure``."""
+    try:
+        return Success(_decoded(data, modules))
     except Problem as problem:
         return Failure(problem.failure())
     except RecursionError:

@@ -33,6 +33,8 @@ class Tag:
     FAILURE = 11
     BIGINT = 12
     PSET = 13
+    PACKED = 14
+    """``[PACKED, bytes]``: a packed value (its class sets ``__codec_packed__``), as a payload of its own."""
 
 
 class Problem(Exception):
@@ -66,6 +68,8 @@ class Plan:
     """The names stored for each field (attrs: the ``__init__`` argument, its alias)."""
     attributes: tuple[str, ...] = ()
     """Where each field is read from (attrs: the attribute name)."""
+    packed: bool = False
+    """Stored as a payload of its own, remembered per object (the class sets ``__codec_packed__ = True``)."""
 
 
 _BUILTIN: dict[type, int] = {
@@ -151,4 +155,13 @@ def _class_plan(cls: type) -> Plan:
     if not _importable(cls):
         why = "it is not reachable by that name (define it at module level)"
         raise Problem(CodecFailureKind.NOT_ENCODABLE, f"cannot encode a {name}: {why}")
-    return Plan(cls=cls, tag=tag, name=name, version=version_of(cls), fields=fields, attributes=attributes)
+    packed = tag == Tag.OBJECT and getattr(cls, "__codec_packed__", False) is True
+    return Plan(
+        cls=cls,
+        tag=tag,
+        name=name,
+        version=version_of(cls),
+        fields=fields,
+        attributes=attributes,
+        packed=packed,
+    )

@@ -22,6 +22,12 @@ once as ``[module:qualname, version, field names]``; an instance is ``[9, class 
 field values...]`` and is rebuilt by field *name*, so a field added since (with a
 default) or fields reordered still decode. Sets are written in a canonical order, so
 equal values have equal bytes (the journal's effect digests rely on it).
+
+A class that sets ``__codec_packed__ = True`` (a large frozen value met in many payloads:
+a thread's ``Conversation``) is written as a payload of its own, ``[14, bytes]`` inside
+another, or as the whole payload when it is the value encoded; its bytes are remembered
+per object while it lives (:mod:`agentsm_fn.durable.stores._packed`), so a memory that
+holds the same conversation as the last one encoded, or as one just read, costs a copy.
 """
 
 from __future__ import annotations
@@ -34,7 +40,8 @@ import msgspec
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import CodecFailure, CodecFailureKind
-from agentsm_fn.durable.stores._decode import decode_tree
+from agentsm_fn.durable.stores import _packed as _packed_store
+from agentsm_fn.durable.stores._decode import decode_payload
 from agentsm_fn.durable.stores._plans import FORMAT, Plan, Problem, Tag, plan_for
 
 __all__ = ["FORMAT", "from_bytes", "to_bytes"]
@@ -44,7 +51,6 @@ T = TypeVar("T")
 _SCALARS = frozenset({str, float, bool, type(None), bytes})
 _INT_LIMIT = 2**63
 _PACK: Callable[[object], bytes] = msgspec.msgpack.Encoder().encode
-_UNPACK: Callable[[bytes], object] = msgspec.msgpack.Decoder().decode
 
 
 class _Encoder:
@@ -73,6 +79,15 @@ class _Encoder:
                 raise problem.at(f"[{index}]") from None
         return out
 
+    def instance(self, value: object, plan: Plan) -> list[object]:
+        out: list[object] = [Tag.OBJECT, self.cls(plan)]
+        for name in plan.attributes:
+            try:
+                out.append(self.value(getattr(value, name)))
+            except Problem as problem:
+                raise problem.at(f".{name}") from None
+        return out
+
     def value(self, value: object) -> object:
         kind = type(value)
         if kind in _SCALARS:
@@ -85,13 +100,7 @@ class _Encoder:
         plan = plan_for(kind)
         tag = plan.tag
         if tag == Tag.OBJECT:
-            out: list[object] = [Tag.OBJECT, self.cls(plan)]
-            for name in plan.attributes:
-                try:
-                    out.append(self.value(getattr(value, name)))
-                except Problem as problem:
-                    raise problem.at(f".{name}") from None
-            return out
+            return [Tag.PACKED, _packed(value, plan)] if plan.packed else self.instance(value, plan)
         if tag == Tag.ENUM:
             return [Tag.ENUM, self.cls(plan), value.name]  # type: ignore[attr-defined]  # an enum member
         if tag in (Tag.LIST, Tag.PVECTOR):
@@ -108,6 +117,16 @@ class _Encoder:
         if tag in (Tag.FROZENSET, Tag.SET, Tag.PSET):
             return self.items(sorted(value, key=_sort_key), tag)  # type: ignore[call-overload]  # a set, by its plan
         return [tag, self.value(value._inner_value)]  # type: ignore[attr-defined]  # Success or Failure
+
+
+def _packed(value: object, plan: Plan) -> bytes:
+    """A packed value's own payload: remembered for this object, else encoded (then remembered)."""
+    data = _packed_store.bytes_of(value)
+    if data is None:
+        encoder = _Encoder()
+        data = _PACK([FORMAT, encoder.classes, encoder.instance(value, plan)])
+        _packed_store.keep_bytes(value, data)
+    return data
 
 
 def _sort_key(value: object) -> tuple[int, str, object]:
@@ -133,6 +152,9 @@ def to_bytes(value: object) -> Result[bytes, CodecFailure]:
     """
     encoder = _Encoder()
     try:
+        kind = type(value)
+        if kind not in _SCALARS and kind is not int and kind is not tuple and plan_for(kind).packed:
+            return Success(_packed(value, plan_for(kind)))  # its own payload, not one that embeds it
         tree = encoder.value(value)
         return Success(_PACK([FORMAT, encoder.classes, tree]))
     except Problem as problem:
@@ -152,16 +174,7 @@ def from_bytes(data: bytes, expected: type[T]) -> Result[T, CodecFailure]:
         >>> from_bytes(to_bytes(1).unwrap(), str).failure().kind
         <CodecFailureKind.WRONG_TYPE: 'wrong type'>
     """
-    try:
-        payload = _UNPACK(data)
-    except (msgspec.DecodeError, TypeError, ValueError) as exc:
-        return Failure(CodecFailure(kind=CodecFailureKind.CORRUPT, detail=f"not a payload: {exc}"))
-    if not isinstance(payload, list) or len(payload) != 3:
-        return Failure(CodecFailure(kind=CodecFailureKind.CORRUPT, detail="not a payload"))
-    if payload[0] != FORMAT:
-        detail = f"format {payload[0]!r}; this version reads format {FORMAT}"
-        return Failure(CodecFailure(kind=CodecFailureKind.VERSION, detail=detail))
-    decoded = decode_tree(payload[1], payload[2], sys.modules)
+    decoded = decode_payload(data, sys.modules)
     if isinstance(decoded, Failure):
         return decoded
     value = decoded.unwrap()
