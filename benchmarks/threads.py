@@ -45,7 +45,9 @@ from agentsm_fn.agents.react import REACT_MACHINE, AgentConfig, AgentMemory, Eve
 from agentsm_fn.durable import Durable, JournalRow, SqliteStore, StoreFailure  # noqa: E402
 from agentsm_fn.durable.running import _so_far  # noqa: E402
 from agentsm_fn.durable.running.replay import replay_stored  # noqa: E402
+from agentsm_fn.durable.stores.codec import from_bytes  # noqa: E402
 from agentsm_fn.llm import (  # noqa: E402
+    Conversation,
     LlmReply,
     LlmRequest,
     SystemMessage,
@@ -177,6 +179,36 @@ def measure_starts(
     return Starts(first=first, warm=warm, cold=cold, journals=sorted(set(READ) - own))
 
 
+@attrs.frozen(kw_only=True)
+class Decoding:
+    """What a cold start cannot avoid: the thread so far read back and decoded (medians, seconds)."""
+
+    messages: int
+    size: int
+    read: float
+    decode: float
+
+
+def decoding(store: SqliteStore, thread_id: str, samples: int) -> Decoding:
+    """Read and decode the thread so far after the last ended turn of ``thread_id``, ``samples`` times."""
+    last = store.thread(thread_id).unwrap().last
+    assert last is not None
+    kept = store.so_far(thread_id, last.turn).unwrap()
+    assert kept is not None  # the turn ended in this process, which kept it
+    reads: list[float] = []
+    decodes: list[float] = []
+    for _ in range(samples):
+        t0 = time.perf_counter()
+        data = store.so_far(thread_id, last.turn).unwrap() or b""
+        t1 = time.perf_counter()
+        from_bytes(data, Conversation).unwrap()
+        reads.append(t1 - t0)
+        decodes.append(time.perf_counter() - t1)
+    read, decode = statistics.median(reads), statistics.median(decodes)
+    messages = len(from_bytes(kept, Conversation).unwrap().messages)
+    return Decoding(messages=messages, size=len(kept), read=read, decode=decode)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the figures; exit 1 if a target is missed."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -195,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         starts = measure_starts(store, durable, llm, n, args.samples)
         earlier = [turn.run_id for turn in store.turns("long", 0, n - 1).unwrap()]
         replay = timed(lambda: [replay_stored(store, durable.machine, run_id).unwrap() for run_id in earlier])
+        floor = decoding(store, "long", args.samples)
     first, warm, cold = map(statistics.median, (starts.first, starts.warm, starts.cold))
     planning = [request for _, request in llm.calls if is_planning(request)]
     at_turn = next(r for r in planning if r.messages[-1].content == message(n))
@@ -205,6 +238,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  ratio {warm / first:.2f}x (target <= {START_TARGET}x)")
     print(f"start of turn {n}+ after a turn run elsewhere (median of {args.samples}): {cold * 1000:.2f} ms")
     print(f"  ratio {cold / first:.2f}x (one read and one decode of the thread so far)")
+    kept = f"{floor.messages} messages, {floor.size / 1000:.0f} kB"
+    read, decode = floor.read * 1000, floor.decode * 1000
+    print(f"  of which reading the thread so far ({kept}) takes {read:.2f} ms, decoding it {decode:.2f} ms:")
+    unavoidable = (floor.read + floor.decode) / first
+    print(f"  {unavoidable:.2f}x turn 1, which no cold start avoids (bound by the context budget)")
     print(f"journals of earlier turns read to start them: {len(starts.journals)}")
     print(f"  replaying the {len(earlier)} earlier turns' journals instead: {replay * 1000:.0f} ms")
     print(f"earlier turns in the LLM request at turn {n}: {earlier_tokens(at_turn)} estimated tokens")

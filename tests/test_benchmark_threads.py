@@ -24,6 +24,8 @@ def test_a_quick_run_prints_every_figure(capsys: pytest.CaptureFixture[str]) -> 
         "start of turn 1",
         "start of turn 12+ after a turn run here",
         "start of turn 12+ after a turn run elsewhere",
+        "decoding it",
+        "which no cold start avoids",
         "journals of earlier turns read to start them: 0",
         "earlier turns in the LLM request at turn 12",
         "the thread's context budget: 200",
