@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import gc
 from collections.abc import Callable
 from types import MappingProxyType
 from typing import ClassVar, NamedTuple
@@ -18,6 +19,7 @@ from returns.result import Failure, Success
 from agentsm_fn.agents.react import AgentMemory, HistoryEntry
 from agentsm_fn.durable import CodecFailureKind, from_bytes, to_bytes
 from agentsm_fn.durable.running.digest import content_digest
+from agentsm_fn.durable.stores import _packed
 from agentsm_fn.llm import LlmCall, LlmRequest, ToolCall, UserMessage
 
 python_pvector: Callable[[list[object]], PVector[object]] = _pvector.python_pvector
@@ -228,3 +230,13 @@ def test_a_packed_payload_that_is_not_one_is_a_typed_failure() -> None:
         failure = from_bytes(_payload([], [0, tree]), object).failure()
         assert failure.kind in (CodecFailureKind.CORRUPT, CodecFailureKind.VERSION)
         assert failure.path == "[0]"
+
+
+def test_a_packed_value_s_bytes_are_forgotten_with_it_and_never_outnumber_the_limit() -> None:
+    for number in range(300):  # more than are remembered at once; each dies at the end of its turn
+        assert from_bytes(to_bytes(Packed(content=number)).unwrap(), Packed).unwrap().content == number
+    gc.collect()
+    assert all(ref() is not None for ref, _ in _packed._BYTES.values())  # none kept for a dead value
+    alive = [Packed(content=number) for number in range(300)]
+    assert [to_bytes(value).unwrap() for value in alive] == [to_bytes(value).unwrap() for value in alive]
+    assert len(_packed._BYTES) <= _packed._LIMIT

@@ -24,7 +24,8 @@ _LIMIT = 128
 """The most packed values remembered at once (the oldest is forgotten first)."""
 
 _BYTES: dict[int, tuple[weakref.ref[object], bytes]] = {}
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()
+"""Reentrant: a collection inside :func:`keep_bytes` may free a packed value, whose callback takes it."""
 
 
 def bytes_of(value: object) -> bytes | None:
@@ -65,5 +66,5 @@ def keep_bytes(value: object, data: bytes) -> None:
         return
     with _LOCK:
         if key not in _BYTES and len(_BYTES) >= _LIMIT:
-            del _BYTES[next(iter(_BYTES))]
+            _BYTES.pop(next(iter(_BYTES)), None)
         _BYTES[key] = (ref, data)
