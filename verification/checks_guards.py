@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import attrs
 
+from agentsm_fn.agents.guardrails import HELD
 from verification.analysis import Analysis
 from verification.findings import PropertyViolation
 from verification.guard_reading import GuardInfo
@@ -20,7 +21,8 @@ __all__ = ["check_guards"]
 
 
 def _finding(state: str, guard: GuardInfo, routed: set[str]) -> PropertyViolation | None:
-    head = f"guardrail {guard.guardrail} ({guard.stage}) of {state}"
+    named = "a guardrail its memory holds" if guard.guardrail == HELD else f"guardrail {guard.guardrail}"
+    head = f"{named} ({guard.stage}) of {state}"
     if guard.event is None:
         return PropertyViolation(
             code="SM015",

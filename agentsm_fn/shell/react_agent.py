@@ -14,19 +14,29 @@ The builder is typed by the run's result: ``AgentBuilder.new(task)`` is an
 ``AgentBuilder[Invoice]`` whose agent's runs give an ``Invoice`` (an attrs class, a
 TypedDict, or a JSON Schema, whose values are frozen JSON objects), and
 ``.validate_result(check)`` adds an output validator of that type.
+
+Guardrails (docs/results.md, "Guardrails"): ``.guard_input(g)`` checks the task (each new
+message of a thread), ``.guard_tool_calls(g)`` each tool call before it runs,
+``.guard_output(g)`` the result (of the builder's result type). An LLM guardrail made from
+instructions (``llm_guardrail``) is data, kept in the memory; any other is code, run by the
+agent's machine (``react_machine(result, guardrails)``).
+
+One idea over 300 lines: the builder is one value, and its fluent methods are read together.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Generic, TypedDict, TypeVar, Unpack, overload
+from typing import Generic, TypedDict, TypeVar, Unpack, cast, overload
 
 import attrs
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.agents.guardrails import Guardrail
 from agentsm_fn.agents.output.result_type import TEXT, ResultT, ResultType, Validator, result_type
 from agentsm_fn.agents.react.config import AgentConfig, TokenBudget
 from agentsm_fn.agents.react.errors import BuildError
+from agentsm_fn.agents.react.guards import INPUT, OUTPUT, TOOL_CALL, ReactGuardrails, each_call
 from agentsm_fn.agents.react.machine import REACT_MACHINE, react_machine
 from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.states import Event, State
@@ -34,6 +44,7 @@ from agentsm_fn.core.machine import HandlerLike, MachineDefinitionError
 from agentsm_fn.core.observe import RunObserver
 from agentsm_fn.llm.call import RESULT_TOOL, AnyLlmProvider
 from agentsm_fn.llm.json import JsonObject
+from agentsm_fn.llm.messages import ToolCall
 from agentsm_fn.shell.clock import Clock
 from agentsm_fn.shell.human import Approver, AsyncApprover
 from agentsm_fn.shell.react_performers import async_provider, sync_provider
@@ -72,6 +83,7 @@ class AgentBuilder(Generic[ResultT]):
 
     memory: AgentMemory
     output: ResultType[ResultT]
+    guards: ReactGuardrails[ResultT] = attrs.field(factory=ReactGuardrails)
     registry: ToolRegistry = attrs.field(factory=ToolRegistry)
     provider: AnyLlmProvider | None = None
     approver: Approver | None = None
@@ -127,7 +139,8 @@ class AgentBuilder(Generic[ResultT]):
         output = kind if isinstance(kind, ResultType) else result_type(kind)
         new: AgentBuilder[T] | AgentBuilder[JsonObject] = object.__new__(AgentBuilder)
         new.__dict__.update(self.__dict__)
-        new.__dict__.update(output=output, memory=self.memory.evolve(output=output.spec))
+        guards = attrs.evolve(self.guards, output=())  # output guardrails were of the old type
+        new.__dict__.update(output=output, memory=self.memory.evolve(output=output.spec), guards=guards)
         return new
 
     def validate_result(self, *validators: Validator[ResultT]) -> AgentBuilder[ResultT]:
@@ -150,6 +163,47 @@ class AgentBuilder(Generic[ResultT]):
         new = self._with()
         new.__dict__.update(output=self.output.validated_by(*validators))
         return new
+
+    def _guarded(self, stage: str, guardrails: tuple[Guardrail[object], ...]) -> AgentBuilder[ResultT]:
+        held = [attrs.evolve(g.spec, stage=stage) for g in guardrails if g.spec is not None]
+        code = tuple(g for g in guardrails if g.spec is None)
+        new = self._with(memory=self.memory.evolve(guardrails=(*self.memory.guardrails, *held)))
+        if code:
+            field = {INPUT: "input", TOOL_CALL: "tool_calls", OUTPUT: "output"}[stage]
+            guards = attrs.evolve(self.guards, **{field: (*getattr(self.guards, field), *code)})
+            new.__dict__.update(guards=guards)
+        return new
+
+    def guard_input(self, *guardrails: Guardrail[str]) -> AgentBuilder[ResultT]:
+        """Check the task (each new message of a thread) before planning: a trip refuses, asks or stops.
+
+        Example:
+            >>> from agentsm_fn.agents.guardrails import guardrail
+            >>> from agentsm_fn.shell.scripted_llm import ScriptedLlm
+            >>> own = guardrail("own-invoices", lambda t: "another customer's" if "ACME" in t else None,
+            ...                 message="I can only show you your own invoices.")
+            >>> agent = AgentBuilder.new("Show ACME's invoices").guard_input(own).llm(ScriptedLlm([])).build()
+            >>> agent.unwrap().run().failure().message
+            'I can only show you your own invoices.'
+        """
+        return self._guarded(INPUT, cast(tuple[Guardrail[object], ...], guardrails))
+
+    def guard_tool_calls(self, *guardrails: Guardrail[ToolCall]) -> AgentBuilder[ResultT]:
+        """Check each tool call before it runs (a trip refuses the turn's calls, asks a human, or stops).
+
+        A pure check sees one call (it trips on the turn when it trips on any of its calls);
+        an LLM guardrail (``llm_guardrail``) judges the turn's calls together.
+        """
+        lifted = tuple(g if g.spec is not None else each_call(g) for g in guardrails)
+        return self._guarded(TOOL_CALL, cast(tuple[Guardrail[object], ...], lifted))
+
+    def guard_output(self, *guardrails: Guardrail[ResultT]) -> AgentBuilder[ResultT]:
+        """Check the result (the text, or the typed value) before the run ends in Done.
+
+        Give them after ``result_type`` (which drops the ones given before: they were of the
+        old type).
+        """
+        return self._guarded(OUTPUT, cast(tuple[Guardrail[object], ...], guardrails))
 
     def _memory(self, **changes: object) -> AgentBuilder[ResultT]:
         return self._with(memory=attrs.evolve(self.memory, **changes))  # type: ignore[arg-type]  # field names and types are checked by attrs at run time
@@ -268,7 +322,7 @@ class AgentBuilder(Generic[ResultT]):
                 f"a tool may not be called {RESULT_TOOL!r} with a typed result (a provider offers it)"
             )
         typed = self.output.spec is not None or self.output.validators
-        machine = react_machine(self.output) if typed else REACT_MACHINE
+        machine = react_machine(self.output, self.guards) if typed or self.guards.stages else REACT_MACHINE
         if handlers:
             try:
                 machine = machine.extend(handlers=handlers)

@@ -8,18 +8,19 @@ state (:func:`guarding`) runs a stage's guardrails over its subjects, records ea
 action, so the table routes every trip and the verifier proves each has a row (SM015).
 """
 
-from agentsm_fn.agents.guardrails.guarding import Guarding, GuardLog, GuardRoute, guarding
+from agentsm_fn.agents.guardrails.guarding import HELD, Guarding, GuardLog, GuardRoute, guarding
 from agentsm_fn.agents.guardrails.guardrail import (
     VERDICT_SCHEMA,
     Guardrail,
     LlmCheck,
     PureCheck,
     describe_subject,
+    from_spec,
     guardrail,
     llm_guardrail,
     read_verdict,
 )
-from agentsm_fn.agents.guardrails.values import GuardrailCheck, OnTrip, Trip
+from agentsm_fn.agents.guardrails.values import GuardrailCheck, GuardrailSpec, OnTrip, Trip
 
 __all__ = [
     "GuardLog",
@@ -27,12 +28,15 @@ __all__ = [
     "Guarding",
     "Guardrail",
     "GuardrailCheck",
+    "GuardrailSpec",
+    "HELD",
     "LlmCheck",
     "OnTrip",
     "PureCheck",
     "Trip",
     "VERDICT_SCHEMA",
     "describe_subject",
+    "from_spec",
     "guarding",
     "guardrail",
     "llm_guardrail",

@@ -36,7 +36,10 @@ from agentsm_fn.core.handlers import Decision, Handler, emit, perform
 from agentsm_fn.llm.call import LlmCall
 from agentsm_fn.llm.replies import LlmFailure, LlmReply
 
-__all__ = ["GuardLog", "GuardRoute", "Guarding", "guarding"]
+__all__ = ["HELD", "GuardLog", "GuardRoute", "Guarding", "guarding"]
+
+HELD = "*"
+"""The name routes give the guardrails a memory holds (any of them may take any action)."""
 
 E = TypeVar("E", bound=enum.Enum)
 E_co = TypeVar("E_co", bound=enum.Enum, covariant=True)
@@ -108,28 +111,39 @@ class Guarding(Handler[E_co, M], Generic[E_co, M, S]):
     passes: frozenset[E_co]
     actions: Mapping[OnTrip, E_co]
     on_trip: Callable[[M, Trip, OnTrip], M]
+    held: Callable[[M], Sequence[Guardrail[S]]] | None = None
 
     @property
     def routes(self) -> tuple[GuardRoute, ...]:
-        """Every guardrail's actions and their events: its own, and ``REFUSE`` for a rejected review."""
+        """Every guardrail's actions and their events: its own, and ``REFUSE`` for a rejected review.
+
+        Guardrails a memory holds (``held``) may take any action: each is listed for
+        :data:`HELD` guardrails.
+        """
         found: list[GuardRoute] = []
         for g in self.guardrails:
             for action in (g.on_trip, OnTrip.REFUSE) if g.on_trip is OnTrip.ASK_HUMAN else (g.on_trip,):
                 found.append(GuardRoute(g.name, self.stage, action, self.actions.get(action)))
+        if self.held is not None:
+            found += [GuardRoute(HELD, self.stage, action, self.actions.get(action)) for action in OnTrip]
         return tuple(found)
+
+    def rails(self, memory: M) -> tuple[Guardrail[S], ...]:
+        """The guardrails checked on ``memory``: the state's own, then those the memory holds."""
+        return self.guardrails if self.held is None else (*self.guardrails, *self.held(memory))
 
     def enter(self, memory: M) -> Decision[E_co, M]:
         return self._go(memory)
 
     def resume(self, memory: M, effect: Effect[object], outcome: object) -> Decision[E_co, M]:
-        done, subjects = self._done(memory), self.subjects(memory)
+        done, subjects, rails = self._done(memory), self.subjects(memory), self.rails(memory)
         index = len(done)
-        guardrail = self._pair(index, subjects)[1] if index < self._count(subjects) else None
+        guardrail = rails[index % len(rails)] if index < len(subjects) * len(rails) else None
         if guardrail is None or not isinstance(guardrail.check, LlmCheck):
             return Failure(Fault(f"guarding {self.stage}: an outcome arrived for no LLM check"))
         if not isinstance(outcome, LlmReply | LlmFailure):
             return Failure(Fault(f"guarding {self.stage}: {type(outcome).__name__} is not an LLM outcome"))
-        return self._checked(memory, index, subjects, guardrail.check.read(outcome))
+        return self._checked(memory, index, rails, guardrail.check.read(outcome))
 
     @property
     def functions(self) -> tuple[Callable[..., object], ...]:
@@ -146,7 +160,7 @@ class Guarding(Handler[E_co, M], Generic[E_co, M, S]):
 
     @property
     def effectful(self) -> bool:
-        return any(g.asks_llm for g in self.guardrails)
+        return self.held is not None or any(g.asks_llm for g in self.guardrails)
 
     @property
     def effects(self) -> frozenset[type[Effect[object]]] | None:
@@ -156,18 +170,12 @@ class Guarding(Handler[E_co, M], Generic[E_co, M, S]):
         names = ", ".join(g.name for g in self.guardrails)
         return f"Guarding({self.stage}: {names})"
 
-    def _count(self, subjects: Sequence[S]) -> int:
-        return len(subjects) * len(self.guardrails)
-
-    def _pair(self, index: int, subjects: Sequence[S]) -> tuple[int, Guardrail[S]]:
-        return divmod(index, len(self.guardrails))[0], self.guardrails[index % len(self.guardrails)]
-
     def _done(self, memory: M) -> list[GuardrailCheck]:
         at = self.log.visit(memory)
         return [c for c in self.log.checks(memory) if c.stage == self.stage and c.at == at]
 
     def _go(self, memory: M) -> Decision[E_co, M]:
-        done, subjects = self._done(memory), self.subjects(memory)
+        done, subjects, rails = self._done(memory), self.subjects(memory), self.rails(memory)
         if done and done[-1].trip is not None:
             last, trip = done[-1], done[-1].trip
             if last.review is False:
@@ -175,21 +183,23 @@ class Guarding(Handler[E_co, M], Generic[E_co, M, S]):
             if last.review is None:
                 return Failure(Fault(f"guarding {self.stage}: entered again after {trip.describe()}"))
         index = len(done)
-        while index < self._count(subjects):
-            number, guardrail = self._pair(index, subjects)
+        while index < len(subjects) * len(rails):
+            number, guardrail = index // len(rails), rails[index % len(rails)]
             if isinstance(guardrail.check, LlmCheck):
                 call = LlmCall(guardrail.check.ask(subjects[number]), purpose=f"guardrail {guardrail.name}")
                 return perform(call, memory)
             reason = guardrail.check(subjects[number])
             if reason is not None:
-                return self._checked(memory, index, subjects, reason)
-            memory = self.log.recorded(memory, self._check(memory, index, subjects, None))
+                return self._checked(memory, index, rails, reason)
+            memory = self.log.recorded(memory, self._check(memory, index, rails, None))
             index += 1
         passed = self.passed
         return emit(passed, memory) if isinstance(passed, enum.Enum) else emit(passed(memory), memory)
 
-    def _check(self, memory: M, index: int, subjects: Sequence[S], reason: str | None) -> GuardrailCheck:
-        number, guardrail = self._pair(index, subjects)
+    def _check(
+        self, memory: M, index: int, rails: Sequence[Guardrail[S]], reason: str | None
+    ) -> GuardrailCheck:
+        number, guardrail = index // len(rails), rails[index % len(rails)]
         trip = None
         if reason is not None:
             trip = Trip(
@@ -203,8 +213,10 @@ class Guarding(Handler[E_co, M], Generic[E_co, M, S]):
         at = self.log.visit(memory)
         return GuardrailCheck(guardrail=guardrail.name, stage=self.stage, at=at, subject=number, trip=trip)
 
-    def _checked(self, memory: M, index: int, subjects: Sequence[S], reason: str | None) -> Decision[E_co, M]:
-        check = self._check(memory, index, subjects, reason)
+    def _checked(
+        self, memory: M, index: int, rails: Sequence[Guardrail[S]], reason: str | None
+    ) -> Decision[E_co, M]:
+        check = self._check(memory, index, rails, reason)
         memory = self.log.recorded(memory, check)
         if check.trip is None:
             return self._go(memory)
@@ -234,6 +246,7 @@ def guarding(
     ask_human: E | None = None,
     stopped: E | None = None,
     on_trip: Callable[[M, Trip, OnTrip], M] = _unchanged,
+    held: Callable[[M], Sequence[Guardrail[S]]] | None = None,
 ) -> Guarding[E, M, S]:
     """The handler of a state that checks ``guardrails`` on the ``subjects`` of a memory.
 
@@ -269,4 +282,5 @@ def guarding(
         passes=frozenset(passes),
         actions=MappingProxyType({action: event for action, event in chosen.items() if event is not None}),
         on_trip=on_trip,
+        held=held,
     )

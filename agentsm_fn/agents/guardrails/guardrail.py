@@ -21,7 +21,7 @@ from typing import Generic, TypeAlias, TypeVar, cast
 
 import attrs
 
-from agentsm_fn.agents.guardrails.values import OnTrip
+from agentsm_fn.agents.guardrails.values import GuardrailSpec, OnTrip
 from agentsm_fn.agents.output.check import parse_reply
 from agentsm_fn.llm.call import LlmRequest
 from agentsm_fn.llm.json import JsonObject, freeze_object, thaw
@@ -34,6 +34,7 @@ __all__ = [
     "Guardrail",
     "LlmCheck",
     "describe_subject",
+    "from_spec",
     "guardrail",
     "llm_guardrail",
     "read_verdict",
@@ -92,6 +93,8 @@ class Guardrail(Generic[S_contra]):
     check: PureCheck[S_contra] | LlmCheck[S_contra]
     on_trip: OnTrip = OnTrip.REFUSE
     message: str = ""
+    spec: GuardrailSpec | None = None
+    """Its data, when it is one :func:`llm_guardrail` made from instructions alone (a memory can keep it)."""
 
     @property
     def asks_llm(self) -> bool:
@@ -123,11 +126,16 @@ def describe_subject(subject: object) -> str:
     Example:
         >>> describe_subject("hi"), describe_subject(ToolCall("c1", "pay", {"eur": 5}))
         ('hi', 'pay({"eur":5})')
+        >>> print(describe_subject((ToolCall("c1", "pay", {}), ToolCall("c2", "log", {}))))
+        1. pay({})
+        2. log({})
     """
     if isinstance(subject, str):
         return subject
     if isinstance(subject, ToolCall):
         return f"{subject.name}({subject.arguments_json})"
+    if isinstance(subject, tuple | list):
+        return "\n".join(f"{n}. {describe_subject(part)}" for n, part in enumerate(subject, start=1))
     if attrs.has(type(subject)):
         return json.dumps(
             attrs.asdict(cast(attrs.AttrsInstance, subject), recurse=True), default=_plain, sort_keys=True
@@ -179,7 +187,9 @@ def llm_guardrail(
     """A guardrail asked of a model: ``instructions`` state the rule, the subject is the user turn.
 
     ``model`` "" lets the provider choose; ``describe`` turns the subject into the text the
-    model judges (:func:`describe_subject` by default).
+    model judges (:func:`describe_subject` by default). With the default, the guardrail is
+    data too (its ``spec``): an agent keeps it in its memory, so a stored run keeps it and
+    the built-in machine runs it.
 
     Example:
         >>> polite = llm_guardrail("polite", "The text must be polite.", model="small")
@@ -201,4 +211,24 @@ def llm_guardrail(
         )
 
     ask.__qualname__ = ask.__name__ = f"ask[{name}]"
-    return Guardrail(name=name, check=LlmCheck(ask=ask, read=read_verdict), on_trip=on_trip, message=message)
+    spec = None
+    if describe is describe_subject:
+        spec = GuardrailSpec(
+            name=name, instructions=instructions, model=model, on_trip=on_trip, message=message
+        )
+    check = LlmCheck(ask=ask, read=read_verdict)
+    return Guardrail(name=name, check=check, on_trip=on_trip, message=message, spec=spec)
+
+
+def from_spec(spec: GuardrailSpec) -> Guardrail[object]:
+    """The guardrail a memory's :class:`GuardrailSpec` stands for (as :func:`llm_guardrail` made it).
+
+    Example:
+        >>> polite = llm_guardrail("polite", "Be polite.", on_trip=OnTrip.STOP)
+        >>> again = from_spec(polite.spec)
+        >>> again.spec == polite.spec, again.check.ask("hi") == polite.check.ask("hi")
+        (True, True)
+    """
+    return llm_guardrail(
+        spec.name, spec.instructions, model=spec.model, on_trip=spec.on_trip, message=spec.message
+    )

@@ -11,7 +11,7 @@ import enum
 
 import attrs
 
-__all__ = ["GuardrailCheck", "OnTrip", "Trip"]
+__all__ = ["GuardrailCheck", "GuardrailSpec", "OnTrip", "Trip"]
 
 
 class OnTrip(enum.Enum):
@@ -82,3 +82,24 @@ class GuardrailCheck:
     def passed(self) -> bool:
         """It did not trip, or a human approved its trip."""
         return self.trip is None or self.review is True
+
+
+@attrs.frozen(kw_only=True)
+class GuardrailSpec:
+    """An LLM guardrail as data: what a memory keeps of one made by ``llm_guardrail`` (its code is fixed).
+
+    ``stage`` names where it checks (the agent's: ``input``, ``output``, ``tool_call``);
+    ``instructions`` state the rule the model judges by.
+
+    Example:
+        >>> spec = GuardrailSpec(name="polite", stage="input", instructions="Be polite.")
+        >>> spec.on_trip.value, spec.model
+        ('refuse', '')
+    """
+
+    name: str
+    stage: str = ""
+    instructions: str
+    model: str = ""
+    on_trip: OnTrip = OnTrip.REFUSE
+    message: str = ""

@@ -29,6 +29,7 @@ import attrs
 from pyrsistent import PMap, PVector, pmap, pvector
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.agents.guardrails import values as guardrail_values
 from agentsm_fn.agents.output import values as output
 from agentsm_fn.agents.react import config, effects, memory, outcomes, states
 from agentsm_fn.core import effect_failures, journal, snapshot, trace
@@ -95,6 +96,10 @@ register(
     output.OutputSpec,
     output.OutputProblem,
     output.RejectedOutput,
+    guardrail_values.GuardrailSpec,
+    guardrail_values.GuardrailCheck,
+    guardrail_values.Trip,
+    guardrail_values.OnTrip,
 )
 
 

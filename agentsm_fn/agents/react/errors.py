@@ -5,6 +5,7 @@
     ReactError
     ├── AgentFailed          the run reached the Error state (memory.error says why)
     ├── OutputInvalidError   it reached Error because no reply gave a valid typed result
+    ├── GuardrailTripped     a guardrail refused (the run reached Refused) or stopped it (Error)
     ├── InvalidTransitionError    a handler emitted an event with no row for its state
     ├── NoHandlerForState    a non-terminal state has no handler
     ├── SafetyCapExceededError    more transitions than the safety cap
@@ -16,6 +17,9 @@
 Every run failure carries the last good snapshot (memory, trace, journal), so
 nothing is lost. (``MemoryError`` keeps the seed's name; it shadows the builtin
 only where it is imported by name.)
+
+One idea over 300 lines: the error union and the two translations into it (an engine failure,
+a run that ended in Error or Refused), read together.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import TypeAlias
 
 import attrs
 
+from agentsm_fn.agents.guardrails.values import OnTrip, Trip
 from agentsm_fn.agents.output.values import RejectedOutput
 from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.states import Event, State
@@ -34,6 +39,7 @@ __all__ = [
     "AgentFailed",
     "AgentSnapshot",
     "BuildError",
+    "GuardrailTripped",
     "InvalidTransitionError",
     "LlmError",
     "MemoryError",
@@ -91,6 +97,36 @@ class OutputInvalidError:
     def describe(self) -> str:
         """One line: how many retries, and every problem of the last reply."""
         return f"Output invalid after {self.retries} retries: {self.rejected.describe()}"
+
+
+@attrs.frozen
+class GuardrailTripped:
+    """A guardrail's trip ended the run: it refused (state Refused) or stopped it (Error).
+
+    ``action`` is what was done: ``REFUSE`` (also when a human rejected an ``ASK_HUMAN``
+    trip) or ``STOP``; ``message`` is what to tell the user (the guardrail's message).
+
+    Example:
+        >>> trip = Trip(guardrail="own", stage="input", on_trip=OnTrip.REFUSE, reason="ACME",
+        ...             message="I can only show your own invoices.")
+        >>> refused = GuardrailTripped(trip, OnTrip.REFUSE)
+        >>> refused.message, refused.describe()
+        ('I can only show your own invoices.', 'Refused: guardrail own (input) tripped: ACME')
+    """
+
+    trip: Trip
+    action: OnTrip
+    snapshot: AgentSnapshot | None = attrs.field(default=None, repr=False)
+
+    @property
+    def message(self) -> str:
+        """What to tell the user."""
+        return self.trip.message
+
+    def describe(self) -> str:
+        """One line: refused or stopped, the guardrail, its stage and its reason."""
+        done = "Refused" if self.action is OnTrip.REFUSE else "Stopped"
+        return f"{done}: {self.trip.describe()}"
 
 
 @attrs.frozen
@@ -215,6 +251,7 @@ class BuildError:
 ReactError: TypeAlias = (
     AgentFailed
     | OutputInvalidError
+    | GuardrailTripped
     | InvalidTransitionError
     | NoHandlerForState
     | SafetyCapExceededError
@@ -257,8 +294,8 @@ def from_run_failure(failure: core.RunFailed[State, AgentMemory]) -> ReactError:
             return MemoryError(reason.describe(), snap)
 
 
-def from_error_state(snapshot: AgentSnapshot) -> AgentFailed | OutputInvalidError:
-    """The failure of a run that reached Error (:class:`OutputInvalidError` when its retries were spent).
+def from_error_state(snapshot: AgentSnapshot) -> AgentFailed | OutputInvalidError | GuardrailTripped:
+    """The failure of a run that reached Error or Refused (its retries spent, a guardrail's trip, or else).
 
     Example:
         >>> from agentsm_fn.core.snapshot import Snapshot
@@ -266,6 +303,14 @@ def from_error_state(snapshot: AgentSnapshot) -> AgentFailed | OutputInvalidErro
         'Unknown error'
     """
     memory = snapshot.memory
+    last = memory.guardrail_checks[-1] if memory.guardrail_checks else None
+    if last is not None and last.trip is not None and not last.passed:
+        # Refused is reached only by a refusal; Error by a stop right after its trip. (A refused
+        # tool call is observed and the run goes on: its later MaxSteps, say, is no trip's.)
+        if snapshot.state is State.Refused:
+            return GuardrailTripped(last.trip, OnTrip.REFUSE, snapshot)
+        if last.trip.on_trip is OnTrip.STOP:
+            return GuardrailTripped(last.trip, OnTrip.STOP, snapshot)
     # Correcting counts a retry for every rejection it sent back; one more rejection than
     # retries is the one whose budget was spent (a later MaxSteps leaves them equal).
     if len(memory.rejected_outputs) > memory.output_retries:
@@ -274,7 +319,7 @@ def from_error_state(snapshot: AgentSnapshot) -> AgentFailed | OutputInvalidErro
 
 
 def agent_failure(snapshot: AgentSnapshot) -> str | None:
-    """Why a finished run failed: its :class:`AgentFailed` if it ended in Error, None if in Done.
+    """Why a finished run failed: its failure if it ended in Error or Refused, None if in Done.
 
     It is what a :class:`~agentsm_fn.durable.Durable` agent passes as ``failure``, so a run that
     ended in Error is stored as failed, with this reason.
@@ -286,4 +331,5 @@ def agent_failure(snapshot: AgentSnapshot) -> str | None:
         >>> agent_failure(Snapshot(state=State.Done, memory=AgentMemory.new("t"))) is None
         True
     """
-    return from_error_state(snapshot).describe() if snapshot.state is State.Error else None
+    ended = snapshot.state is State.Error or snapshot.state is State.Refused
+    return from_error_state(snapshot).describe() if ended else None

@@ -21,6 +21,11 @@ Typed results: ``output`` (the result asked for: name and JSON Schema; None for 
 set when the memory is made; ``result`` (the valid value, as its result type keeps it)
 and ``rejected_outputs`` (each reply that was not a valid result) are set by Planning;
 ``output_retries`` (Correcting's budget counter) only by Correcting.
+
+Guardrails: ``guardrails`` (those that are data: LLM guardrails made from instructions, each
+with its stage) is set when the memory is made; ``guardrail_checks`` (every check of the
+run, a trip with its reason and a human's review) grows only in the guarding states and
+Reviewing (:mod:`agentsm_fn.agents.react.guards`).
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from typing import Self, TypedDict, Unpack, cast
 import attrs
 from pyrsistent import PVector, pvector
 
+from agentsm_fn.agents.guardrails.values import GuardrailCheck, GuardrailSpec
 from agentsm_fn.agents.output.values import OutputSpec, RejectedOutput
 from agentsm_fn.agents.react.config import AgentConfig, TokenBudget
 from agentsm_fn.agents.react.outcomes import ApprovalDecision, ReactToolResult
@@ -104,6 +110,14 @@ def _rejected(value: Iterable[RejectedOutput]) -> tuple[RejectedOutput, ...]:
     return tuple(value)
 
 
+def _specs(value: Iterable[GuardrailSpec]) -> tuple[GuardrailSpec, ...]:
+    return tuple(value)
+
+
+def _checks(value: Iterable[GuardrailCheck]) -> tuple[GuardrailCheck, ...]:
+    return tuple(value)
+
+
 def _refused(value: Iterable[str]) -> tuple[str, ...]:
     return tuple(value)
 
@@ -144,6 +158,8 @@ class MemoryChanges(TypedDict, total=False):
     result: object
     output_retries: int
     rejected_outputs: tuple[RejectedOutput, ...]
+    guardrails: tuple[GuardrailSpec, ...]
+    guardrail_checks: tuple[GuardrailCheck, ...]
 
 
 # Not slotted: a copy is one C-level dict copy, which makes ``evolve`` (called several times per
@@ -190,6 +206,9 @@ class AgentMemory:
     result: object = None
     output_retries: int = 0
     rejected_outputs: tuple[RejectedOutput, ...] = attrs.field(default=(), converter=_rejected)
+    # Guardrails (the LLM ones, as data) and every check of the run
+    guardrails: tuple[GuardrailSpec, ...] = attrs.field(default=(), converter=_specs)
+    guardrail_checks: tuple[GuardrailCheck, ...] = attrs.field(default=(), converter=_checks)
 
     @classmethod
     def new(cls, task: str) -> AgentMemory:
@@ -315,5 +334,6 @@ _FRESH_RUN: MemoryChanges = {
     **{"last_observation": None, "pending_approval": None, "history": pvector()},
     **{"final_answer": None, "error": None, "refused_tools": ()},
     **{"result": None, "output_retries": 0, "rejected_outputs": ()},
+    **{"guardrail_checks": ()},
 }
 """What a run fills in, at its start values: a new turn begins with these."""

@@ -33,8 +33,11 @@ __all__ = ["idle", "observe"]
 
 def idle(
     memory: AgentMemory,
-) -> Result[tuple[Literal[Event.Start, Event.ThreadTooLong], AgentMemory], Fault]:
+) -> Result[tuple[Literal[Event.Start, Event.ThreadTooLong, Event.CheckInput], AgentMemory], Fault]:
     """Start the run (first compressing a thread's earlier turns if over budget); memory is unchanged.
+
+    With input guardrails in memory it emits ``CheckInput``: the guarding state checks the
+    message first (and compresses the thread after, when it passes).
 
     Example:
         >>> from agentsm_fn.llm.conversation import Conversation
@@ -45,6 +48,8 @@ def idle(
         >>> idle(AgentMemory.new("").start_turn(long, "t")).unwrap()[0].name
         'ThreadTooLong'
     """
+    if any(spec.stage == "input" for spec in memory.guardrails):
+        return emit(Event.CheckInput, memory)
     if memory.conversation.over(memory.config.thread.context):
         return emit(Event.ThreadTooLong, memory)
     return emit(Event.Start, memory)

@@ -209,7 +209,7 @@ def interpret_react(
             return Success(Suspended(snap))
         case Success(snap) if snap.state is State.Done:
             return Success(completed(snap, TEXT if output is None else output))
-        case Success(snap) if snap.state is State.Error:
+        case Success(snap) if snap.state is State.Error or snap.state is State.Refused:
             return Failure(from_error_state(snap))
         case Success(snap):
             return Failure(MemoryError(f"run stopped in non-terminal state {snap.state.name}", snap))

@@ -6,6 +6,15 @@ States::
          -> Reflecting -> Planning ... -> Done | Error   (Done and Error are terminal)
     Planning -> Correcting -> Planning | Error          (a reply that is not a valid result)
     Idle -> Reflecting                                   (a thread's earlier turns over budget)
+
+Guardrails (agentsm_fn.agents.react.guards): a guarding state between the task and Planning,
+between a tool-calling reply and its tools, and between the answer and Done; a trip refuses
+(Refused, terminal; a refused tool call is observed instead), asks a human (Reviewing, which
+goes back to the guarding state) or stops (Error)::
+
+    Idle -> GuardingInput -> Planning | Reflecting | Reviewing | Refused | Error
+    Planning -> GuardingToolCalls -> Acting | ParallelActing | WaitingForHuman | Reviewing | Observing | Error
+    Planning -> GuardingOutput -> Done | Reviewing | Refused | Error
 """
 
 from __future__ import annotations
@@ -31,13 +40,18 @@ class State(enum.Enum):
     Observing = "Observing"
     Reflecting = "Reflecting"
     Correcting = "Correcting"
+    GuardingInput = "GuardingInput"
+    GuardingToolCalls = "GuardingToolCalls"
+    GuardingOutput = "GuardingOutput"
+    Reviewing = "Reviewing"
     Done = "Done"
     Error = "Error"
+    Refused = "Refused"
 
     @property
     def is_terminal(self) -> bool:
-        """True for Done and Error: the run stops on arrival."""
-        return self in (State.Done, State.Error)
+        """True for Done, Error and Refused: the run stops on arrival."""
+        return self in (State.Done, State.Error, State.Refused)
 
     def as_str(self) -> str:
         """The state's name, as the seed's ``State::as_str``.
@@ -87,3 +101,15 @@ class Event(enum.Enum):
     OutputInvalid = "OutputInvalid"
     RetryOutput = "RetryOutput"
     OutputRetriesExhausted = "OutputRetriesExhausted"
+    # Guardrails: into a guarding state, through it, and what a trip does
+    CheckInput = "CheckInput"
+    CheckToolCalls = "CheckToolCalls"
+    CheckOutput = "CheckOutput"
+    InputAllowed = "InputAllowed"
+    OutputAllowed = "OutputAllowed"
+    GuardrailRefused = "GuardrailRefused"
+    GuardrailEscalated = "GuardrailEscalated"
+    GuardrailStopped = "GuardrailStopped"
+    InputReviewed = "InputReviewed"
+    ToolCallsReviewed = "ToolCallsReviewed"
+    OutputReviewed = "OutputReviewed"

@@ -170,7 +170,7 @@ def test_a_tool_named_like_the_final_result_tool_is_refused_with_a_typed_result(
 def test_the_typed_machine_has_the_plain_table_and_its_own_fingerprint() -> None:
     agent, _ = invoice_agent(INVOICE_JSON)
     assert agent.machine.table == REACT_MACHINE.table
-    assert agent.machine.budgeted == {State.Planning, State.Correcting}
+    assert agent.machine.budgeted == REACT_MACHINE.budgeted
     assert repr(agent).endswith("result=Invoice)")
 
 

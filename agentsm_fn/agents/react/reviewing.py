@@ -1,0 +1,112 @@
+"""Reviewing: a human decides on a guardrail's trip, through the agent's approval path (``AskHuman``).
+
+The request names the trip (``reason``: the guardrail, its stage and why it tripped) and
+the subject: the tool call itself when the turn has one, else a call named
+``guardrail:<name>`` whose arguments carry the stage and the text under review, so every
+approval channel (a callback, a suspended run answered from the command line, the server or
+an AG-UI client) shows it as it shows a tool call. ``Approved`` (or ``Modified``, whose
+arguments are not used) records an approval: the guarding state's checks go on;
+``Rejected`` records a rejection: the guarding state refuses. No decision (the effect
+failed) is a rejection, as ``AskHuman`` makes it. Then it goes back to the guarding state
+of the trip's stage (``InputReviewed``, ``ToolCallsReviewed``, ``OutputReviewed``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeAlias
+
+from returns.result import Failure, Result
+
+from agentsm_fn.agents.guardrails import GuardrailCheck, describe_subject
+from agentsm_fn.agents.react.effects import AskHuman
+from agentsm_fn.agents.react.guards import INPUT, LOG, OUTPUT, turn_calls
+from agentsm_fn.agents.react.memory import AgentMemory, HumanApprovalRequest
+from agentsm_fn.agents.react.outcomes import ApprovalDecision, Modified, Rejected
+from agentsm_fn.agents.react.states import Event
+from agentsm_fn.core.effects import Perform
+from agentsm_fn.core.faults import Fault
+from agentsm_fn.core.handlers import emit, perform
+from agentsm_fn.llm.messages import ToolCall
+
+__all__ = ["ask_review", "receive_review", "review_request"]
+
+Reviewed: TypeAlias = Literal[Event.InputReviewed, Event.ToolCallsReviewed, Event.OutputReviewed]
+
+
+def _pending(memory: AgentMemory) -> GuardrailCheck | None:
+    last = LOG.last_trip(memory)
+    return last if last is not None and last.review is None else None
+
+
+def review_request(memory: AgentMemory, check: GuardrailCheck) -> HumanApprovalRequest:
+    """What the human is asked about a tripped ``check``.
+
+    Example:
+        >>> from agentsm_fn.agents.guardrails import OnTrip, Trip
+        >>> trip = Trip(guardrail="own", stage="input", on_trip=OnTrip.ASK_HUMAN, reason="ACME's", message="")
+        >>> request = review_request(AgentMemory.new("ACME's invoices"), GuardrailCheck(
+        ...     guardrail="own", stage="input", at=0, trip=trip))
+        >>> request.tool_call.name, dict(request.tool_call.arguments)["text"], request.reason
+        ('guardrail:own', "ACME's invoices", "guardrail own (input) tripped: ACME's")
+    """
+    trip = check.trip
+    reason = "" if trip is None else trip.describe()
+    calls = turn_calls(memory)
+    if check.stage not in (INPUT, OUTPUT) and len(calls) == 1:
+        return HumanApprovalRequest(step=memory.step, tool_call=calls[0], reason=reason)
+    if check.stage == INPUT:
+        text = memory.task
+    elif check.stage == OUTPUT:
+        text = memory.final_answer or ""
+    else:
+        text = describe_subject(calls)
+    call = ToolCall(
+        id=f"guardrail-{check.stage}-{check.at}",
+        name=f"guardrail:{check.guardrail}",
+        arguments={"stage": check.stage, "text": text},
+    )
+    return HumanApprovalRequest(step=memory.step, tool_call=call, reason=reason)
+
+
+def ask_review(memory: AgentMemory) -> Result[Perform[ApprovalDecision, AgentMemory], Fault]:
+    """Ask a human about the last check, a trip not yet reviewed (else memory is corrupt: a Fault).
+
+    Example:
+        >>> ask_review(AgentMemory.new("t")).failure().message
+        'Reviewing entered with no guardrail trip to review'
+    """
+    check = _pending(memory)
+    if check is None:
+        return Failure(Fault("Reviewing entered with no guardrail trip to review"))
+    return perform(AskHuman(review_request(memory, check)), memory)
+
+
+def receive_review(
+    memory: AgentMemory, outcome: ApprovalDecision
+) -> Result[tuple[Reviewed, AgentMemory] | Perform[ApprovalDecision, AgentMemory], Fault]:
+    """Record the decision on the trip and go back to its stage's guarding state.
+
+    Example:
+        >>> from agentsm_fn.agents.guardrails import OnTrip, Trip
+        >>> trip = Trip(guardrail="own", stage="input", on_trip=OnTrip.ASK_HUMAN, reason="r", message="")
+        >>> m = AgentMemory.new("t").evolve(guardrail_checks=[GuardrailCheck(
+        ...     guardrail="own", stage="input", at=0, trip=trip)])
+        >>> event, after = receive_review(m, Rejected("not yours")).unwrap()
+        >>> event.name, after.guardrail_checks[-1].review, after.guardrail_checks[-1].note
+        ('InputReviewed', False, 'not yours')
+    """
+    check = _pending(memory)
+    if check is None:
+        return Failure(Fault("Reviewing received a decision with no guardrail trip to review"))
+    match outcome:
+        case Rejected(reason=reason):
+            reviewed = LOG.reviewed(memory, False, reason or "rejected")
+        case Modified():
+            reviewed = LOG.reviewed(memory, True, "approved (modified arguments are not used)")
+        case _:
+            reviewed = LOG.reviewed(memory, True, "approved")
+    if check.stage == INPUT:
+        return emit(Event.InputReviewed, reviewed)
+    if check.stage == OUTPUT:
+        return emit(Event.OutputReviewed, reviewed)
+    return emit(Event.ToolCallsReviewed, reviewed)
