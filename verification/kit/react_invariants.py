@@ -7,9 +7,14 @@
   cleared by Observing; ``last_observation`` is set by Acting and cleared by
   Observing; ``history`` grows only in Observing (append-only) and is rewritten only
   by Reflecting's compression; typed results: ``output_retries`` changes only in
-  Correcting, ``rejected_outputs`` and ``result`` only in Planning; a thread's earlier
-  turns (``conversation``) change only in Reflecting (compressed when a turn starts over
-  the thread's context budget);
+  Correcting, ``rejected_outputs`` only in Planning, ``result`` in Planning (and
+  GuardingOutput, which withholds a refused one); a thread's earlier turns
+  (``conversation``) change only in Reflecting (compressed when a turn starts over the
+  thread's context budget); guardrails: ``guardrail_checks`` changes only in the guarding
+  states (append-only) and Reviewing (a human's review of the last); GuardingToolCalls may
+  set ``last_observation`` (a refused call's);
+* guardrails hold: no tool runs in a turn whose guardrail tripped (unless a human approved),
+  no answer reaches Done past a tripped output guardrail;
 * ``step`` never exceeds ``config.max_steps``, ``output_retries`` never ``config.max_output_retries``;
 * a blacklisted tool is never executed (no ``RunTool`` of it, alone or in a batch);
 * a tool that needs approval never runs without it (an ``Approved`` or ``Modified``
@@ -63,6 +68,7 @@ __all__ = [
     "APPROVAL_REQUIRED",
     "BLACKLIST_RESPECTED",
     "BUDGET_RESPECTED",
+    "GUARDRAILS_RESPECTED",
     "FINISHES_WITHIN_BOUND",
     "NO_BLACKLISTED_RUN",
     "OUTPUT_RETRIES_WITHIN_MAX",
@@ -81,11 +87,21 @@ ReactInvariant: TypeAlias = MemoryInvariant[AgentMemory] | TransitionInvariant[S
 def react_budget(memory: AgentMemory) -> int:
     """Visits to the budgeted states a run may make: Planning's steps and Correcting's retries, each plus one.
 
+    A guarded stage adds its guarding state's visits: one more than its guardrails (each
+    review comes back), per step for tool calls.
+
     Example:
         >>> react_budget(AgentMemory.new("t"))
         20
     """
-    return max(memory.config.max_steps, 0) + 1 + max(memory.config.max_output_retries, 0) + 1
+    steps = max(memory.config.max_steps, 0)
+    held = {
+        stage: sum(1 for g in memory.guardrails if g.stage == stage)
+        for stage in ("input", "tool_call", "output")
+    }
+    visits = {stage: held[stage] + 1 if held[stage] else 0 for stage in held}
+    guarding = visits["input"] + visits["output"] + steps * visits["tool_call"]
+    return steps + 1 + max(memory.config.max_output_retries, 0) + 1 + guarding
 
 
 def _tool_call_ownership(t: Transition[State, AgentMemory]) -> bool:
@@ -164,25 +180,58 @@ BUDGET_RESPECTED: TransitionInvariant[State, AgentMemory] = transition_invariant
 )
 """The budget is exceeded by at most the one call that crossed it."""
 
+_GUARDING = frozenset({State.GuardingInput, State.GuardingToolCalls, State.GuardingOutput})
+
+
+def _tripped_calls_never_run(t: Transition[State, AgentMemory]) -> bool:
+    if not _executed(t):
+        return True
+    at = t.before.step
+    return all(c.passed for c in t.before.guardrail_checks if c.stage == "tool_call" and c.at == at)
+
+
+def _answers_past_their_guardrails(t: Transition[State, AgentMemory]) -> bool:
+    if t.target is not State.Done:
+        return True
+    at = t.after.step
+    return all(c.passed for c in t.after.guardrail_checks if c.stage == "output" and c.at == at)
+
+
+GUARDRAILS_RESPECTED: tuple[TransitionInvariant[State, AgentMemory], ...] = (
+    transition_invariant("no tool runs in a turn whose guardrail tripped", _tripped_calls_never_run),
+    transition_invariant(
+        "no answer is given past a tripped output guardrail", _answers_past_their_guardrails
+    ),
+)
+"""A tool call runs, and an answer reaches Done, only when every guardrail of theirs passed (or a human
+approved its trip)."""
+
 OWNERSHIP: tuple[TransitionInvariant[State, AgentMemory], ...] = (
     only_changed_in("step", lambda m: m.step, {State.Planning}),
     transition_invariant(
         "current_tool_call is set by Planning and cleared by Observing", _tool_call_ownership
     ),
     cleared_in("current_tool_call", lambda m: m.current_tool_call, {State.Observing}),
-    only_changed_in("last_observation", lambda m: m.last_observation, {State.Acting, State.Observing}),
+    only_changed_in(
+        "last_observation",
+        lambda m: m.last_observation,
+        {State.Acting, State.Observing, State.GuardingToolCalls},
+    ),
     cleared_in("last_observation", lambda m: m.last_observation, {State.Observing}),
     only_changed_in("history", lambda m: m.history, {State.Observing, State.Reflecting}),
     append_only("history", lambda m: m.history, except_in={State.Reflecting}),
     only_changed_in("output_retries", lambda m: m.output_retries, {State.Correcting}),
     only_changed_in("rejected_outputs", lambda m: m.rejected_outputs, {State.Planning}),
-    only_changed_in("result", lambda m: m.result, {State.Planning}),
+    only_changed_in("result", lambda m: m.result, {State.Planning, State.GuardingOutput}),
     only_changed_in("conversation", lambda m: m.conversation, {State.Reflecting}),
+    only_changed_in("guardrail_checks", lambda m: m.guardrail_checks, {*_GUARDING, State.Reviewing}),
+    append_only("guardrail_checks", lambda m: m.guardrail_checks, except_in={State.Reviewing}),
 )
 """Seed 001's ownership table, as transition invariants."""
 
 REACT_INVARIANTS: tuple[ReactInvariant, ...] = (
     *OWNERSHIP,
+    *GUARDRAILS_RESPECTED,
     STEP_WITHIN_MAX,
     OUTPUT_RETRIES_WITHIN_MAX,
     BLACKLIST_RESPECTED,

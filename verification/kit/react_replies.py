@@ -4,7 +4,9 @@
 * :data:`ANSWER_OUTPUT`: the typed result some generated memories ask for;
 * :func:`react_llm_outcomes`: answers (text, and JSON that gives the typed result or breaks it),
   tool calls over the pool (blacklisted and unknown tools included, arguments valid and not),
-  failures; ``llm_examples`` the representative ones the deterministic suite scripts with.
+  failures; for a guardrail's check, verdicts that pass and trip, replies that are none, and
+  failures; ``llm_examples`` the representative ones the deterministic suite scripts with;
+* :data:`GUARDRAIL_POOL`: the LLM guardrails generated memories hold (every stage, every action).
 """
 
 from __future__ import annotations
@@ -13,12 +15,21 @@ import functools
 
 from hypothesis import strategies as st
 
+from agentsm_fn.agents.guardrails import GuardrailSpec, OnTrip
 from agentsm_fn.agents.output import OutputSpec
 from agentsm_fn.llm import LlmCall, LlmFailure, LlmFailureKind, LlmReply, ToolCall, Usage
 from agentsm_fn.tools.spec import ToolDef
 from verification.kit.strategies import json_objects, llm_failures
 
-__all__ = ["ANSWER_OUTPUT", "TOOL_ARGUMENTS", "TOOL_POOL", "llm_examples", "react_llm_outcomes"]
+__all__ = [
+    "ANSWER_OUTPUT",
+    "GUARDRAIL_POOL",
+    "TOOL_ARGUMENTS",
+    "TOOL_POOL",
+    "guardrails_at",
+    "llm_examples",
+    "react_llm_outcomes",
+]
 
 _QUERY = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
 
@@ -32,6 +43,24 @@ TOOL_POOL: tuple[ToolDef, ...] = (
 
 _NAMES = (*(t.name for t in TOOL_POOL), "unknown_tool")
 _ANSWER = "The answer is Paris, the capital of France."
+
+
+GUARDRAIL_POOL: tuple[GuardrailSpec, ...] = tuple(
+    GuardrailSpec(name=f"{stage}-{action.value}", stage=stage, instructions="Check it.", on_trip=action)
+    for stage in ("input", "tool_call", "output")
+    for action in OnTrip
+)
+"""An LLM guardrail for every stage and action (generated memories hold some of them)."""
+
+
+def guardrails_at(action: OnTrip) -> tuple[GuardrailSpec, ...]:
+    """The pool's guardrails that take ``action``, one per stage.
+
+    Example:
+        >>> [g.name for g in guardrails_at(OnTrip.STOP)]
+        ['input-stop', 'tool_call-stop', 'output-stop']
+    """
+    return tuple(g for g in GUARDRAIL_POOL if g.on_trip is action)
 
 
 ANSWER_OUTPUT = OutputSpec(
@@ -48,15 +77,37 @@ TOOL_ARGUMENTS: st.SearchStrategy[object] = st.one_of(
 """Tool-call arguments: mostly the pool's (valid and not), sometimes any JSON object."""
 
 
+_VERDICTS = (
+    LlmReply(content='{"tripped": false, "reason": "fine"}'),
+    LlmReply(content='{"tripped": true, "reason": "breaks the rule"}'),
+)
+
+
+def _checking(call: LlmCall) -> bool:
+    return call.purpose.startswith("guardrail ")
+
+
 def react_llm_outcomes(call: LlmCall) -> st.SearchStrategy[object]:
     """LLM outcomes for the agent's calls: answers, tool calls over the pool, failures.
+
+    A guardrail's check gets verdicts (passing and tripping), replies that are none, failures.
 
     Example:
         >>> from agentsm_fn.llm import LlmRequest
         >>> isinstance(react_llm_outcomes(LlmCall(LlmRequest(model="", messages=()))), st.SearchStrategy)
         True
     """
+    if _checking(call):
+        return _GUARDRAIL_OUTCOMES
     return _llm_outcomes(tuple(sorted({t.name for t in call.request.tools} | set(_NAMES))))
+
+
+_GUARDRAIL_OUTCOMES: st.SearchStrategy[object] = st.one_of(
+    st.sampled_from(_VERDICTS),
+    st.sampled_from(_VERDICTS),
+    st.builds(LlmReply, content=st.sampled_from(("", "fine", '{"tripped": "no"}', '{"tripped": true}'))),
+    llm_failures(),
+)
 
 
 @functools.cache
@@ -96,6 +147,8 @@ def llm_examples(call: LlmCall) -> tuple[object, ...]:
         >>> len(llm_examples(LlmCall(LlmRequest(model="", messages=())))) > 8
         True
     """
+    if _checking(call):
+        return (*_VERDICTS, LlmFailure(kind=LlmFailureKind.TIMEOUT, message="timed out"))
     usage = Usage(input_tokens=10, output_tokens=5)
 
     def one(name: str, confidence: float = 1.0) -> LlmReply:

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import attrs
 
+from agentsm_fn.agents.guardrails import OnTrip
 from agentsm_fn.agents.output import OutputProblem, RejectedOutput
 from agentsm_fn.agents.react import AgentConfig, AgentMemory, State, TokenBudget
 from agentsm_fn.llm import AssistantMessage, Conversation, ThreadBudget, UserMessage
+from verification.kit.react_replies import guardrails_at
 from verification.kit.react_strategies import ANSWER_OUTPUT, TOOL_POOL, _memory
 
 __all__ = ["react_script_entries", "react_script_memories"]
@@ -48,13 +50,16 @@ def react_script_memories() -> tuple[AgentMemory, ...]:
         )
         for n in (0, 1)
     )
+    guarded = tuple(  # LLM guardrails at every stage: ask a human, stop (a refusal: a human rejects)
+        attrs.evolve(plain[1], guardrails=guardrails_at(action)) for action in (OnTrip.ASK_HUMAN, OnTrip.STOP)
+    )
     # The same starts as a later turn of a thread whose earlier turn is over its context budget.
     earlier = Conversation().then([UserMessage("My name is Ada."), AssistantMessage("Hello, Ada! " * 20)])
     later = (
         m.with_config(attrs.evolve(m.config, thread=ThreadBudget(context=20))).start_turn(earlier, m.task)
-        for m in (*plain, *typed)
+        for m in (*plain, *typed, guarded[0])
     )
-    return (*plain, *typed, *later)
+    return (*plain, *typed, *guarded, *later)
 
 
 def react_script_entries() -> tuple[tuple[State, AgentMemory], ...]:

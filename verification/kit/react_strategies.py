@@ -2,7 +2,8 @@
 
 * :func:`react_configs` and :func:`react_memories`: small limits (so MaxSteps,
   reflection and token budgets happen within a few steps), a pool of tools with
-  and without approval, some blacklisted, some asking for a typed result;
+  and without approval, some blacklisted, some asking for a typed result, some holding LLM
+  guardrails (``GUARDRAIL_POOL``: every stage, every action);
 * :func:`react_llm_outcomes` (from :mod:`verification.kit.react_replies`): LLM replies;
 * :func:`tool_results`: successes, failures and timeouts of one tool call;
   :func:`tool_batch_results`: one result per call, sometimes one missing or extra;
@@ -19,10 +20,12 @@ The hand-picked starts of the deterministic suite are in :mod:`verification.kit.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 import attrs
 from hypothesis import strategies as st
 
+from agentsm_fn.agents.guardrails import GuardrailSpec
 from agentsm_fn.agents.output import OutputSpec
 from agentsm_fn.agents.react import (
     AgentConfig,
@@ -44,6 +47,7 @@ from agentsm_fn.tools.spec import ToolDef
 from verification.kit.outcomes import Outcomes
 from verification.kit.react_replies import (
     ANSWER_OUTPUT,
+    GUARDRAIL_POOL,
     TOOL_ARGUMENTS,
     TOOL_POOL,
     llm_examples,
@@ -102,15 +106,21 @@ def react_memories() -> st.SearchStrategy[AgentMemory]:
         | st.lists(st.sampled_from(TOOL_POOL), unique_by=lambda t: t.name, max_size=len(TOOL_POOL)),
         banned=st.frozensets(st.sampled_from(("shell", "unknown_tool", "delete_file")), max_size=2),
         output=st.none() | st.just(ANSWER_OUTPUT),
+        guardrails=st.just(()) | st.lists(st.sampled_from(GUARDRAIL_POOL), max_size=3, unique=True),
     )
     return in_thread(made)  # some are a thread's later turns
 
 
 def _memory(
-    task: str, config: AgentConfig, tools: list[ToolDef], banned: frozenset[str], output: OutputSpec | None
+    task: str,
+    config: AgentConfig,
+    tools: list[ToolDef],
+    banned: frozenset[str],
+    output: OutputSpec | None,
+    guardrails: Sequence[GuardrailSpec] = (),
 ) -> AgentMemory:
     memory = AgentMemory.new(task).with_config(config).with_tools(tools)
-    return attrs.evolve(memory, blacklisted_tools=banned, output=output)
+    return attrs.evolve(memory, blacklisted_tools=banned, output=output, guardrails=tuple(guardrails))
 
 
 _OUTPUT = st.sampled_from(("4", "Paris", "")) | st.text(max_size=20)
