@@ -15,22 +15,38 @@ from verification.kit._graph import reachable_rows
 from verification.kit.outcomes import Outcomes
 from verification.kit.paths import covering_paths
 from verification.kit.react_invariants import REACT_INVARIANTS, react_budget
-from verification.kit.react_scripts import react_script_entries, react_script_memories
+from verification.kit.react_scripts import (
+    react_guard_entries,
+    react_guard_memories,
+    react_guard_rows,
+    react_script_entries,
+    react_script_memories,
+)
 from verification.kit.react_strategies import react_outcomes
 from verification.kit.scripts import ScriptedCase, covering_cases, run_case
 
 from .planted import FORGETFUL_REACT
 
+GUARD_ROWS = react_guard_rows()
 REACT_SUITE = covering_cases(
-    REACT_MACHINE, react_script_memories(), react_outcomes(), entries=react_script_entries()
+    REACT_MACHINE,
+    react_script_memories(),
+    react_outcomes(),
+    entries=react_script_entries(),
+    rows=frozenset(reachable_rows(REACT_MACHINE)) - GUARD_ROWS,
+)
+# Guardrails' rows need guarded starts, whose runs the others' cannot share: a suite of their own.
+GUARD_SUITE = covering_cases(
+    REACT_MACHINE, react_guard_memories(), react_outcomes(), entries=react_guard_entries(), rows=GUARD_ROWS
 )
 ROLLS = Outcomes().on(Roll, lambda _: st.integers(0, 6), examples=lambda _: (0, 3))
 
 
-def test_the_react_suite_scripts_every_row_of_the_table() -> None:
-    assert REACT_SUITE.unscripted == ()
-    assert REACT_SUITE.rows == frozenset(reachable_rows(REACT_MACHINE))
-    assert len(REACT_SUITE.rows) == len(REACT_MACHINE.table)
+def test_the_react_suites_script_every_row_of_the_table() -> None:
+    assert REACT_SUITE.unscripted == () and GUARD_SUITE.unscripted == ()
+    assert REACT_SUITE.rows | GUARD_SUITE.rows == frozenset(reachable_rows(REACT_MACHINE))
+    assert len(REACT_SUITE.rows | GUARD_SUITE.rows) == len(REACT_MACHINE.table)
+    assert GUARD_SUITE.rows >= GUARD_ROWS
 
 
 def test_covering_paths_from_the_initial_state_are_as_few_as_the_ways_to_finish() -> None:
@@ -45,7 +61,9 @@ def test_covering_paths_from_the_initial_state_are_as_few_as_the_ways_to_finish(
         assert all(a[2] is b[0] for a, b in itertools.pairwise(path))
 
 
-@pytest.mark.parametrize("case", REACT_SUITE.cases, ids=REACT_SUITE.ids())
+@pytest.mark.parametrize(
+    "case", REACT_SUITE.cases + GUARD_SUITE.cases, ids=REACT_SUITE.ids() + GUARD_SUITE.ids()
+)
 def test_each_scripted_react_case_takes_its_rows_and_keeps_every_invariant(
     case: ScriptedCase[State, Event, AgentMemory],
 ) -> None:

@@ -11,7 +11,7 @@
   GuardingOutput, which withholds a refused one); a thread's earlier turns
   (``conversation``) change only in Reflecting (compressed when a turn starts over the
   thread's context budget); guardrails: ``guardrail_checks`` changes only in the guarding
-  states (append-only) and Reviewing (a human's review of the last); GuardingToolCalls may
+  states (append-only) and the reviewing states (a human's review of the last); GuardingToolCalls may
   set ``last_observation`` (a refused call's);
 * guardrails hold: no tool runs in a turn whose guardrail tripped (unless a human approved),
   no answer reaches Done past a tripped output guardrail;
@@ -181,6 +181,7 @@ BUDGET_RESPECTED: TransitionInvariant[State, AgentMemory] = transition_invariant
 """The budget is exceeded by at most the one call that crossed it."""
 
 _GUARDING = frozenset({State.GuardingInput, State.GuardingToolCalls, State.GuardingOutput})
+_REVIEWING = frozenset({State.ReviewingInput, State.ReviewingToolCalls, State.ReviewingOutput})
 
 
 def _tripped_calls_never_run(t: Transition[State, AgentMemory]) -> bool:
@@ -224,8 +225,8 @@ OWNERSHIP: tuple[TransitionInvariant[State, AgentMemory], ...] = (
     only_changed_in("rejected_outputs", lambda m: m.rejected_outputs, {State.Planning}),
     only_changed_in("result", lambda m: m.result, {State.Planning, State.GuardingOutput}),
     only_changed_in("conversation", lambda m: m.conversation, {State.Reflecting}),
-    only_changed_in("guardrail_checks", lambda m: m.guardrail_checks, {*_GUARDING, State.Reviewing}),
-    append_only("guardrail_checks", lambda m: m.guardrail_checks, except_in={State.Reviewing}),
+    only_changed_in("guardrail_checks", lambda m: m.guardrail_checks, {*_GUARDING, *_REVIEWING}),
+    append_only("guardrail_checks", lambda m: m.guardrail_checks, except_in=_REVIEWING),
 )
 """Seed 001's ownership table, as transition invariants."""
 

@@ -12,12 +12,19 @@ import attrs
 
 from agentsm_fn.agents.guardrails import OnTrip
 from agentsm_fn.agents.output import OutputProblem, RejectedOutput
-from agentsm_fn.agents.react import AgentConfig, AgentMemory, State, TokenBudget
-from agentsm_fn.llm import AssistantMessage, Conversation, ThreadBudget, UserMessage
+from agentsm_fn.agents.react import REACT_MACHINE, AgentConfig, AgentMemory, Event, State, TokenBudget
+from agentsm_fn.llm import AssistantMessage, Conversation, ThreadBudget, ToolCall, UserMessage
 from verification.kit.react_replies import guardrails_at
 from verification.kit.react_strategies import ANSWER_OUTPUT, TOOL_POOL, _memory
 
-__all__ = ["react_script_entries", "react_script_memories"]
+__all__ = [
+    "GUARDING_STATES",
+    "react_guard_entries",
+    "react_guard_memories",
+    "react_guard_rows",
+    "react_script_entries",
+    "react_script_memories",
+]
 
 
 def react_script_memories() -> tuple[AgentMemory, ...]:
@@ -50,16 +57,67 @@ def react_script_memories() -> tuple[AgentMemory, ...]:
         )
         for n in (0, 1)
     )
-    guarded = tuple(  # LLM guardrails at every stage: ask a human, stop (a refusal: a human rejects)
-        attrs.evolve(plain[1], guardrails=guardrails_at(action)) for action in (OnTrip.ASK_HUMAN, OnTrip.STOP)
-    )
     # The same starts as a later turn of a thread whose earlier turn is over its context budget.
+    later = (_later_turn(m) for m in (*plain, *typed))
+    return (*plain, *typed, *later)
+
+
+def _later_turn(memory: AgentMemory) -> AgentMemory:
     earlier = Conversation().then([UserMessage("My name is Ada."), AssistantMessage("Hello, Ada! " * 20)])
-    later = (
-        m.with_config(attrs.evolve(m.config, thread=ThreadBudget(context=20))).start_turn(earlier, m.task)
-        for m in (*plain, *typed, guarded[0])
+    thread = attrs.evolve(memory.config, thread=ThreadBudget(context=20))
+    return memory.with_config(thread).start_turn(earlier, memory.task)
+
+
+GUARDING_STATES = frozenset(
+    {
+        State.GuardingInput,
+        State.GuardingToolCalls,
+        State.GuardingOutput,
+        State.ReviewingInput,
+        State.ReviewingToolCalls,
+        State.ReviewingOutput,
+        State.Refused,
+    }
+)
+"""The states guardrails add (the guarding and reviewing states, and Refused)."""
+
+
+def react_guard_rows() -> frozenset[tuple[State, Event, State]]:
+    """The rows guardrails add: those into or out of a guarding or reviewing state (or Refused).
+
+    Example:
+        >>> len(react_guard_rows())
+        21
+    """
+    return frozenset(
+        (s, e, t) for (s, e), t in REACT_MACHINE.table.items() if s in GUARDING_STATES or t in GUARDING_STATES
     )
-    return (*plain, *typed, *guarded, *later)
+
+
+def react_guard_memories() -> tuple[AgentMemory, ...]:
+    """Starts for the guardrails' rows: LLM guardrails that ask a human or stop, at every stage and alone.
+
+    A rejected review is a refusal; a stage guarded alone lets a run pass the others; a later
+    turn of a long thread takes the input guard's ``ThreadTooLong``.
+
+    Example:
+        >>> [len(m.guardrails) for m in react_guard_memories()][:4]
+        [3, 1, 1, 1]
+    """
+    base = react_script_memories()[1]
+    asks, stops = guardrails_at(OnTrip.ASK_HUMAN), guardrails_at(OnTrip.STOP)
+    both = tuple(zip(asks, stops, strict=True))  # per stage: ask a human, then stop
+    choices = (
+        asks,
+        *((g,) for g in asks),
+        stops,
+        *((g,) for g in stops),
+        tuple(g for pair in both for g in pair),
+        *both,
+    )
+    guarded = tuple(attrs.evolve(base, guardrails=chosen) for chosen in choices)
+    # guarded[0], [4] and [8]: every stage asks, stops, or both; [1]: the input alone asks
+    return (*guarded, *(_later_turn(guarded[n]) for n in (0, 4, 8, 1)))
 
 
 def react_script_entries() -> tuple[tuple[State, AgentMemory], ...]:
@@ -85,3 +143,30 @@ def react_script_entries() -> tuple[tuple[State, AgentMemory], ...]:
         (State.Correcting, typed.evolve(output_retries=1)),
     )  # retry, or not
     return (*corrupt, (State.Planning, memories[-2]), *correcting)
+
+
+def react_guard_entries() -> tuple[tuple[State, AgentMemory], ...]:
+    """Starts in GuardingToolCalls and GuardingOutput with a guardrail that refuses or stops.
+
+    A run reaches them only after whole plans, which the covering paths may not script with
+    the same start. A call is chosen with the token budget spent (so a refused call's
+    shortest way on ends at once: the check trips unasked, the next plan finds the budget
+    spent), or an answer given.
+
+    Example:
+        >>> [s.name for s, _ in react_guard_entries()][:2]
+        ['GuardingToolCalls', 'GuardingOutput']
+    """
+    memories = react_script_memories()
+    base, spent = memories[1].evolve(step=1), memories[5].evolve(step=1)
+    call = ToolCall("call_1", "search", {"q": "Paris"})
+    found: list[tuple[State, AgentMemory]] = []
+    for action in (OnTrip.REFUSE, OnTrip.STOP):
+        tools = next(g for g in guardrails_at(action) if g.stage == "tool_call")
+        answer_guard = next(g for g in guardrails_at(action) if g.stage == "output")
+        found.append((State.GuardingToolCalls, spent.evolve(current_tool_call=call, guardrails=(tools,))))
+        answered = base.evolve(
+            final_answer="The answer is Paris, the capital of France.", guardrails=(answer_guard,)
+        )
+        found.append((State.GuardingOutput, answered))
+    return tuple(found)

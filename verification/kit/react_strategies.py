@@ -106,9 +106,21 @@ def react_memories() -> st.SearchStrategy[AgentMemory]:
         | st.lists(st.sampled_from(TOOL_POOL), unique_by=lambda t: t.name, max_size=len(TOOL_POOL)),
         banned=st.frozensets(st.sampled_from(("shell", "unknown_tool", "delete_file")), max_size=2),
         output=st.none() | st.just(ANSWER_OUTPUT),
-        guardrails=st.just(()) | st.lists(st.sampled_from(GUARDRAIL_POOL), max_size=3, unique=True),
+        guardrails=st.just(()) | _guardrails(),
     )
     return in_thread(made)  # some are a thread's later turns
+
+
+def _guardrails() -> st.SearchStrategy[tuple[GuardrailSpec, ...]]:
+    """At most one LLM guardrail per stage, each stage guarded or not."""
+
+    def at(stage: str) -> st.SearchStrategy[tuple[GuardrailSpec, ...]]:
+        pool = [g for g in GUARDRAIL_POOL if g.stage == stage]
+        return st.just(()) | st.sampled_from(pool).map(lambda g: (g,))
+
+    return st.tuples(at("input"), at("tool_call"), at("output")).map(
+        lambda gs: tuple(g for s in gs for g in s)
+    )
 
 
 def _memory(
@@ -230,7 +242,10 @@ def _batch_examples(batch: RunToolBatch) -> tuple[object, ...]:
 def react_entries(
     memories: st.SearchStrategy[AgentMemory] | None = None,
 ) -> st.SearchStrategy[tuple[State, AgentMemory]]:
-    """Runs entering a tool state with the corrupt memory its FatalError guard exists for.
+    """Runs entering a tool state with the corrupt memory its FatalError guard exists for; and answers.
+
+    The answers enter GuardingOutput with an answer given and an output guardrail of any
+    action (a run reaches it only after a whole plan, which few generated runs finish).
 
     Example:
         >>> isinstance(react_entries(), st.SearchStrategy)
@@ -240,4 +255,16 @@ def react_entries(
     cleared = base.map(
         lambda m: attrs.evolve(m, current_tool_call=None, pending_tool_calls=(), pending_approval=None)
     )
-    return st.tuples(st.sampled_from((State.Acting, State.ParallelActing, State.WaitingForHuman)), cleared)
+    corrupt = st.tuples(st.sampled_from((State.Acting, State.ParallelActing, State.WaitingForHuman)), cleared)
+    output_guards = [g for g in GUARDRAIL_POOL if g.stage == "output"]
+    answered = st.builds(
+        lambda m, guard: m.evolve(
+            step=min(1, m.config.max_steps),
+            output=None,
+            final_answer="The answer is Paris, the capital of France.",
+            guardrails=(guard,),
+        ),
+        base,
+        st.sampled_from(output_guards),
+    )
+    return corrupt | st.tuples(st.just(State.GuardingOutput), answered)

@@ -19,7 +19,7 @@ it through the same checks as the derived state machine.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Generic, TypeVar
 
 import attrs
@@ -30,6 +30,7 @@ from agentsm_fn.core.engine import resume, step
 from agentsm_fn.core.failures import RunFailed
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
+from verification.kit._graph import reachable_rows
 from verification.kit._runner import CheckedRun, RunRules
 from verification.kit.failures import failure_examples, has_failure_route
 from verification.kit.invariants import MemoryInvariant, TransitionInvariant
@@ -158,11 +159,14 @@ def covering_cases(
     *,
     entries: Sequence[tuple[StateT, MemoryT]] = (),
     effort: int = 20_000,
+    rows: Collection[_Row[StateT, EventT]] | None = None,
 ) -> CoveringSuite[StateT, EventT, MemoryT]:
     """Scripted runs that take every reachable row (see the module docstring).
 
     ``memories`` are candidate start memories for runs from the initial state;
-    ``effort`` bounds the outcomes tried per path and start.
+    ``effort`` bounds the outcomes tried per path and start; ``rows`` (all by default)
+    are the rows to take, where a machine's rows split into parts whose runs need starts of
+    their own (a run may still pass through the others).
 
     Example:
         >>> from verification.kit._demo import COUNTER, Roll, Tally
@@ -173,7 +177,10 @@ def covering_cases(
     """
     registry = outcomes or default_outcomes()
     starts = [(machine.initial, m) for m in memories]
-    skipped: list[_Row[StateT, EventT]] = []
+    wanted = None if rows is None else frozenset(rows)
+    skipped: list[_Row[StateT, EventT]] = (
+        [] if wanted is None else [r for r in reachable_rows(machine) if r not in wanted]
+    )
     cases: list[ScriptedCase[StateT, EventT, MemoryT]] = []
     while True:
         plan = covering_paths(machine, skipped)
@@ -183,9 +190,11 @@ def covering_cases(
             if case is None:
                 # Set aside the row where the best attempt stopped; a path may still pass
                 # through a row set aside before (to reach rows after it), and then the next
-                # row that is not set aside yet goes (else the loop would stop, cases missing).
+                # row that is not set aside yet goes, else the last one before it (else the
+                # loop would stop, cases missing).
                 at = min(furthest, len(path) - 1)
-                blocked = next((r for r in path[at:] if r not in skipped), path[at])
+                later = (r for r in path[at:] if r not in skipped)
+                blocked = next(later, next((r for r in reversed(path[:at]) if r not in skipped), path[at]))
                 break
             cases.append(case)
         if blocked is None or blocked in skipped:
@@ -193,8 +202,8 @@ def covering_cases(
         skipped.append(blocked)
     taken = {r for c in cases for r in c.rows}
     unscripted: list[_Row[StateT, EventT]] = []
-    for row in plan.uncovered:
-        if row in taken:
+    for row in reachable_rows(machine):  # those no path took (set aside, or on no path)
+        if row in taken or (wanted is not None and row not in wanted):
             continue
         finish = shortest_finish(machine, row[2])
         case = None if finish is None else _script(machine, entries, (row, *finish), registry, effort)[0]

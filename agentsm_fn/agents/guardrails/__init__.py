@@ -8,7 +8,7 @@ state (:func:`guarding`) runs a stage's guardrails over its subjects, records ea
 action, so the table routes every trip and the verifier proves each has a row (SM015).
 """
 
-from agentsm_fn.agents.guardrails.guarding import HELD, Guarding, GuardLog, GuardRoute, guarding
+from agentsm_fn.agents.guardrails.guarding import Guarding, guarding
 from agentsm_fn.agents.guardrails.guardrail import (
     VERDICT_SCHEMA,
     Guardrail,
@@ -20,6 +20,7 @@ from agentsm_fn.agents.guardrails.guardrail import (
     llm_guardrail,
     read_verdict,
 )
+from agentsm_fn.agents.guardrails.log import HELD, GuardLog, GuardRoute
 from agentsm_fn.agents.guardrails.values import GuardrailCheck, GuardrailSpec, OnTrip, Trip
 
 __all__ = [

@@ -29,74 +29,20 @@ import attrs
 from returns.result import Failure
 
 from agentsm_fn.agents.guardrails.guardrail import Guardrail, LlmCheck
+from agentsm_fn.agents.guardrails.log import HELD, GuardLog, GuardRoute
 from agentsm_fn.agents.guardrails.values import GuardrailCheck, OnTrip, Trip
 from agentsm_fn.core.effects import Effect
 from agentsm_fn.core.faults import Fault
 from agentsm_fn.core.handlers import Decision, Handler, emit, perform
 from agentsm_fn.llm.call import LlmCall
-from agentsm_fn.llm.replies import LlmFailure, LlmReply
+from agentsm_fn.llm.replies import LlmFailure, LlmOutcome, LlmReply
 
-__all__ = ["HELD", "GuardLog", "GuardRoute", "Guarding", "guarding"]
-
-HELD = "*"
-"""The name routes give the guardrails a memory holds (any of them may take any action)."""
+__all__ = ["Guarding", "guarding"]
 
 E = TypeVar("E", bound=enum.Enum)
 E_co = TypeVar("E_co", bound=enum.Enum, covariant=True)
 M = TypeVar("M")
 S = TypeVar("S")
-
-
-@attrs.frozen(kw_only=True)
-class GuardLog(Generic[M]):
-    """Where a memory keeps its guardrail checks (``checks``, ``with_checks``) and which visit it is on.
-
-    Example:
-        >>> log = GuardLog(checks=lambda m: m, with_checks=lambda m, checks: checks, visit=lambda m: 0)
-        >>> log.recorded((), GuardrailCheck(guardrail="g", stage="input", at=0))[0].guardrail
-        'g'
-    """
-
-    checks: Callable[[M], Sequence[GuardrailCheck]]
-    with_checks: Callable[[M, tuple[GuardrailCheck, ...]], M]
-    visit: Callable[[M], int]
-
-    def recorded(self, memory: M, check: GuardrailCheck) -> M:
-        """``memory`` with one more check."""
-        return self.with_checks(memory, (*self.checks(memory), check))
-
-    def reviewed(self, memory: M, approved: bool, note: str = "") -> M:
-        """``memory`` with a human's decision on its last check (an ``ASK_HUMAN`` trip).
-
-        Example:
-            >>> log = GuardLog(checks=lambda m: m, with_checks=lambda m, c: c, visit=lambda m: 0)
-            >>> log.reviewed((GuardrailCheck(guardrail="g", stage="input", at=0),), False, "no")[-1].review
-            False
-        """
-        checks = tuple(self.checks(memory))
-        if not checks:
-            return memory
-        return self.with_checks(memory, (*checks[:-1], attrs.evolve(checks[-1], review=approved, note=note)))
-
-    def last_trip(self, memory: M) -> GuardrailCheck | None:
-        """The last check, if it tripped (the trip a review, a refusal or a stop is about)."""
-        checks = self.checks(memory)
-        return checks[-1] if checks and checks[-1].trip is not None else None
-
-
-@attrs.frozen
-class GuardRoute:
-    """One guardrail's action and the event that carries it (None: the state has no event for it).
-
-    Example:
-        >>> GuardRoute("pii", "output", OnTrip.STOP, None).event is None
-        True
-    """
-
-    guardrail: str
-    stage: str
-    on_trip: OnTrip
-    event: enum.Enum | None
 
 
 @attrs.frozen(repr=False)
@@ -112,6 +58,8 @@ class Guarding(Handler[E_co, M], Generic[E_co, M, S]):
     actions: Mapping[OnTrip, E_co]
     on_trip: Callable[[M, Trip, OnTrip], M]
     held: Callable[[M], Sequence[Guardrail[S]]] | None = None
+    gate: Callable[[M], str | None] | None = None
+    spend: Callable[[M, LlmOutcome], M] | None = None
 
     @property
     def routes(self) -> tuple[GuardRoute, ...]:
@@ -143,6 +91,8 @@ class Guarding(Handler[E_co, M], Generic[E_co, M, S]):
             return Failure(Fault(f"guarding {self.stage}: an outcome arrived for no LLM check"))
         if not isinstance(outcome, LlmReply | LlmFailure):
             return Failure(Fault(f"guarding {self.stage}: {type(outcome).__name__} is not an LLM outcome"))
+        if self.spend is not None:
+            memory = self.spend(memory, outcome)
         return self._checked(memory, index, rails, guardrail.check.read(outcome))
 
     @property
@@ -186,6 +136,9 @@ class Guarding(Handler[E_co, M], Generic[E_co, M, S]):
         while index < len(subjects) * len(rails):
             number, guardrail = index // len(rails), rails[index % len(rails)]
             if isinstance(guardrail.check, LlmCheck):
+                closed = None if self.gate is None else self.gate(memory)
+                if closed is not None:  # not asked: it trips (a guardrail fails closed)
+                    return self._checked(memory, index, rails, f"the check was not asked: {closed}")
                 call = LlmCall(guardrail.check.ask(subjects[number]), purpose=f"guardrail {guardrail.name}")
                 return perform(call, memory)
             reason = guardrail.check(subjects[number])
@@ -247,13 +200,19 @@ def guarding(
     stopped: E | None = None,
     on_trip: Callable[[M, Trip, OnTrip], M] = _unchanged,
     held: Callable[[M], Sequence[Guardrail[S]]] | None = None,
+    gate: Callable[[M], str | None] | None = None,
+    spend: Callable[[M, LlmOutcome], M] | None = None,
 ) -> Guarding[E, M, S]:
     """The handler of a state that checks ``guardrails`` on the ``subjects`` of a memory.
 
     ``passed`` is the event when every check passes (or a function of memory choosing one
     of ``passes``); ``refused``, ``ask_human`` and ``stopped`` are the events of the three
     actions (leave out those the state has no row for: the verifier reports a guardrail
-    that needs one); ``on_trip(memory, trip, action)`` is the memory a trip leaves.
+    that needs one); ``on_trip(memory, trip, action)`` is the memory a trip leaves;
+    ``held(memory)`` gives guardrails the memory holds (checked after the state's own), for
+    guardrails that are data (``llm_guardrail``'s ``spec``); ``gate(memory)`` is a reason not
+    to ask a model (a spent token budget, say: the LLM check then trips, unasked);
+    ``spend(memory, outcome)`` is the memory after an LLM check's outcome (its usage counted).
 
     Example:
         >>> import enum
@@ -283,4 +242,6 @@ def guarding(
         actions=MappingProxyType({action: event for action, event in chosen.items() if event is not None}),
         on_trip=on_trip,
         held=held,
+        gate=gate,
+        spend=spend,
     )

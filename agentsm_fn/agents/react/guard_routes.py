@@ -6,7 +6,7 @@
   GuardingToolCalls (``CheckToolCalls``) and an answer (a valid result) to GuardingOutput
   (``CheckOutput``) when their stage is guarded;
 * :func:`guarded_transitions` is what guardrails add to the safety cap: a guarding state per
-  guarded stage (per step for tool calls) and two transitions per review (Reviewing and back);
+  guarded stage (per step for tool calls) and two transitions per review (a reviewing state and back);
 * :func:`narrate_guard` is the trace's line for guardrail rows: the guardrails that passed, or
   the one that tripped, its action and its reason, or a human's review.
 """
@@ -141,7 +141,7 @@ def _short(text: str, limit: int = 100) -> str:
 
 
 def narrate_guard(state: State, event: Event, memory: AgentMemory) -> str | None:
-    """The trace line of a guardrail row (a guarding state's, or Reviewing's), else None.
+    """The trace line of a guardrail row (a guarding state's, or a reviewing state's), else None.
 
     Example:
         >>> from agentsm_fn.agents.guardrails import GuardrailCheck, Trip
@@ -155,7 +155,7 @@ def narrate_guard(state: State, event: Event, memory: AgentMemory) -> str | None
         True
     """
     m = memory
-    if state is State.Reviewing:
+    if state is State.ReviewingInput or state is State.ReviewingToolCalls or state is State.ReviewingOutput:
         last = m.guardrail_checks[-1] if m.guardrail_checks else None
         if last is None:
             return f"step={m.step}"

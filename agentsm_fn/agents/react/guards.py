@@ -18,7 +18,7 @@ guarding state only when the machine or the memory has guardrails of its stage. 
 * refuses: the task or the answer ends the run in Refused (``final_answer`` is the refusal
   message; a withheld typed result is cleared), the turn's tool calls are observed as
   ``ERROR: GuardrailRefused: <message>`` (the model reads it; the run goes on);
-* asks a human: Reviewing (:mod:`agentsm_fn.agents.react.reviewing`);
+* asks a human: the stage's reviewing state (:mod:`agentsm_fn.agents.react.reviewing`);
 * stops: ``error`` says why, the run ends in Error.
 """
 
@@ -45,6 +45,7 @@ from agentsm_fn.agents.react.outcomes import ReactToolResult
 from agentsm_fn.agents.react.states import Event, State
 from agentsm_fn.core.handlers import Handler
 from agentsm_fn.llm.messages import ToolCall
+from agentsm_fn.llm.replies import LlmOutcome, LlmReply
 
 __all__ = [
     "INPUT",
@@ -174,6 +175,26 @@ def _tripped(stage: str) -> Callable[[AgentMemory, Trip, OnTrip], AgentMemory]:
     return tripped
 
 
+def _spent(memory: AgentMemory) -> str | None:
+    """Why no more LLM calls may be made (Planning's budget checks), or None."""
+    if memory.budget is not None:
+        spent = memory.budget.exhausted_by(memory.total_usage)
+        if spent is not None:
+            return f"token budget exceeded: {spent}"
+    thread = memory.config.thread
+    if thread.total is not None:
+        spent = thread.spent(memory.conversation.usage + memory.total_usage)
+        if spent is not None:
+            return f"token budget exceeded: {spent}"
+    return None
+
+
+def _spend(memory: AgentMemory, outcome: LlmOutcome) -> AgentMemory:
+    if isinstance(outcome, LlmReply):
+        return memory.evolve(total_usage=memory.total_usage + outcome.usage)
+    return memory
+
+
 def _after_input(memory: AgentMemory) -> Event:
     over = memory.conversation.over(memory.config.thread.context)
     return Event.ThreadTooLong if over else Event.InputAllowed
@@ -227,6 +248,8 @@ def guarding_handlers(
         stopped=stopped,
         on_trip=_tripped(INPUT),
         held=_held(INPUT),
+        gate=_spent,
+        spend=_spend,
     )
     tools = guarding(
         TOOL_CALL,
@@ -240,6 +263,8 @@ def guarding_handlers(
         stopped=stopped,
         on_trip=_tripped(TOOL_CALL),
         held=_held(TOOL_CALL),
+        gate=_spent,
+        spend=_spend,
     )
     answer = guarding(
         OUTPUT,
@@ -252,5 +277,7 @@ def guarding_handlers(
         stopped=stopped,
         on_trip=_tripped(OUTPUT),
         held=_held(OUTPUT),
+        gate=_spent,
+        spend=_spend,
     )
     return {State.GuardingInput: task, State.GuardingToolCalls: tools, State.GuardingOutput: answer}

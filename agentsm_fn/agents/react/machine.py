@@ -30,7 +30,7 @@ from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.observing import idle, observe
 from agentsm_fn.agents.react.planning import plan, receive_plan, receiving
 from agentsm_fn.agents.react.reflecting import receive_summary, reflect
-from agentsm_fn.agents.react.reviewing import ask_review, receive_review
+from agentsm_fn.agents.react.reviewing import REVIEWING, ask_review, receive_review
 from agentsm_fn.agents.react.states import Event, State
 from agentsm_fn.agents.react.table import TRANSITIONS
 from agentsm_fn.agents.react.waiting import ask_human, receive_decision
@@ -140,7 +140,7 @@ DEFAULT_HANDLERS: dict[State, HandlerLike[Event, AgentMemory]] = {
     State.Reflecting: effectful(reflect, receive_summary, failure_event=Event.ReflectDone),
     State.Correcting: pure(correct),
     **guarding_handlers(ReactGuardrails[object]()),
-    State.Reviewing: effectful(ask_review, receive_review, effects={AskHuman}),
+    **dict.fromkeys(REVIEWING, effectful(ask_review, receive_review, effects={AskHuman})),
 }
 """The seed's handlers, one per non-terminal state (Done and Error stop the run on arrival)."""
 

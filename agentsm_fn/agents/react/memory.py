@@ -25,7 +25,7 @@ and ``rejected_outputs`` (each reply that was not a valid result) are set by Pla
 Guardrails: ``guardrails`` (those that are data: LLM guardrails made from instructions, each
 with its stage) is set when the memory is made; ``guardrail_checks`` (every check of the
 run, a trip with its reason and a human's review) grows only in the guarding states and
-Reviewing (:mod:`agentsm_fn.agents.react.guards`).
+the reviewing states (:mod:`agentsm_fn.agents.react.guards`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Reviewing: a human decides on a guardrail's trip, through the agent's approval path (``AskHuman``).
+"""The reviewing states: a human decides on a guardrail's trip, through the approval path (``AskHuman``).
+
+ReviewingInput, ReviewingToolCalls and ReviewingOutput, one per guarding state, share this
+handler.
 
 The request names the trip (``reason``: the guardrail, its stage and why it tripped) and
 the subject: the tool call itself when the turn has one, else a call named
@@ -7,8 +10,8 @@ approval channel (a callback, a suspended run answered from the command line, th
 an AG-UI client) shows it as it shows a tool call. ``Approved`` (or ``Modified``, whose
 arguments are not used) records an approval: the guarding state's checks go on;
 ``Rejected`` records a rejection: the guarding state refuses. No decision (the effect
-failed) is a rejection, as ``AskHuman`` makes it. Then it goes back to the guarding state
-of the trip's stage (``InputReviewed``, ``ToolCallsReviewed``, ``OutputReviewed``).
+failed) is a rejection, as ``AskHuman`` makes it. Then it goes back to its guarding state
+(``GuardrailReviewed``).
 """
 
 from __future__ import annotations
@@ -22,15 +25,18 @@ from agentsm_fn.agents.react.effects import AskHuman
 from agentsm_fn.agents.react.guards import INPUT, LOG, OUTPUT, turn_calls
 from agentsm_fn.agents.react.memory import AgentMemory, HumanApprovalRequest
 from agentsm_fn.agents.react.outcomes import ApprovalDecision, Modified, Rejected
-from agentsm_fn.agents.react.states import Event
+from agentsm_fn.agents.react.states import Event, State
 from agentsm_fn.core.effects import Perform
 from agentsm_fn.core.faults import Fault
 from agentsm_fn.core.handlers import emit, perform
 from agentsm_fn.llm.messages import ToolCall
 
-__all__ = ["ask_review", "receive_review", "review_request"]
+__all__ = ["REVIEWING", "ask_review", "receive_review", "review_request"]
 
-Reviewed: TypeAlias = Literal[Event.InputReviewed, Event.ToolCallsReviewed, Event.OutputReviewed]
+REVIEWING = (State.ReviewingInput, State.ReviewingToolCalls, State.ReviewingOutput)
+"""The reviewing states, one per guarding state."""
+
+Reviewed: TypeAlias = Literal[Event.GuardrailReviewed]
 
 
 def _pending(memory: AgentMemory) -> GuardrailCheck | None:
@@ -73,18 +79,18 @@ def ask_review(memory: AgentMemory) -> Result[Perform[ApprovalDecision, AgentMem
 
     Example:
         >>> ask_review(AgentMemory.new("t")).failure().message
-        'Reviewing entered with no guardrail trip to review'
+        'a reviewing state entered with no guardrail trip to review'
     """
     check = _pending(memory)
     if check is None:
-        return Failure(Fault("Reviewing entered with no guardrail trip to review"))
+        return Failure(Fault("a reviewing state entered with no guardrail trip to review"))
     return perform(AskHuman(review_request(memory, check)), memory)
 
 
 def receive_review(
     memory: AgentMemory, outcome: ApprovalDecision
 ) -> Result[tuple[Reviewed, AgentMemory] | Perform[ApprovalDecision, AgentMemory], Fault]:
-    """Record the decision on the trip and go back to its stage's guarding state.
+    """Record the decision on the trip and go back to the guarding state.
 
     Example:
         >>> from agentsm_fn.agents.guardrails import OnTrip, Trip
@@ -93,11 +99,11 @@ def receive_review(
         ...     guardrail="own", stage="input", at=0, trip=trip)])
         >>> event, after = receive_review(m, Rejected("not yours")).unwrap()
         >>> event.name, after.guardrail_checks[-1].review, after.guardrail_checks[-1].note
-        ('InputReviewed', False, 'not yours')
+        ('GuardrailReviewed', False, 'not yours')
     """
     check = _pending(memory)
     if check is None:
-        return Failure(Fault("Reviewing received a decision with no guardrail trip to review"))
+        return Failure(Fault("a reviewing state received a decision with no guardrail trip to review"))
     match outcome:
         case Rejected(reason=reason):
             reviewed = LOG.reviewed(memory, False, reason or "rejected")
@@ -105,8 +111,4 @@ def receive_review(
             reviewed = LOG.reviewed(memory, True, "approved (modified arguments are not used)")
         case _:
             reviewed = LOG.reviewed(memory, True, "approved")
-    if check.stage == INPUT:
-        return emit(Event.InputReviewed, reviewed)
-    if check.stage == OUTPUT:
-        return emit(Event.OutputReviewed, reviewed)
-    return emit(Event.ToolCallsReviewed, reviewed)
+    return emit(Event.GuardrailReviewed, reviewed)

@@ -9,12 +9,14 @@ States::
 
 Guardrails (agentsm_fn.agents.react.guards): a guarding state between the task and Planning,
 between a tool-calling reply and its tools, and between the answer and Done; a trip refuses
-(Refused, terminal; a refused tool call is observed instead), asks a human (Reviewing, which
-goes back to the guarding state) or stops (Error)::
+(Refused, terminal; a refused tool call is observed instead), asks a human (a reviewing state
+of its stage, which goes back to the guarding state) or stops (Error)::
 
-    Idle -> GuardingInput -> Planning | Reflecting | Reviewing | Refused | Error
-    Planning -> GuardingToolCalls -> Acting | ParallelActing | WaitingForHuman | Reviewing | Observing | Error
-    Planning -> GuardingOutput -> Done | Reviewing | Refused | Error
+    Idle -> GuardingInput -> Planning | Reflecting | ReviewingInput | Refused | Error
+    Planning -> GuardingToolCalls -> Acting | ParallelActing | WaitingForHuman | ReviewingToolCalls
+                                   | Observing | Error
+    Planning -> GuardingOutput -> Done | ReviewingOutput | Refused | Error
+    ReviewingInput -> GuardingInput (and likewise for tool calls and the output)
 """
 
 from __future__ import annotations
@@ -43,7 +45,9 @@ class State(enum.Enum):
     GuardingInput = "GuardingInput"
     GuardingToolCalls = "GuardingToolCalls"
     GuardingOutput = "GuardingOutput"
-    Reviewing = "Reviewing"
+    ReviewingInput = "ReviewingInput"
+    ReviewingToolCalls = "ReviewingToolCalls"
+    ReviewingOutput = "ReviewingOutput"
     Done = "Done"
     Error = "Error"
     Refused = "Refused"
@@ -110,6 +114,4 @@ class Event(enum.Enum):
     GuardrailRefused = "GuardrailRefused"
     GuardrailEscalated = "GuardrailEscalated"
     GuardrailStopped = "GuardrailStopped"
-    InputReviewed = "InputReviewed"
-    ToolCallsReviewed = "ToolCallsReviewed"
-    OutputReviewed = "OutputReviewed"
+    GuardrailReviewed = "GuardrailReviewed"

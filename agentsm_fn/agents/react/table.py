@@ -5,62 +5,62 @@ rows of the states whose handlers guard corrupt memory, the three rows of typed
 results (a reply that is not a valid result goes to Correcting, which sends the problems
 back or, its own budget spent, ends the run), ``ThreadTooLong`` (a thread's earlier
 turns are compressed before the turn's first plan), and the rows of guardrails (a guarding
-state before Planning, before the tools and before Done, and Reviewing, where a human
-decides on a trip). Each row and why it exists:
+state before Planning, before the tools and before Done, and a reviewing state for each,
+where a human decides on a trip). Each row and why it exists:
 
-=================  ======================  =================  =============================================
-State              Event                   Next               Why
-=================  ======================  =================  =============================================
-Idle               Start                   Planning           the run begins
-Idle               ThreadTooLong           Reflecting         earlier turns over the thread's context budget
-Planning           LlmToolCall             Acting             one tool call, no approval needed
-Planning           LlmParallelToolCalls    ParallelActing     several calls and ``parallel_tools`` on
-Planning           LlmFinalAnswer          Done               an answer of at least ``min_answer_length``
-Planning           MaxSteps                Error              ``step >= max_steps`` before the call
-Planning           BudgetExceeded          Error              the token budget is spent before the call
-Planning           LowConfidence           Reflecting         confidence below threshold, retries left
-Planning           AnswerTooShort          Planning           retry: the answer is too short
-Planning           ToolBlacklisted         Planning           retry: the model asked for a banned tool
-Planning           HumanApprovalRequired   WaitingForHuman    the call's tool needs approval
-Planning           FatalError              Error              the provider failed
-Planning           OutputInvalid           Correcting         the reply is not a valid result (typed results)
-WaitingForHuman    HumanApproved           Acting             run the call as proposed
-WaitingForHuman    HumanRejected           Observing          the rejection becomes an observation
-WaitingForHuman    HumanModified           Acting             run the call with the human's arguments
-WaitingForHuman    FatalError              Error              no pending approval (corrupt memory)
-Acting             ToolSuccess             Observing          commit the result
-Acting             ToolFailure             Observing          failure is data: commit it too
-Acting             FatalError              Error              no current tool call (000 section 4.9)
-ParallelActing     ToolSuccess             Observing          every call of the batch succeeded
-ParallelActing     ToolFailure             Observing          some call failed: still data
-ParallelActing     FatalError              Error              no pending calls (corrupt memory)
-Observing          Continue                Planning           next cycle
-Observing          NeedsReflection         Reflecting         ``step`` is a multiple of the reflect period
-Reflecting         ReflectDone             Planning           history (or earlier turns) compressed
-Correcting         RetryOutput             Planning           retries left: the problems go back to the model
-Correcting         OutputRetriesExhausted  Error              ``max_output_retries`` spent: the run fails
-Idle               CheckInput              GuardingInput      the agent has input guardrails
-GuardingInput      InputAllowed            Planning           every input guardrail passed
-GuardingInput      ThreadTooLong           Reflecting         they passed; earlier turns over budget
-GuardingInput      GuardrailRefused        Refused            one refused the task: the run ends refused
-GuardingInput      GuardrailEscalated      Reviewing          one asks a human about the task
-GuardingInput      GuardrailStopped        Error              one stops the run
-Planning           CheckToolCalls          GuardingToolCalls  a tool-calling reply, with tool-call guardrails
-GuardingToolCalls  LlmToolCall             Acting             the call passed: run it
-GuardingToolCalls  LlmParallelToolCalls    ParallelActing     the calls passed: run them
-GuardingToolCalls  HumanApprovalRequired   WaitingForHuman    they passed; the call's tool needs approval
-GuardingToolCalls  GuardrailRefused        Observing          the turn's calls are refused: observed as errors
-GuardingToolCalls  GuardrailEscalated      Reviewing          one asks a human about the calls
-GuardingToolCalls  GuardrailStopped        Error              one stops the run
-Planning           CheckOutput             GuardingOutput     an answer (a valid result), output guardrails
-GuardingOutput     OutputAllowed           Done               every output guardrail passed
-GuardingOutput     GuardrailRefused        Refused            one refused the answer: withheld, run refused
-GuardingOutput     GuardrailEscalated      Reviewing          one asks a human about the answer
-GuardingOutput     GuardrailStopped        Error              one stops the run
-Reviewing          InputReviewed           GuardingInput      decided: the checks go on, or it refuses
-Reviewing          ToolCallsReviewed       GuardingToolCalls  likewise for the turn's tool calls
-Reviewing          OutputReviewed          GuardingOutput     likewise for the answer
-=================  ======================  =================  =============================================
+==================  ======================  ==================  =============================================
+State               Event                   Next                Why
+==================  ======================  ==================  =============================================
+Idle                Start                   Planning            the run begins
+Idle                ThreadTooLong           Reflecting          earlier turns over the thread's context budget
+Planning            LlmToolCall             Acting              one tool call, no approval needed
+Planning            LlmParallelToolCalls    ParallelActing      several calls and ``parallel_tools`` on
+Planning            LlmFinalAnswer          Done                an answer of at least ``min_answer_length``
+Planning            MaxSteps                Error               ``step >= max_steps`` before the call
+Planning            BudgetExceeded          Error               the token budget is spent before the call
+Planning            LowConfidence           Reflecting          confidence below threshold, retries left
+Planning            AnswerTooShort          Planning            retry: the answer is too short
+Planning            ToolBlacklisted         Planning            retry: the model asked for a banned tool
+Planning            HumanApprovalRequired   WaitingForHuman     the call's tool needs approval
+Planning            FatalError              Error               the provider failed
+Planning            OutputInvalid           Correcting          not a valid result (typed results)
+WaitingForHuman     HumanApproved           Acting              run the call as proposed
+WaitingForHuman     HumanRejected           Observing           the rejection becomes an observation
+WaitingForHuman     HumanModified           Acting              run the call with the human's arguments
+WaitingForHuman     FatalError              Error               no pending approval (corrupt memory)
+Acting              ToolSuccess             Observing           commit the result
+Acting              ToolFailure             Observing           failure is data: commit it too
+Acting              FatalError              Error               no current tool call (000 section 4.9)
+ParallelActing      ToolSuccess             Observing           every call of the batch succeeded
+ParallelActing      ToolFailure             Observing           some call failed: still data
+ParallelActing      FatalError              Error               no pending calls (corrupt memory)
+Observing           Continue                Planning            next cycle
+Observing           NeedsReflection         Reflecting          ``step`` is a multiple of the reflect period
+Reflecting          ReflectDone             Planning            history (or earlier turns) compressed
+Correcting          RetryOutput             Planning            retries left: the problems go back
+Correcting          OutputRetriesExhausted  Error               ``max_output_retries`` spent: the run fails
+Idle                CheckInput              GuardingInput       the agent has input guardrails
+GuardingInput       InputAllowed            Planning            every input guardrail passed
+GuardingInput       ThreadTooLong           Reflecting          they passed; earlier turns over budget
+GuardingInput       GuardrailRefused        Refused             one refused the task: the run ends refused
+GuardingInput       GuardrailEscalated      ReviewingInput      one asks a human about the task
+GuardingInput       GuardrailStopped        Error               one stops the run
+Planning            CheckToolCalls          GuardingToolCalls   tool calls, with tool-call guardrails
+GuardingToolCalls   LlmToolCall             Acting              the call passed: run it
+GuardingToolCalls   LlmParallelToolCalls    ParallelActing      the calls passed: run them
+GuardingToolCalls   HumanApprovalRequired   WaitingForHuman     they passed; the call's tool needs approval
+GuardingToolCalls   GuardrailRefused        Observing           the calls are refused: observed as errors
+GuardingToolCalls   GuardrailEscalated      ReviewingToolCalls  one asks a human about the calls
+GuardingToolCalls   GuardrailStopped        Error               one stops the run
+Planning            CheckOutput             GuardingOutput      an answer (a valid result), output guardrails
+GuardingOutput      OutputAllowed           Done                every output guardrail passed
+GuardingOutput      GuardrailRefused        Refused             one refused the answer: withheld, run refused
+GuardingOutput      GuardrailEscalated      ReviewingOutput     one asks a human about the answer
+GuardingOutput      GuardrailStopped        Error               one stops the run
+ReviewingInput      GuardrailReviewed       GuardingInput       decided: the checks go on, or it refuses
+ReviewingToolCalls  GuardrailReviewed       GuardingToolCalls   likewise for the turn's tool calls
+ReviewingOutput     GuardrailReviewed       GuardingOutput      likewise for the answer
+==================  ======================  ==================  =============================================
 """
 
 from __future__ import annotations
@@ -106,23 +106,23 @@ TRANSITIONS: Mapping[tuple[State, Event], State] = MappingProxyType(
         (State.GuardingInput, Event.InputAllowed): State.Planning,
         (State.GuardingInput, Event.ThreadTooLong): State.Reflecting,
         (State.GuardingInput, Event.GuardrailRefused): State.Refused,
-        (State.GuardingInput, Event.GuardrailEscalated): State.Reviewing,
+        (State.GuardingInput, Event.GuardrailEscalated): State.ReviewingInput,
         (State.GuardingInput, Event.GuardrailStopped): State.Error,
         (State.Planning, Event.CheckToolCalls): State.GuardingToolCalls,
         (State.GuardingToolCalls, Event.LlmToolCall): State.Acting,
         (State.GuardingToolCalls, Event.LlmParallelToolCalls): State.ParallelActing,
         (State.GuardingToolCalls, Event.HumanApprovalRequired): State.WaitingForHuman,
         (State.GuardingToolCalls, Event.GuardrailRefused): State.Observing,
-        (State.GuardingToolCalls, Event.GuardrailEscalated): State.Reviewing,
+        (State.GuardingToolCalls, Event.GuardrailEscalated): State.ReviewingToolCalls,
         (State.GuardingToolCalls, Event.GuardrailStopped): State.Error,
         (State.Planning, Event.CheckOutput): State.GuardingOutput,
         (State.GuardingOutput, Event.OutputAllowed): State.Done,
         (State.GuardingOutput, Event.GuardrailRefused): State.Refused,
-        (State.GuardingOutput, Event.GuardrailEscalated): State.Reviewing,
+        (State.GuardingOutput, Event.GuardrailEscalated): State.ReviewingOutput,
         (State.GuardingOutput, Event.GuardrailStopped): State.Error,
-        (State.Reviewing, Event.InputReviewed): State.GuardingInput,
-        (State.Reviewing, Event.ToolCallsReviewed): State.GuardingToolCalls,
-        (State.Reviewing, Event.OutputReviewed): State.GuardingOutput,
+        (State.ReviewingInput, Event.GuardrailReviewed): State.GuardingInput,
+        (State.ReviewingToolCalls, Event.GuardrailReviewed): State.GuardingToolCalls,
+        (State.ReviewingOutput, Event.GuardrailReviewed): State.GuardingOutput,
     }
 )
 """Every legal ``(state, event) -> state``; anything else is an InvalidTransition."""

@@ -47,7 +47,7 @@ def test_table_is_001s_table_plus_budget_fatal_guards_typed_results_threads_and_
     assert TRANSITIONS[(State.GuardingInput, Event.ThreadTooLong)] is State.Reflecting
     assert TRANSITIONS[(State.GuardingToolCalls, Event.GuardrailRefused)] is State.Observing
     assert TRANSITIONS[(State.GuardingOutput, Event.GuardrailRefused)] is State.Refused
-    assert TRANSITIONS[(State.Reviewing, Event.OutputReviewed)] is State.GuardingOutput
+    assert TRANSITIONS[(State.ReviewingOutput, Event.GuardrailReviewed)] is State.GuardingOutput
     assert TRANSITIONS[(State.Planning, Event.OutputInvalid)] is State.Correcting
     assert TRANSITIONS[(State.Correcting, Event.RetryOutput)] is State.Planning
     assert TRANSITIONS[(State.Correcting, Event.OutputRetriesExhausted)] is State.Error
@@ -64,10 +64,11 @@ def test_every_state_is_reachable_and_every_cycle_passes_a_budgeted_state() -> N
     assert nx.descendants(graph, State.Idle) | {State.Idle} == set(State)
     without_planning = graph.copy()
     without_planning.remove_node(State.Planning)
-    # What is left of the cycles is a guarding state's review: Reviewing and back.
+    # What is left of the cycles is a guarding state's review: its reviewing state and back.
     assert {frozenset(c) for c in nx.simple_cycles(without_planning)} == {
-        frozenset({State.Reviewing, guarding})
-        for guarding in (State.GuardingInput, State.GuardingToolCalls, State.GuardingOutput)
+        frozenset({State.ReviewingInput, State.GuardingInput}),
+        frozenset({State.ReviewingToolCalls, State.GuardingToolCalls}),
+        frozenset({State.ReviewingOutput, State.GuardingOutput}),
     }
     without_budgets = without_planning.copy()
     without_budgets.remove_nodes_from(REACT_MACHINE.budgeted - {State.Planning})
@@ -100,7 +101,9 @@ def test_effectful_states_declare_their_failure_events() -> None:
         State.GuardingInput: None,
         State.GuardingToolCalls: None,
         State.GuardingOutput: None,
-        State.Reviewing: None,
+        State.ReviewingInput: None,
+        State.ReviewingToolCalls: None,
+        State.ReviewingOutput: None,
     }
     declared = {
         s: h.effects for s, h in REACT_MACHINE.handlers.items() if h.failure_event is None and h.effectful
@@ -109,7 +112,9 @@ def test_effectful_states_declare_their_failure_events() -> None:
         State.GuardingInput: {LlmCall},
         State.GuardingToolCalls: {LlmCall},
         State.GuardingOutput: {LlmCall},
-        State.Reviewing: {AskHuman},
+        State.ReviewingInput: {AskHuman},
+        State.ReviewingToolCalls: {AskHuman},
+        State.ReviewingOutput: {AskHuman},
     }
 
 
@@ -145,7 +150,9 @@ def test_state_names_match_the_seed_plus_correcting_and_guardrails() -> None:
         "GuardingInput",
         "GuardingToolCalls",
         "GuardingOutput",
-        "Reviewing",
+        "ReviewingInput",
+        "ReviewingToolCalls",
+        "ReviewingOutput",
         "Done",
         "Error",
         "Refused",
