@@ -24,6 +24,7 @@ RECORDINGS = PROTOCOLS / "recordings"
 SPECS = PROTOCOLS / "specs"
 FIXTURES = ROOT / "tests" / "fixtures" / "aimock"
 FIXTURE_FILES = (
+    "guardrails.json",  # a guardrail's check: its system message names it, before any other match
     "evals.json",
     "plan_execute.json",
     "conversations.json",

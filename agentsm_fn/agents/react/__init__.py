@@ -11,6 +11,7 @@ from agentsm_fn.agents.react.effects import AskHuman, RunTool, RunToolBatch
 from agentsm_fn.agents.react.errors import (
     AgentFailed,
     BuildError,
+    GuardrailTripped,
     InvalidTransitionError,
     LlmError,
     MemoryError,
@@ -21,6 +22,7 @@ from agentsm_fn.agents.react.errors import (
     ToolEffectError,
     agent_failure,
 )
+from agentsm_fn.agents.react.guards import ReactGuardrails
 from agentsm_fn.agents.react.machine import (
     CYCLE_LENGTH,
     DEFAULT_HANDLERS,
@@ -58,6 +60,7 @@ __all__ = [
     "CodecError",
     "DEFAULT_HANDLERS",
     "Event",
+    "GuardrailTripped",
     "HistoryEntry",
     "HumanApprovalRequest",
     "InvalidTransitionError",
@@ -69,6 +72,7 @@ __all__ = [
     "REACT_MACHINE",
     "ReactCompleted",
     "ReactError",
+    "ReactGuardrails",
     "ReactToolResult",
     "Rejected",
     "RunResult",
