@@ -9,18 +9,24 @@ size, however long its history grows), and the page moves between steps without 
 again. With it: the transitions taken, the journal's effects (outcome in words, how long each
 took, its idempotency key), the pending effect, the chat transcript of a built-in agent, the
 forks of the run (one read keyed by the parent,
-:func:`~agentsm_fn.durable.operations.forks.forks_of`), and why a failed run failed.
+:func:`~agentsm_fn.durable.operations.forks.forks_of`), and why a failed run failed. A step
+out of a guarding state (``guarding(...)``: the ReAct agent's guardrails) says what its
+guardrails did (``guardrail``: a label, the stage, the outcome, the guardrails checked and
+the one that tripped), read from its memory as the replay passes it.
 """
 
 from __future__ import annotations
 
+import enum
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import attrs
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.agents.guardrails import Guarding
+from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot
 from agentsm_fn.durable.errors import DurableError
 from agentsm_fn.durable.operations.forks import forks_of
@@ -98,30 +104,56 @@ def _journal(
     return shown, outcomes
 
 
-_Step = tuple[int, str, JsonValue]
-"""A step as the replay passes it: its number, its state's name, and its memory (step 0) or what changed."""
+_Step = tuple[int, str, JsonValue, JsonValue]
+"""A step as the replay passes it: its number, its state's name, its memory (step 0) or what changed,
+and what its guardrails did (a step out of a guarding state; else None)."""
+
+
+def _guarding(machine: Machine[Any, Any, Any]) -> dict[object, Guarding[Any, Any, Any]]:
+    return {s: h for s, h in machine.handlers.items() if isinstance(h, Guarding)}
+
+
+def _guardrail(
+    guarding: dict[object, Guarding[Any, Any, Any]], snap: Snapshot[Any, Any], redact: Redact
+) -> JsonValue:
+    """What the step into ``snap`` did, if it left a guarding state: the guardrails checked, any trip."""
+    if not guarding:
+        return None
+    row = next((r for r in reversed(snap.trace.rows) if r[3] is not None), None)
+    handler = None if row is None else guarding.get(row[1])
+    if row is None or handler is None:
+        return None
+    done = handler.outcome(cast(enum.Enum, row[2]), snap.memory)
+    return {
+        "label": redact(done.label()),
+        "stage": done.stage,
+        "outcome": done.outcome,
+        "checked": list(done.checked),
+        "tripped": done.tripped,
+    }
 
 
 def _steps(seen: list[_Step], final: Snapshot[Any, Any] | None) -> list[JsonValue]:
     transitions = [e for e in (final.trace if final is not None else ()) if e.target]
     steps: list[JsonValue] = []
     first = seen[0][0] if seen else 0  # a fork starts at its parent's step, with an empty trace
-    for number, state, shown in seen:
+    for number, state, shown, guarded in seen:
         if not steps:
             steps.append({"step": number, "state": state, "memory": shown})
             continue
         index = number - first - 1
         entry = transitions[index] if index < len(transitions) else None
-        steps.append(
-            {
-                "step": number,
-                "state": state,
-                "from": entry.state if entry else "",
-                "event": entry.event if entry else "",
-                "at": entry.timestamp if entry else None,
-                "changes": shown,
-            }
-        )
+        step: dict[str, JsonValue] = {
+            "step": number,
+            "state": state,
+            "from": entry.state if entry else "",
+            "event": entry.event if entry else "",
+            "at": entry.timestamp if entry else None,
+            "changes": shown,
+        }
+        if guarded is not None:
+            step["guardrail"] = guarded
+        steps.append(step)
     return steps
 
 
@@ -150,13 +182,15 @@ def _replay(
     """
     steps: list[_Step] = []
     ends: list[Snapshot[Any, Any]] = []  # the first snapshot, and the first of the newest step
+    guarding = _guarding(durable.machine)
 
     def seen(snap: Snapshot[Any, Any]) -> None:
         if not ends:
-            steps.append((snap.steps, snap.state.name, plain(snap.memory, redact)))
+            steps.append((snap.steps, snap.state.name, plain(snap.memory, redact), None))
             ends.extend((snap, snap))
         elif snap.steps > ends[1].steps:
-            steps.append((snap.steps, snap.state.name, memory_changes(ends[1].memory, snap.memory, redact)))
+            changed = memory_changes(ends[1].memory, snap.memory, redact)
+            steps.append((snap.steps, snap.state.name, changed, _guardrail(guarding, snap, redact)))
             ends[1] = snap
 
     replayed = replay_stored(store, durable.machine, record.run_id, seen=seen)

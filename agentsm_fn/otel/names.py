@@ -24,6 +24,12 @@ __all__ = [
     "EFFECT_TYPE",
     "ERROR_TYPE",
     "EXECUTE_TOOL",
+    "GUARDRAIL_CHECKED",
+    "GUARDRAIL_EVENT",
+    "GUARDRAIL_NAME",
+    "GUARDRAIL_OUTCOME",
+    "GUARDRAIL_REASON",
+    "GUARDRAIL_STAGE",
     "INPUT_MESSAGES",
     "INPUT_TOKENS",
     "INVOKE_AGENT",
@@ -128,5 +134,17 @@ EFFECT_SUSPENDED: Final = "agentsm.effect.suspended"
 """True when the performer paused the run instead of answering (a human approval)."""
 LLM_PURPOSE: Final = "agentsm.llm.purpose"
 """The LLM call's purpose ("plan", "reflect", ...)."""
+GUARDRAIL_EVENT: Final = "agentsm.guardrail"
+"""Span event on the run span, one per transition out of a guarding state: its guardrails' outcome."""
+GUARDRAIL_STAGE: Final = "agentsm.guardrail.stage"
+"""The guarding state's stage (the ReAct agent's ``input``, ``tool_call``, ``output``)."""
+GUARDRAIL_OUTCOME: Final = "agentsm.guardrail.outcome"
+"""``passed``, or the action a trip took: ``refuse``, ``ask_human``, ``stop``."""
+GUARDRAIL_CHECKED: Final = "agentsm.guardrail.checked"
+"""The guardrails checked in that visit, in order."""
+GUARDRAIL_NAME: Final = "agentsm.guardrail.name"
+"""The guardrail that tripped (on the event), the last one that did (on the run span)."""
+GUARDRAIL_REASON: Final = "agentsm.guardrail.reason"
+"""Why it tripped (content: recorded only when content capture is on)."""
 LLM_ATTEMPTS: Final = "agentsm.llm.attempts"
 """HTTP attempts the provider made for the call (retries + 1), when it failed."""

@@ -33,6 +33,7 @@ from opentelemetry.metrics import MeterProvider, NoOpMeterProvider
 from opentelemetry.trace import Span, Status, StatusCode, Tracer, TracerProvider
 from opentelemetry.util.types import AttributeValue
 
+from agentsm_fn.agents.guardrails import Guarding
 from agentsm_fn.core.driver import SUSPEND
 from agentsm_fn.core.effect_failures import FailureKind
 from agentsm_fn.core.effects import Effect
@@ -42,6 +43,7 @@ from agentsm_fn.core.snapshot import Snapshot
 from agentsm_fn.core.snapshot import Status as RunStatus
 from agentsm_fn.llm.replies import LlmReply
 from agentsm_fn.otel import genai, links, names
+from agentsm_fn.otel.guardrails import guarding_states, guardrail_event
 from agentsm_fn.otel.metrics import Instruments
 from agentsm_fn.shell.credentials import redact_credentials
 
@@ -206,6 +208,9 @@ class OtelObserver:
         pending = start.snapshot.pending if start.snapshot is not None else None
         if start.resumed and pending is not None:
             span.add_event(names.RESUMED_EVENT, {names.EFFECT_TYPE: type(pending).__name__})
+        guarding = guarding_states(machine, start.memory)
+        if guarding and traced:
+            return _GuardedRunSpan(self, tracer, instruments, span, attributes, self._capture(), guarding)
         return _RunSpan(self, tracer, instruments, span, attributes, self._capture())
 
     def _capture(self) -> bool:
@@ -301,6 +306,41 @@ class _RunSpan:
         if error_type is not None:
             span.set_attribute(names.ERROR_TYPE, error_type)
         span.end()
+
+
+class _GuardedRunSpan(_RunSpan):
+    """A run span of a machine with guarding states: it also watches the memory after their rows."""
+
+    def __init__(
+        self,
+        observer: OtelObserver,
+        tracer: Tracer,
+        instruments: Instruments | None,
+        span: Span,
+        attributes: Attributes,
+        capture: bool,
+        guarding: Mapping[object, Guarding[enum.Enum, object, object]],
+    ) -> None:
+        super().__init__(observer, tracer, instruments, span, attributes, capture)
+        self.guarding = guarding
+        self.left: tuple[Guarding[enum.Enum, object, object], object] | None = None
+
+    def transition(self, step: int, state: object, event: object, target: object, at: float) -> None:
+        """The transition's event; one out of a guarding state is reported with the memory after it."""
+        super().transition(step, state, event, target, at)
+        handler = self.guarding.get(state)
+        self.left = None if handler is None else (handler, event)
+
+    def memory_after(self, step: int, memory: object) -> None:
+        """An ``agentsm.guardrail`` event after a guarding state's row (the last trip on the run span)."""
+        if self.left is None:
+            return
+        (handler, event), self.left = self.left, None
+        attributes = guardrail_event(handler, event, memory, self.capture)
+        self.span.add_event(names.GUARDRAIL_EVENT, attributes)
+        tripped = attributes.get(names.GUARDRAIL_NAME)
+        if tripped is not None:
+            self.span.set_attribute(names.GUARDRAIL_NAME, tripped)
 
 
 class _EffectSpan:

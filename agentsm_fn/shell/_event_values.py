@@ -40,7 +40,7 @@ def _slot_setters(cls: type, names: tuple[str, ...]) -> tuple[Callable[[object, 
 
 
 _TRANSITIONED: Final = _slot_setters(
-    Transitioned, ("run_id", "position", "step", "state", "event", "target", "at")
+    Transitioned, ("run_id", "position", "step", "state", "event", "target", "at", "data")
 )
 _REQUESTED: Final = _slot_setters(
     EffectRequested, ("run_id", "position", "state", "effect", "summary", "part")
@@ -52,7 +52,7 @@ _COMPLETED: Final = _slot_setters(
 
 
 def transitioned(
-    run_id: str, position: int, step: int, state: str, event: str, target: str, at: float
+    run_id: str, position: int, step: int, state: str, event: str, target: str, at: float, data: str = ""
 ) -> Transitioned:
     """``Transitioned(run_id=run_id, position=position, ...)``, the fields in their order.
 
@@ -70,6 +70,7 @@ def transitioned(
     s[4](made, event)
     s[5](made, target)
     s[6](made, at)
+    s[7](made, data)
     return made
 
 

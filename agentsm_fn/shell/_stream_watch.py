@@ -107,7 +107,7 @@ class StreamWatch:
         """
         if self.failing is not None:
             self._flush()
-        step, state, event, target, _data, at = row
+        step, state, event, target, data, at = row
         position = self.next
         self.next = position + 1
         if target is None:  # an effect request: its event is the effect's digest
@@ -135,6 +135,7 @@ class StreamWatch:
                     cast(enum.Enum, event)._name_,
                     name,
                     at,
+                    redact_credentials(data) if type(data) is str and data else "",
                 )
             )
 

@@ -108,7 +108,7 @@ def history_after(
     outcomes = (journal[n] for n in range(journal_from, len(journal)) if type(journal[n]) is tuple)
     events: list[RunEvent] = []
     for index in range(trace_from, len(trace)):
-        step, state, event, target, _data, at = trace[index]
+        step, state, event, target, data, at = trace[index]
         if target is not None:
             events.append(
                 Transitioned(
@@ -119,6 +119,7 @@ def history_after(
                     event=_name(event),
                     target=_name(target),
                     at=at,
+                    data=redact(data) if isinstance(data, str) and data else "",
                 )
             )
             position += 1

@@ -97,6 +97,9 @@ class RunStarted:
 class Transitioned:
     """The run took the row ``(state, event) -> target``: its ``step``-th transition.
 
+    ``data`` is the trace row's data, the machine's narration of it (credentials taken out):
+    for a guardrail's row of the ReAct agent, the guardrail, its action and its reason.
+
     Example:
         >>> Transitioned(run_id="r1", position=1, step=1, state="Idle", event="START",
         ...              target="Planning", at=0.0).target
@@ -111,6 +114,8 @@ class Transitioned:
     target: str
     at: float
     """The shell's clock reading when the transition was recorded (seconds since the epoch)."""
+    data: str = ""
+    """The trace row's data ("" for a machine without a narrator)."""
 
 
 @attrs.frozen(kw_only=True)

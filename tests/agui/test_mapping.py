@@ -271,3 +271,17 @@ def test_a_credential_split_across_deltas_is_redacted(chosen: list[str], cuts: l
     out = "".join(stream.add(text[a:b]) for a, b in itertools.pairwise(points)) + stream.end()
     assert out == redact_credentials(text)
     assert KEY not in out and "Bearer tok3n" not in out
+
+
+def test_a_guardrails_check_is_no_message_its_guarding_state_is_the_step() -> None:
+    translator = Translator("r1")
+    check = LlmCall(LlmRequest(model="", messages=()), purpose="guardrail polite")
+    fed: list[Happening] = [
+        Moved("Idle", "GuardingInput"),
+        EffectStarted(check),
+        Streamed(TextDelta('{"tripped": false')),
+        EffectEnded(check, LlmReply(content='{"tripped": false, "reason": "ok"}')),
+        Moved("GuardingInput", "Planning"),
+    ]
+    kinds = [e.type.value for happening in fed for e in translator.feed(happening)]
+    assert kinds == ["STEP_FINISHED", "STEP_STARTED", "STEP_FINISHED", "STEP_STARTED"]

@@ -27,14 +27,21 @@ def same(built: RunEvent, constructed: RunEvent) -> None:
     assert attrs.evolve(built, position=7) == attrs.evolve(constructed, position=7)
 
 
-@given(texts, numbers, numbers, texts, texts, texts, seconds)
+@given(texts, numbers, numbers, texts, texts, texts, seconds, texts)
 def test_transitioned(
-    run_id: str, position: int, step: int, state: str, event: str, target: str, at: float
+    run_id: str, position: int, step: int, state: str, event: str, target: str, at: float, data: str
 ) -> None:
     same(
-        transitioned(run_id, position, step, state, event, target, at),
+        transitioned(run_id, position, step, state, event, target, at, data),
         Transitioned(
-            run_id=run_id, position=position, step=step, state=state, event=event, target=target, at=at
+            run_id=run_id,
+            position=position,
+            step=step,
+            state=state,
+            event=event,
+            target=target,
+            at=at,
+            data=data,
         ),
     )
 

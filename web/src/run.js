@@ -121,6 +121,7 @@ export async function runPage(main, runId, params) {
     const graph = await drawGraph(view.graph, view.run.machine);
     const slider = h("input", {type: "range", id: "step", min: 0, max: steps.length - 1, value: 0, "aria-describedby": "step-label"});
     const label = h("p", {id: "step-label", class: "step-label", "aria-live": "polite"});
+    const guard = h("p", {class: "guardrail", hidden: ""});
     const memoryBox = h("div", {class: "memory-box"});
     const changesBox = h("div", {class: "changes-box"});
     const fork = forkForm(view, () => ({step: steps[index].step, get memory() { return memoryAt(index); }}));
@@ -132,6 +133,10 @@ export async function runPage(main, runId, params) {
       slider.setAttribute("aria-valuetext", `step ${step.step}: ${step.state}`);
       label.textContent = `Step ${step.step} of ${steps[steps.length - 1].step}: ${step.state}` +
         (step.event ? ` (from ${step.from} by ${step.event})` : "");
+      // A step out of a guarding state: what its guardrails did, a trip marked.
+      guard.hidden = !step.guardrail;
+      guard.textContent = step.guardrail ? step.guardrail.label : "";
+      guard.classList.toggle("tripped", Boolean(step.guardrail?.tripped));
       const changed = new Set((step.changes ?? []).map((c) => c.field));
       const [memory, before] = [memoryAt(index), memoryAt(index - 1)];
       fill(memoryBox, memoryTable(memory, before, changed, whole, () => show(index)));
@@ -151,7 +156,7 @@ export async function runPage(main, runId, params) {
           h("h2", {id: "steps-h"}, "Step by step"),
           h("div", {class: "slider"}, h("label", {for: "step"}, "Step "), slider, previous, next),
           h("p", {class: "hint"}, "Keys: ← and → (or the slider's own keys, Home and End) move one step."),
-          label,
+          label, guard,
           h("h3", {}, "What changed from the step before"), changesBox,
           h("h3", {}, "Memory after this step"), memoryBox)),
       fork.element,

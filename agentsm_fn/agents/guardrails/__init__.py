@@ -21,7 +21,7 @@ from agentsm_fn.agents.guardrails.guardrail import (
     read_verdict,
 )
 from agentsm_fn.agents.guardrails.log import HELD, GuardLog, GuardRoute
-from agentsm_fn.agents.guardrails.values import GuardrailCheck, GuardrailSpec, OnTrip, Trip
+from agentsm_fn.agents.guardrails.values import GuardrailCheck, GuardrailSpec, OnTrip, Trip, VisitOutcome
 
 __all__ = [
     "GuardLog",
@@ -35,6 +35,7 @@ __all__ = [
     "OnTrip",
     "PureCheck",
     "Trip",
+    "VisitOutcome",
     "VERDICT_SCHEMA",
     "describe_subject",
     "from_spec",

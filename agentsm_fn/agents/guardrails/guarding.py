@@ -30,7 +30,7 @@ from returns.result import Failure
 
 from agentsm_fn.agents.guardrails.guardrail import Guardrail, LlmCheck
 from agentsm_fn.agents.guardrails.log import HELD, GuardLog, GuardRoute
-from agentsm_fn.agents.guardrails.values import GuardrailCheck, OnTrip, Trip
+from agentsm_fn.agents.guardrails.values import GuardrailCheck, OnTrip, Trip, VisitOutcome
 from agentsm_fn.core.effects import Effect
 from agentsm_fn.core.faults import Fault
 from agentsm_fn.core.handlers import Decision, Handler, emit, perform
@@ -75,6 +75,25 @@ class Guarding(Handler[E_co, M], Generic[E_co, M, S]):
         if self.held is not None:
             found += [GuardRoute(HELD, self.stage, action, self.actions.get(action)) for action in OnTrip]
         return tuple(found)
+
+    def outcome(self, event: enum.Enum, memory: M) -> VisitOutcome:
+        """What the visit that left this state on ``event`` (with ``memory`` after it) did."""
+        at = self.log.visit(memory)
+        visit = [c for c in self.log.checks(memory) if c.stage == self.stage and c.at == at]
+        action = next((a for a, e in self.actions.items() if e is event), None)
+        checked = tuple(dict.fromkeys(c.guardrail for c in visit))
+        last = visit[-1] if visit and action is not None else None
+        if last is None or last.trip is None:
+            return VisitOutcome(
+                stage=self.stage, outcome="passed" if action is None else action.value, checked=checked
+            )
+        return VisitOutcome(
+            stage=self.stage,
+            outcome=action.value if action is not None else "passed",
+            checked=checked,
+            tripped=last.guardrail,
+            reason=last.trip.reason,
+        )
 
     def rails(self, memory: M) -> tuple[Guardrail[S], ...]:
         """The guardrails checked on ``memory``: the state's own, then those the memory holds."""

@@ -11,7 +11,7 @@ import enum
 
 import attrs
 
-__all__ = ["GuardrailCheck", "GuardrailSpec", "OnTrip", "Trip"]
+__all__ = ["GuardrailCheck", "GuardrailSpec", "OnTrip", "Trip", "VisitOutcome"]
 
 
 class OnTrip(enum.Enum):
@@ -103,3 +103,32 @@ class GuardrailSpec:
     model: str = ""
     on_trip: OnTrip = OnTrip.REFUSE
     message: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class VisitOutcome:
+    """What one visit of a guarding state did, as a row leaving it shows: for traces, spans and pages.
+
+    ``outcome`` is ``passed`` or the action taken (``refuse``, ``ask_human``, ``stop``);
+    ``checked`` the guardrails checked in the visit, in order; ``tripped`` and ``reason`` the
+    trip's, when one tripped.
+
+    Example:
+        >>> VisitOutcome(stage="input", outcome="passed", checked=("pii",)).label()
+        'guardrails (input) passed: pii'
+        >>> VisitOutcome(stage="input", outcome="stop", checked=("pii",), tripped="pii",
+        ...              reason="an email").label()
+        'guardrail pii (input) tripped: stop (an email)'
+    """
+
+    stage: str
+    outcome: str
+    checked: tuple[str, ...] = ()
+    tripped: str | None = None
+    reason: str = ""
+
+    def label(self) -> str:
+        """One line saying it."""
+        if self.tripped is None:
+            return f"guardrails ({self.stage}) {self.outcome}: " + ", ".join(self.checked)
+        return f"guardrail {self.tripped} ({self.stage}) tripped: {self.outcome} ({self.reason})"

@@ -7,7 +7,8 @@ One :class:`Translator` per AG-UI run. It is fed the run's happenings in order
     S -> T                     STEP_FINISHED S, STEP_STARTED T, then STATE_DELTA (a JSON
                                Patch from the last state sent) if the step changed the
                                memory's public fields (none when it did not)
-    an LLM call                TEXT_MESSAGE_START, one CONTENT per text delta a streaming
+    an LLM call                (none for a guardrail's check: its guarding state is the step)
+                               TEXT_MESSAGE_START, one CONTENT per text delta a streaming
                                provider reports (the whole text at once when it does not
                                stream), END; per tool call TOOL_CALL_START, one ARGS per
                                argument fragment (or all of them), END; the message is
@@ -106,6 +107,8 @@ class Translator:
                 return [StepFinishedEvent(step_name=state), StepStartedEvent(step_name=target)]
             case MemoryAfter(memory=memory):
                 return self._delta(self.shown(memory))
+            case EffectStarted(effect=LlmCall(purpose=purpose)) if purpose.startswith("guardrail "):
+                return []  # a guardrail's check: its verdict is no message (its state is a step)
             case EffectStarted(effect=LlmCall()):
                 self.reply = ReplyEvents(self._message_id, self.announced)
                 return []
