@@ -4,9 +4,11 @@ The agent looks the order up with a tool, then answers with the invoice as JSON 
 provider the way it does best: docs/results.md). Its value is an ``Invoice`` for ``mypy --strict``
 (``assert_type`` below, no cast). An output validator checks that the total is the sum of the
 lines: the scripted model first gets the total wrong, the problem goes back to it, and its second
-reply is the run's result. Runs offline with a scripted LLM by default; with OPENAI_API_KEY,
-ANTHROPIC_API_KEY or OLLAMA_HOST in the environment it asks that provider (``--offline`` forces
-the script).
+reply is the run's result. An input guardrail refuses a request for another customer's invoices
+(a pure check of the task, a row of the machine's table: no model is asked, the run ends in
+Refused with the guardrail's message). Runs offline with a scripted LLM by default; with
+OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST in the environment it asks that provider
+(``--offline`` forces the script).
 
     python examples/invoice_extraction.py
 """
@@ -14,6 +16,7 @@ the script).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Sequence
 from typing import assert_type
@@ -22,13 +25,19 @@ import attrs
 from _common import choose_llm
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.agents.react import ReactCompleted
+from agentsm_fn.agents.guardrails import Guardrail, guardrail
+from agentsm_fn.agents.react import GuardrailTripped, ReactCompleted
 from agentsm_fn.llm import LlmReply, ToolCall
 from agentsm_fn.shell.react_agent import AgentBuilder
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
 from agentsm_fn.tools import tool
 
 TASK = "Extract the invoice of order 7 for customer ada@example.com."
+SIGNED_IN = "ada@example.com"
+"""The customer asking (an application would take it from its session)."""
+OTHERS = "Extract the invoice of order 9 for customer bob@example.com."
+
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 
 @attrs.frozen(kw_only=True)
@@ -73,6 +82,17 @@ def totals_match(invoice: Invoice) -> Result[Invoice, str]:
     return Success(invoice)
 
 
+def only_your_own(task: str) -> str | None:
+    """The input guardrail's check: every customer the request names is the one signed in (pure)."""
+    others = sorted({email for email in _EMAIL.findall(task) if email.lower() != SIGNED_IN})
+    return f"asks for the invoices of {', '.join(others)}" if others else None
+
+
+OWN_INVOICES: Guardrail[str] = guardrail(
+    "own-invoices", only_your_own, message="I can only show you your own invoices."
+)
+
+
 @tool
 def order_lookup(order: str) -> str:
     """Look an order up in the order system.
@@ -110,16 +130,19 @@ def scripted() -> ScriptedLlm:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     llm = choose_llm("--offline" in args, scripted)
-    agent = (
+    builder = (
         AgentBuilder.new(TASK)
         .result_type(Invoice)
         .validate_result(totals_match)
+        .guard_input(OWN_INVOICES)
         .tools(order_lookup)
         .llm(llm.provider)
-        .build()
-        .unwrap()
     )
     print(f"LLM: {llm.name}")
+    refused = builder.task(OTHERS).build().unwrap().run().failure()  # no model is asked
+    if isinstance(refused, GuardrailTripped):
+        print(f"{OTHERS!r} -> refused: {refused.message} ({refused.trip.reason})")
+    agent = builder.build().unwrap()
     result = agent.run()
     done = result.value_or(None)  # ReactCompleted[Invoice] | Suspended | None
     if isinstance(done, ReactCompleted):

@@ -55,8 +55,13 @@ def test_evals_capitals_judges_two_prompts_and_flags_the_regression() -> None:
     assert "chatty against terse: 4 regressed, 0 improved, 0 unchanged, 0 added, 0 removed" in out
 
 
-def test_invoice_extraction_returns_an_invoice_after_one_correction() -> None:
+def test_invoice_extraction_returns_an_invoice_after_one_correction_and_refuses_another_customers() -> None:
     out = run_example("invoice_extraction.py")
+    assert (
+        "'Extract the invoice of order 9 for customer bob@example.com.' -> refused: "
+        "I can only show you your own invoices. (asks for the invoices of bob@example.com)"
+    ) in out
+    assert "GuardingInput    InputAllowed             -> Planning      step=0 checked=own-invoices" in out
     assert "invoice INV-2024-07 for ada@example.com: 7.20 EUR" in out
     assert "corrections sent back: 1" in out
     assert "step 2: $: the total 7.5 is not the sum of the lines (7.2)" in out
