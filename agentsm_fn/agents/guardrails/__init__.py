@@ -24,19 +24,19 @@ from agentsm_fn.agents.guardrails.log import HELD, GuardLog, GuardRoute
 from agentsm_fn.agents.guardrails.values import GuardrailCheck, GuardrailSpec, OnTrip, Trip, VisitOutcome
 
 __all__ = [
+    "HELD",
+    "VERDICT_SCHEMA",
     "GuardLog",
     "GuardRoute",
     "Guarding",
     "Guardrail",
     "GuardrailCheck",
     "GuardrailSpec",
-    "HELD",
     "LlmCheck",
     "OnTrip",
     "PureCheck",
     "Trip",
     "VisitOutcome",
-    "VERDICT_SCHEMA",
     "describe_subject",
     "from_spec",
     "guarding",
