@@ -22,7 +22,7 @@ from agentsm_fn.core.journal import digest_summary
 from agentsm_fn.core.observe import EffectWatch, RunEnd, RunStart, RunWatch
 from agentsm_fn.shell._event_values import effect_completed, effect_requested, transitioned
 from agentsm_fn.shell._stream_buffer import EventBuffer
-from agentsm_fn.shell.credentials import redact_credentials
+from agentsm_fn.shell.credentials import credential_redactor, redact_credentials
 from agentsm_fn.shell.notes import outcome_kind, outcome_note
 from agentsm_fn.stream.events import (
     EffectCompleted,
@@ -56,6 +56,8 @@ class StreamWatch:
         """The state the run is in."""
         self.steps = 0
         """The transitions it has taken."""
+        self.redact = credential_redactor()
+        """Takes credentials out of a trace row's data (the environment read once per stream)."""
 
     def run_started(self, start: RunStart) -> RunWatch:
         """Follow this run (the stream's first, or one it goes on in from a snapshot)."""
@@ -135,7 +137,7 @@ class StreamWatch:
                     cast(enum.Enum, event)._name_,
                     name,
                     at,
-                    redact_credentials(data) if type(data) is str and data else "",
+                    self.redact(data) if type(data) is str and data else "",
                 )
             )
 

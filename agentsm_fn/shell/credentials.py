@@ -47,6 +47,23 @@ _SHAPES = re.compile(
     r"|\bAKIA[0-9A-Z]{16}\b"  # AWS access key ids
     r"|\bAIza[0-9A-Za-z_-]{30,}"  # Google API keys
 )
+_SHAPED = (
+    "earer ",
+    "asic ",
+    "sk-",
+    "_live_",
+    "_test_",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "xox",
+    "AKIA",
+    "AIza",
+)
+"""A piece of each of :data:`_SHAPES`' alternatives: a text with none of them has no token shape (a
+substring test is ~20 times cheaper than the pattern's search, and most texts have none)."""
 _MIN_SECRET = 8
 """Shorter environment values (``AUTH_MODE=none``) are not taken for secrets."""
 
@@ -88,7 +105,9 @@ def credential_redactor() -> Callable[[str], str]:
     secrets = _environment_secrets()
 
     def redact(text: str) -> str:
-        text = _SHAPES.sub(_REDACTED, redact_values(text, secrets, _MIN_SECRET))
+        text = redact_values(text, secrets, _MIN_SECRET)
+        if any(piece in text for piece in _SHAPED):
+            text = _SHAPES.sub(_REDACTED, text)
         left = [secret for secret in secrets if secret in text]
         while left:  # a marker and its neighbours spell a secret again: drop it (the text shrinks each time)
             for secret in left:

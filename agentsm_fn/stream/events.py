@@ -97,8 +97,8 @@ class RunStarted:
 class Transitioned:
     """The run took the row ``(state, event) -> target``: its ``step``-th transition.
 
-    ``data`` is the trace row's data, the machine's narration of it (credentials taken out):
-    for a guardrail's row of the ReAct agent, the guardrail, its action and its reason.
+    ``data`` is the trace row's data ("" without a narrator), credentials taken out: for a
+    guardrail's row of the ReAct agent, the guardrail, its action and its reason.
 
     Example:
         >>> Transitioned(run_id="r1", position=1, step=1, state="Idle", event="START",
@@ -115,7 +115,6 @@ class Transitioned:
     at: float
     """The shell's clock reading when the transition was recorded (seconds since the epoch)."""
     data: str = ""
-    """The trace row's data ("" for a machine without a narrator)."""
 
 
 @attrs.frozen(kw_only=True)

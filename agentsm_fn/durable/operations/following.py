@@ -28,7 +28,7 @@ from agentsm_fn.durable.running.durable import Durable
 from agentsm_fn.durable.running.replay import Fold
 from agentsm_fn.durable.running.streaming import _started, _stored_standing
 from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStore
-from agentsm_fn.shell.credentials import redact_credentials
+from agentsm_fn.shell.credentials import credential_redactor
 from agentsm_fn.shell.stream_history import HistoryMark, history_after, history_mark
 from agentsm_fn.stream.events import RunEvent, RunStarted
 
@@ -115,7 +115,7 @@ class StoredFollow(Generic[StateT, EventT, MemoryT]):
         if isinstance(replay, Failure):
             return replay
         snapshot, failed = replay.unwrap()
-        history = history_after(self.run_id, snapshot, redact_credentials, settled.mark)
+        history = history_after(self.run_id, snapshot, credential_redactor(), settled.mark)
         first = settled.mark[2]
         if settled.seq == 0 and self._started is not None:  # no row settled yet: the whole history
             history, first = (self._started, *history), 0

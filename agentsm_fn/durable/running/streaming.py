@@ -28,7 +28,7 @@ from agentsm_fn.durable.running.run_ids import refused_run_id
 from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStatus, RunStore
 from agentsm_fn.shell._stream_buffer import EventBuffer
 from agentsm_fn.shell._stream_watch import StreamWatch
-from agentsm_fn.shell.credentials import redact_credentials
+from agentsm_fn.shell.credentials import credential_redactor, redact_credentials
 from agentsm_fn.shell.stream_history import history_of, standing_events
 from agentsm_fn.shell.streaming import new_run_id, stopped_at_effect, streamed_shell
 from agentsm_fn.stream.events import Failed, RunEvent, RunStarted, history_position
@@ -83,7 +83,7 @@ def _stored(
         return replay
     snapshot, failed = replay.unwrap()
     started = _started(durable, run_id, state_name or durable.machine.initial.name, steps)
-    history = history_of(started, snapshot, redact_credentials)
+    history = history_of(started, snapshot, credential_redactor())
     return Success((record, history + _stored_standing(record, len(history), snapshot, failed)))
 
 
