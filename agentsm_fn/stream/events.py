@@ -97,8 +97,7 @@ class RunStarted:
 class Transitioned:
     """The run took the row ``(state, event) -> target``: its ``step``-th transition.
 
-    ``data`` is the trace row's data ("" without a narrator), credentials taken out: for a
-    guardrail's row of the ReAct agent, the guardrail, its action and its reason.
+    ``data``: the trace row's data, credentials out (a ReAct guardrail's row: its guardrail, action, reason).
 
     Example:
         >>> Transitioned(run_id="r1", position=1, step=1, state="Idle", event="START",
@@ -113,7 +112,7 @@ class Transitioned:
     event: str
     target: str
     at: float
-    """The shell's clock reading when the transition was recorded (seconds since the epoch)."""
+    """The shell's clock reading when it was recorded (seconds since the epoch)."""
     data: str = ""
 
 
