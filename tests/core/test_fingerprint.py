@@ -17,10 +17,11 @@ from tests.core.sample import S, sample_machine
 from tests.durable.machines import ORDERS
 
 STORED = {
-    # The ReAct machine gained rows in November 2026: Correcting (OutputInvalid, typed results) and
-    # Idle -ThreadTooLong-> Reflecting (threads). Runs stored by the machine before them are reported
-    # as "machine changed" by the changed-machine check, as they must be.
-    "react": "2443d1866b77401a9aea7cd7942eaee988a1fc4ea5e173aa9d5753c9ddaf5797",
+    # The ReAct machine gained rows in November 2026: Correcting (OutputInvalid, typed results),
+    # Idle -ThreadTooLong-> Reflecting (threads), and the guarding, reviewing and Refused states of
+    # guardrails. Runs stored by the machine before them are reported as "machine changed" by the
+    # changed-machine check, as they must be.
+    "react": "a7831091b92a1f9ff2896ab0dae7f48447bd0786c681aa739aca6d67a96f950b",
     "plan_execute": "467e6fc4bb7586ec4a0ff1352f174176f11cd1de0d2e62b7d3a20fa3a8afc36b",
     "orders": "bc752ec51858251655ff7f2944e2126ac8d0c22278821999d83c814f5f30d22d",
 }

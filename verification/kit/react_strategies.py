@@ -33,6 +33,7 @@ from agentsm_fn.agents.react import (
     ApprovalDecision,
     Approved,
     AskHuman,
+    HumanApprovalRequest,
     Modified,
     ReactToolResult,
     Rejected,
@@ -42,6 +43,7 @@ from agentsm_fn.agents.react import (
     TokenBudget,
     ToolBatchResult,
 )
+from agentsm_fn.agents.react.policy import approval_reason
 from agentsm_fn.llm import LlmCall, ToolCall, freeze_object
 from agentsm_fn.tools.spec import ToolDef
 from verification.kit.outcomes import Outcomes
@@ -106,7 +108,7 @@ def react_memories() -> st.SearchStrategy[AgentMemory]:
         | st.lists(st.sampled_from(TOOL_POOL), unique_by=lambda t: t.name, max_size=len(TOOL_POOL)),
         banned=st.frozensets(st.sampled_from(("shell", "unknown_tool", "delete_file")), max_size=2),
         output=st.none() | st.just(ANSWER_OUTPUT),
-        guardrails=st.just(()) | _guardrails(),
+        guardrails=st.just(()) | st.just(()) | _guardrails(),  # a third hold some
     )
     return in_thread(made)  # some are a thread's later turns
 
@@ -242,10 +244,12 @@ def _batch_examples(batch: RunToolBatch) -> tuple[object, ...]:
 def react_entries(
     memories: st.SearchStrategy[AgentMemory] | None = None,
 ) -> st.SearchStrategy[tuple[State, AgentMemory]]:
-    """Runs entering a tool state with the corrupt memory its FatalError guard exists for; and answers.
+    """Runs entering a tool state with the corrupt memory its FatalError guard exists for; guarded ones.
 
-    The answers enter GuardingOutput with an answer given and an output guardrail of any
-    action (a run reaches it only after a whole plan, which few generated runs finish).
+    And runs entering GuardingToolCalls with a call chosen (one that needs approval waits for
+    it, as Planning leaves it), GuardingOutput with an answer given, and Planning, each with a
+    guardrail of its stage (the output's, for Planning) and any action: a run reaches them only
+    after a plan, which few generated runs with guardrails make (an input guardrail ends many).
 
     Example:
         >>> isinstance(react_entries(), st.SearchStrategy)
@@ -267,4 +271,27 @@ def react_entries(
         base,
         st.sampled_from(output_guards),
     )
-    return corrupt | st.tuples(st.just(State.GuardingOutput), answered)
+    tool_guards = [g for g in GUARDRAIL_POOL if g.stage == "tool_call"]
+    planned = base.filter(lambda m: m.config.max_steps >= 1)  # a call is chosen in a plan's step
+    called = st.builds(
+        _called, planned, st.sampled_from(("search", "delete_file")), st.sampled_from(tool_guards)
+    )
+    planning = st.builds(lambda m, g: m.evolve(guardrails=(g,)), base, st.sampled_from(output_guards))
+    return (
+        corrupt
+        | st.tuples(st.just(State.GuardingOutput), answered)
+        | st.tuples(st.just(State.GuardingToolCalls), called)
+        | st.tuples(st.just(State.Planning), planning)
+    )
+
+
+def _called(memory: AgentMemory, tool: str, guard: GuardrailSpec) -> AgentMemory:
+    """``memory`` as Planning leaves it with ``tool`` called (waiting for approval if it needs one)."""
+    banned = memory.blacklisted_tools - {tool}  # Planning never chooses a blacklisted tool
+    stepped = memory.evolve(step=1, guardrails=(guard,), blacklisted_tools=banned)
+    call = ToolCall("call_1", tool, {"q": "Paris"})
+    reason = approval_reason(stepped, call)
+    waiting = (
+        None if reason is None else HumanApprovalRequest(step=stepped.step, tool_call=call, reason=reason)
+    )
+    return stepped.evolve(current_tool_call=call, pending_approval=waiting)
