@@ -11,7 +11,10 @@ ends and livelocks), SM006 no orphan rows, SM007 no dead rows, SM008 event
 completeness, SM009 termination (every cycle through a budgeted state), SM010
 failure handling, SM011/SM012 declared policies, SM013 readable events, SM014
 resumable interrupts (LangGraph), SM015 guardrail routes (every guardrail's trip has a
-row). Besides agentsm_fn machines it reads LangGraph,
+row), SM016 child terminals (every way a delegated child ends has a row in its parent), SM017
+team termination (a team's composed graph cannot cycle without an exit) and SM018 nesting
+depth (no recursion among children; the depth is reported). :func:`verify_team` verifies a
+team of agents. Besides agentsm_fn machines it reads LangGraph,
 python-statemachine and transitions graphs (:mod:`verification.foreign`).
 
 Only this package imports networkx; ``import agentsm_fn`` never does.
@@ -31,10 +34,12 @@ from verification.findings import (
 )
 from verification.foreign import FRAMEWORKS, foreign_graph
 from verification.model import MachineGraph, Row, StateInfo, graph_of
+from verification.nesting import Nesting
 from verification.policies import NeverReachable, PassesThrough, PathPolicy, PolicyError
 from verification.report_json import render_json
 from verification.report_sarif import render_sarif
 from verification.report_text import render_text, summary_line
+from verification.team import verify_team
 from verification.verify import Ignore, Report, Verdict, step_bound, verify, verify_graph
 
 # The property-testing kit (verification.kit) will ask the lead to add its public names here.
@@ -45,6 +50,7 @@ __all__ = [
     "Ignore",
     "Location",
     "MachineGraph",
+    "Nesting",
     "NeverReachable",
     "PROPERTIES",
     "PassesThrough",
@@ -73,4 +79,5 @@ __all__ = [
     "to_mermaid",
     "verify",
     "verify_graph",
+    "verify_team",
 ]

@@ -14,6 +14,15 @@
     PLAN --GO--> ACT --GO--> PLAN      PLAN initial and budgeted
     PLAN --END--> DONE, ACT --END--> DONE      DONE terminal
 
+``DELEGATING`` (named "parent")::
+
+    WAITING --BROKE--> DONE        WAITING delegates to ONE_STEP (program "pkg.child:RUN"),
+                                   mapping no terminal (ends={}: B is unmapped, SM016);
+                                   failed and cancelled emit BROKE
+
+``HANDOFF_LOOP``, a team: agents ``triage`` and ``refunds``, each ``ONE_STEP``, each handing the
+conversation to the other when it reaches B: no agent can ever finish (SM017).
+
 ``m.extend(budgeted=())`` is either loop with no budget (SM009).
 Doctests with another shape in mind build their own machine inline.
 
@@ -32,8 +41,23 @@ from returns.result import Result
 from agentsm_fn.core.faults import Fault
 from agentsm_fn.core.handlers import emit, pure
 from agentsm_fn.core.machine import define_machine
+from agentsm_fn.teams import delegate
+from agentsm_fn.teams.team import Handoff, Team
 
-__all__ = ["E", "ONE_STEP", "PLAN_ACT", "RETRY", "S", "PlanActE", "PlanActS", "RetryE"]
+__all__ = [
+    "DELEGATING",
+    "E",
+    "HANDOFF_LOOP",
+    "ONE_STEP",
+    "PLAN_ACT",
+    "RETRY",
+    "S",
+    "ParentE",
+    "ParentS",
+    "PlanActE",
+    "PlanActS",
+    "RetryE",
+]
 
 
 class S(enum.Enum):
@@ -123,3 +147,49 @@ PLAN_ACT = define_machine(
     budgeted={_P.PLAN},
 )
 """PLAN and ACT in a loop that PLAN's budget bounds; either can end in DONE."""
+
+
+class ParentS(enum.Enum):
+    """States of ``DELEGATING``."""
+
+    WAITING = 1
+    DONE = 2
+
+
+class ParentE(enum.Enum):
+    """Events of ``DELEGATING``."""
+
+    FINISHED = 1
+    BROKE = 2
+
+
+DELEGATING = define_machine(
+    name="parent",
+    states=ParentS,
+    events=ParentE,
+    initial=ParentS.WAITING,
+    terminals={ParentS.DONE},
+    table={(ParentS.WAITING, ParentE.BROKE): ParentS.DONE},
+    handlers={
+        ParentS.WAITING: delegate(
+            program="pkg.child:RUN",
+            child=ONE_STEP,
+            start=lambda memory: memory,
+            ends={},
+            failed=ParentE.BROKE,
+            cancelled=ParentE.BROKE,
+            merge=lambda memory, outcome: memory,
+        )
+    },
+)
+"""WAITING delegates to ``ONE_STEP`` and maps none of its terminals: B is unmapped (SM016)."""
+
+HANDOFF_LOOP = Team(
+    agents={"triage": ONE_STEP, "refunds": ONE_STEP},
+    handoffs=(
+        Handoff(source="triage", target="refunds", machine=ONE_STEP, at=S.B),
+        Handoff(source="refunds", target="triage", machine=ONE_STEP, at=S.B),
+    ),
+    name="loop",
+)
+"""Two agents that hand the conversation to each other whenever they end: no agent can finish."""

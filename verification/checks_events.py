@@ -62,9 +62,11 @@ def _completeness(a: Analysis) -> list[PropertyViolation]:
         if state.terminal or not state.has_handler or emits is None:
             continue
         routed = {r.event for r in a.rows_from.get(state.name, ())}
-        # An effectful state's missing failure row is SM010's to report, a guardrail's trip SM015's.
+        # An effectful state's missing failure row is SM010's to report, a guardrail's trip SM015's,
         routed.add(state.failure_event or "")
         routed.update(g.event for g in state.guards if g.event is not None)
+        if state.child is not None:  # and a child's outcome SM016's
+            routed.update(r.event for r in state.child.routes if r.event is not None)
         missing = tuple(e for e in a.model.events if e in emits and e not in routed)
         if missing:
             found.append(

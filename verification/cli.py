@@ -33,15 +33,18 @@ from pathlib import Path
 
 from returns.result import Failure, Success
 
+from agentsm_fn.teams.team import Team
 from verification.config import DIAGRAM_FORMATS, FORMATS, Config, read_config
 from verification.diagrams import to_dot, to_markdown, to_mermaid
 from verification.explore_settings import explore_command
 from verification.findings import property_for
-from verification.loading import load_model
+from verification.loading import load_target
+from verification.model import MachineGraph
 from verification.policies import PolicyError
 from verification.report_json import render_json
 from verification.report_sarif import render_sarif
 from verification.report_text import render_text
+from verification.team import verify_team
 from verification.verify import Ignore, Report, verify_graph
 
 __all__ = ["EXIT_ERROR", "EXIT_INTERNAL", "EXIT_OK", "EXIT_VIOLATED", "main"]
@@ -82,8 +85,8 @@ def _parser() -> _Parser:
         nargs="*",
         metavar="MODULE:ATTRIBUTE",
         help="machines to verify: a module importable from the current directory (mypkg.agent:MACHINE) "
-        "or a file (path/to/agent.py:MACHINE); also a LangGraph StateGraph, a python-statemachine "
-        "StateMachine or a transitions Machine",
+        "or a file (path/to/agent.py:MACHINE); also a Team of agents (each agent, then the team as one "
+        "graph), a LangGraph StateGraph, a python-statemachine StateMachine or a transitions Machine",
     )
     p.add_argument("--format", choices=FORMATS, help="report format (default: text, or the config's)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report here instead of stdout")
@@ -166,10 +169,13 @@ def _run(argv: Sequence[str] | None) -> int:
     reports: list[Report] = []
     errors: list[str] = []
     for spec in targets:
-        match load_model(spec):
+        match load_target(spec):
             case Failure(error):
                 errors.append(str(error))
-            case Success(model):
+            case Success(Team() as team):
+                ignores = (*config.ignores_for(spec), *extra_ignores)
+                reports.extend(verify_team(team, ignores=ignores, label=spec))
+            case Success(MachineGraph() as model):
                 try:
                     reports.append(
                         verify_graph(

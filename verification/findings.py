@@ -1,6 +1,6 @@
 """What the verifier reports: properties with stable codes, violations, witnesses.
 
-Every property has a code (``SM001``..``SM015``) that never changes meaning, a
+Every property has a code (``SM001``..``SM018``) that never changes meaning, a
 short name, the question it answers and a default fix hint. A
 :class:`PropertyViolation` names its code, the states and events involved, the shortest
 witness path (a :class:`Witness`, a lasso when the problem is a loop), the source
@@ -14,6 +14,7 @@ import attrs
 __all__ = [
     "MACHINE_CODES",
     "PROPERTIES",
+    "TEAM_CODES",
     "Edge",
     "Location",
     "Property",
@@ -65,11 +66,32 @@ PROPERTIES: tuple[Property, ...] = (
         "guardrail-routes",
         "every guardrail's trip has somewhere to go: each action it can take has an event with a row",
     ),
+    Property(
+        "SM016",
+        "child-terminals",
+        "every outcome a delegated child can end with (each terminal state, failed, cancelled) maps to an "
+        "event that has a row from the delegating state",
+    ),
+    Property(
+        "SM017",
+        "team-termination",
+        "the composed graph of a team (delegations into each child and back, handoffs between agents) has "
+        "no cycle without an exit: some agent can always finish",
+    ),
+    Property(
+        "SM018",
+        "nesting-depth",
+        "children nest to a bounded depth: the graph of machine -> child machine has no cycle "
+        "(the report gives the depth)",
+    ),
 )
 """Every property, in code order."""
 
 MACHINE_CODES = frozenset(p.code for p in PROPERTIES) - {"SM014"}
 """The codes that apply to an agentsm_fn machine (SM014 is about LangGraph's interrupts)."""
+
+TEAM_CODES = frozenset({"SM016", "SM017", "SM018"})
+"""The codes about children and teams: they apply to a machine only when it delegates."""
 
 _BY_CODE = {p.code: p for p in PROPERTIES}
 

@@ -18,10 +18,11 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.shell.targets import ImportedTarget, import_target
+from agentsm_fn.teams.team import Team
 from verification.foreign import read_foreign
 from verification.model import MachineGraph, graph_of
 
-__all__ = ["LoadError", "Loaded", "load_machine", "load_model"]
+__all__ = ["LoadError", "Loaded", "load_machine", "load_model", "load_target"]
 
 
 @attrs.frozen
@@ -103,7 +104,26 @@ def load_model(spec: str) -> Result[MachineGraph, LoadError]:
     return loaded.map(lambda found: graph_of(found.machine, files))
 
 
-_NOR = " (nor a LangGraph, python-statemachine or transitions graph)"
+def load_target(spec: str) -> Result[MachineGraph | Team, LoadError]:
+    """Import a target: a :class:`~agentsm_fn.teams.team.Team` as it is, else what :func:`load_model` reads.
+
+    Example:
+        >>> load_target("verification._examples:HANDOFF_LOOP").unwrap().entry
+        'triage'
+        >>> load_target("verification._examples:ONE_STEP").unwrap().name
+        'tiny'
+    """
+    imported = import_target(spec)
+    if isinstance(imported, Failure):
+        return Failure(LoadError(spec, imported.failure()))
+    value = imported.unwrap().value
+    if isinstance(value, Team):
+        problems = value.problems()
+        return Failure(LoadError(spec, "; ".join(problems))) if problems else Success(value)
+    return load_model(spec)
+
+
+_NOR = " (nor a LangGraph, python-statemachine or transitions graph, nor a Team)"
 
 
 def _source_file(module: ModuleType) -> str | None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, TypeVar
 import attrs
 
 from agentsm_fn.core.machine import Machine
-from verification.findings import MACHINE_CODES, Location, PropertyViolation
+from verification.findings import MACHINE_CODES, TEAM_CODES, Location, PropertyViolation
 from verification.locate import RowLocator, class_location
 from verification.states import StateInfo, state_infos
 
@@ -74,8 +74,9 @@ class MachineGraph:
     """Where the state enum is defined: the fallback location of whole-machine findings."""
     framework: str = "agentsm_fn"
     """What the graph was read from: ``agentsm_fn``, or a foreign framework (``langgraph``, ...)."""
-    applicable: frozenset[str] = MACHINE_CODES
-    """The property codes that apply to this graph (foreign graphs lack budgets, effects, ...)."""
+    applicable: frozenset[str] = MACHINE_CODES - TEAM_CODES
+    """The property codes that apply to this graph (foreign graphs lack budgets, effects, ...; a machine
+    that delegates to no child, children and teams)."""
     hints: Mapping[str, str] = attrs.field(factory=dict)
     """Fix hints by code in the framework's own terms, replacing the default hints."""
     terms: Mapping[str, str] = attrs.field(factory=dict)
@@ -208,4 +209,5 @@ def graph_of(machine: Machine[StateT, EventT, MemoryT], source_files: Iterable[s
         rows=tuple(rows),
         nodes=tuple(nodes),
         origin=class_location(states),
+        applicable=MACHINE_CODES if any(i.child for i in infos) else MACHINE_CODES - TEAM_CODES,
     )

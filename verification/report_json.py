@@ -103,6 +103,9 @@ def report_to_json(report: Report) -> Json:
         "strongly_sound": report.strongly_sound,
         "soundness_failures": list(report.soundness_failures),
         "bound": _bound(report.bound),
+        "nesting": None
+        if report.nesting is None
+        else {"depth": report.nesting.depth, "programs": list(report.nesting.programs)},
         "verdicts": [
             {
                 "code": v.code,

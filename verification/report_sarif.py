@@ -1,6 +1,6 @@
 """The SARIF 2.1.0 report, for code-scanning annotations (GitHub and other SARIF consumers).
 
-One run with one rule per property (``SM001``..``SM015``); one result per
+One run with one rule per property (``SM001``..``SM018``); one result per
 violation with its message, the row's or handler's location (falling back to the
 state enum's definition so every result can be annotated), the witness as a
 code flow, and an external suppression carrying the reason when it is ignored.
@@ -37,6 +37,9 @@ _HINTS = {
     "SM013": "Annotate handler returns with Literal events or declare events=.",
     "SM014": "Compile the graph with a checkpointer, or remove the interrupt.",
     "SM015": "Give each guardrail's action an event in guarding(...) and a row for it.",
+    "SM016": "Map each terminal of the child, its failure and its cancellation to an event with a row.",
+    "SM017": "Give an agent on the cycle a way to a terminal state that hands nothing over.",
+    "SM018": "Bound the recursion by a machine that delegates to none.",
 }
 
 

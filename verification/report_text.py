@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from verification.findings import PropertyViolation
+from verification.nesting import Nesting
 from verification.verify import Report
 
 __all__ = ["render_text", "summary_line"]
@@ -72,6 +73,13 @@ def _bound(report: Report) -> str:
     )
 
 
+def _nesting(n: Nesting) -> str:
+    programs = ", ".join(n.programs)
+    if n.depth is None:
+        return f"children: nest without bound (SM018); programs: {programs}"
+    return f"children: nested {n.depth} deep; programs: {programs}"
+
+
 def render_text(reports: Sequence[Report]) -> str:
     """The full human report for ``reports``, ending in a newline.
 
@@ -93,6 +101,8 @@ def render_text(reports: Sequence[Report]) -> str:
         strong = "strongly sound" if report.strongly_sound else "not strongly sound"
         out.append(f"  soundness: {sound}; {strong}")
         out.append(f"  {_bound(report)}")
+        if report.nesting is not None:
+            out.append(f"  {_nesting(report.nesting)}")
         for v in report.violations:
             out.extend(_violation(v))
         out.append("")

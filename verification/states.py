@@ -2,9 +2,9 @@
 
 :func:`state_infos` reads them from a machine: whether the state is terminal or budgeted,
 its handler's events (:mod:`verification.events`), failure event, declared effects
-(:mod:`verification.effect_types`), guardrails (:mod:`verification.guard_reading`) and where
-the handler is written. A handler that is not a :class:`~agentsm_fn.core.handlers.Handler` is
-data too (its events are unknown: SM013).
+(:mod:`verification.effect_types`), guardrails (:mod:`verification.guard_reading`), the child
+it delegates to (:mod:`verification.child_reading`) and where the handler is written. A handler
+that is not a :class:`~agentsm_fn.core.handlers.Handler` is data too (its events are unknown: SM013).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import attrs
 
 from agentsm_fn.core.handlers import Handler
 from agentsm_fn.core.machine import Machine
+from verification.child_reading import ChildInfo, read_child
 from verification.effect_types import DeclaredEffects, read_effects
 from verification.events import EventReading, read_events
 from verification.findings import Location
@@ -60,6 +61,8 @@ class StateInfo:
     """The names of the events this state can emit, or None when unknown."""
     guards: tuple[GuardInfo, ...] = ()
     """The actions of the state's guardrails and their events (a guarding state's; SM015)."""
+    child: ChildInfo | None = None
+    """The child a delegating or fanning-out state runs, and its outcomes' routes (SM016, SM017, SM018)."""
 
 
 def event_label(value: object) -> str:
@@ -123,6 +126,7 @@ def state_infos(machine: Machine[StateT, EventT, MemoryT]) -> tuple[StateInfo, .
                 location=location,
                 emits=emits,
                 guards=read_guards(handler),
+                child=read_child(handler),
             )
         )
     return tuple(infos)

@@ -6,7 +6,7 @@ the user's ignores (each with a reason) and returns a :class:`Report`: one
 workflow-net soundness verdicts and, when termination holds, the step bound.
 
 Soundness (workflow-net sense): *option to complete* (SM004, SM005, SM006,
-SM008, SM015 hold), *proper completion* (SM003 holds: a run stops on reaching a
+SM008, SM015, SM016, SM017 hold), *proper completion* (SM003 holds: a run stops on reaching a
 terminal state) and *no dead transitions* (SM002, SM007 hold). *Strong
 soundness* adds termination (SM009). Ignored violations still count here.
 """
@@ -26,8 +26,10 @@ from verification.checks_events import check_events
 from verification.checks_guards import check_guards
 from verification.checks_liveness import check_completion, check_termination
 from verification.checks_structure import check_structure
+from verification.checks_team import check_delegations
 from verification.findings import PROPERTIES, PropertyViolation
 from verification.model import MachineGraph, graph_of
+from verification.nesting import Nesting
 from verification.policies import NeverReachable, PassesThrough, PathPolicy, check_policies
 
 __all__ = ["Ignore", "Report", "Verdict", "step_bound", "verify", "verify_graph"]
@@ -40,7 +42,7 @@ Status = Literal["proved", "violated", "ignored", "not declared", "not applicabl
 """A property's verdict ("not applicable": the graph's framework lacks the notion, e.g. budgets)."""
 
 _POLICY_CODES = frozenset({"SM011", "SM012"})
-_OPTION_TO_COMPLETE = frozenset({"SM004", "SM005", "SM006", "SM008", "SM015"})
+_OPTION_TO_COMPLETE = frozenset({"SM004", "SM005", "SM006", "SM008", "SM015", "SM016", "SM017"})
 _PROPER_COMPLETION = frozenset({"SM003"})
 _NO_DEAD_TRANSITIONS = frozenset({"SM002", "SM007"})
 
@@ -97,6 +99,8 @@ class Report:
     soundness_failures: tuple[str, ...]
     bound: StepBound | None
     model: MachineGraph = attrs.field(eq=False, repr=False)
+    nesting: Nesting | None = None
+    """How deep the machine's children nest (SM018), or None when it delegates to no child."""
 
     @property
     def ok(self) -> bool:
@@ -162,11 +166,13 @@ def verify_graph(
     ignore_map = {i.code: i.reason for i in ignores}
     analysis = analyse(model)
     termination, bound = check_termination(analysis)
+    delegations, nesting = check_delegations(analysis)
     found = [
         *check_structure(analysis),
         *check_completion(analysis),
         *check_events(analysis),
         *check_guards(analysis),
+        *delegations,
         *termination,
         *check_policies(analysis, policy_tuple),
         *model.findings,
@@ -206,6 +212,7 @@ def verify_graph(
         soundness_failures=failures,
         bound=bound,
         model=model,
+        nesting=nesting,
     )
 
 

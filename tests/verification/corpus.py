@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
+from typing import cast
 
 import attrs
 from returns.result import Result
 
 from agentsm_fn import Fault, Handler, Machine, Pure, effectful, fail, pure
 from agentsm_fn.agents.guardrails import GuardLog, OnTrip, guarding, guardrail, llm_guardrail
+from tests.verification import team_machines
 from verification import NeverReachable, PassesThrough, PathPolicy
 
 AnyMachine = Machine[enum.Enum, enum.Enum, int]
@@ -258,6 +260,8 @@ def defects() -> dict[str, tuple[AnyMachine, tuple[PathPolicy, ...]]]:
         "SM013 unreadable events": (build(name="sm013", emits={"IDLE": None}), ()),
         "SM015 guardrail trip without row": (_guarded_machine("sm015r", stop_row=False), ()),
         "SM015 guardrail action without event": (_guarded_machine("sm015e", refuse_event=False), ()),
+        "SM016 unmapped child terminal": (cast(AnyMachine, team_machines.PARENT_UNMAPPED), ()),
+        "SM018 recursive child": (cast(AnyMachine, team_machines.RECURSIVE), ()),
     }
 
 

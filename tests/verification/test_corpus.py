@@ -30,5 +30,7 @@ def test_clean_machine_is_accepted(name: str) -> None:
 def test_every_property_code_has_a_planted_defect() -> None:
     from verification.findings import MACHINE_CODES
 
-    # SM014 (LangGraph interrupts) is planted in tests/verification/test_foreign_langgraph.py.
-    assert {name.split()[0] for name in DEFECTS} == MACHINE_CODES
+    # SM014 (LangGraph interrupts) is planted in tests/verification/test_foreign_langgraph.py, SM017
+    # (team termination) in tests/verification/test_teams.py as a handoff cycle: on one machine, a
+    # cycle through its child is that machine's own SM005 as well.
+    assert {name.split()[0] for name in DEFECTS} == MACHINE_CODES - {"SM017"}

@@ -25,8 +25,8 @@ def test_json_report_validates_against_its_versioned_schema() -> None:
     assert document["version"] == 1
     assert document["ok"] is False
     codes = sorted({v["code"] for m in document["machines"] for v in m["violations"]})
-    # SM014 is LangGraph's: test_foreign_langgraph.py
-    assert codes == [f"SM{n:03}" for n in (*range(1, 14), 15)]
+    # SM014 is LangGraph's: test_foreign_langgraph.py; SM017 a team's: test_teams.py
+    assert codes == [f"SM{n:03}" for n in (*range(1, 14), 15, 16, 18)]
 
 
 def test_json_report_is_deterministic() -> None:
@@ -49,7 +49,7 @@ def test_sarif_has_one_rule_per_property_and_one_result_per_violation() -> None:
     assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-2.1.0.json")
     (run,) = log["runs"]
     rules = run["tool"]["driver"]["rules"]
-    assert [r["id"] for r in rules] == [f"SM{n:03}" for n in range(1, 16)]
+    assert [r["id"] for r in rules] == [f"SM{n:03}" for n in range(1, 19)]
     results = run["results"]
     assert len(results) == sum(len(r.violations) for r in reports)
     for result in results:

@@ -189,7 +189,7 @@ def test_text_report_has_a_summary_line_and_one_verdict_per_property() -> None:
     lines = text.splitlines()
     assert lines[0] == "loop: 5 states, 6 rows: 1 of 12 properties VIOLATED (1 violation), 11 proved"
     for prop in PROPERTIES:
-        assert sum(f" {prop.code} {prop.name}" in line for line in lines[1:16]) == 1
+        assert sum(f" {prop.code} {prop.name}" in line for line in lines[1 : 1 + len(PROPERTIES)]) == 1
     assert "  VIOLATED  SM009 termination (1)" in lines
     assert "      witness: IDLE --START--> PLAN, then loop: PLAN --PLANNED--> ACT --ACTED--> PLAN" in lines
     assert lines[-1] == "agentsm-verify: 1 of 1 machine(s) FAILED, 1 violation(s)"
