@@ -17,114 +17,27 @@ from __future__ import annotations
 
 import enum
 import itertools
-import textwrap
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 import attrs
 
 from agentsm_fn.core.failures import RunFailed
 from agentsm_fn.core.machine import Machine
-from verification.explore._code import Source
-from verification.explore._search import Found, Search
+from verification.explore._children import AnyMachine, ChildOutcomes
+from verification.explore._search import Search
 from verification.explore._successors import Choices
-from verification.kit._render import short
-from verification.kit._rules import RunRules, ViolationKind
-from verification.kit._runner import PathStep, RunViolation
+from verification.explore.counterexample import Counterexample, counterexample
+from verification.kit._rules import RunRules
 from verification.kit.invariants import MemoryInvariant, TransitionInvariant
 from verification.kit.outcomes import Outcomes, default_outcomes
 from verification.kit.run_properties import RunProperty
-from verification.kit.scripts import ScriptedCase, run_case
 
 __all__ = ["Counterexample", "Exploration", "explore"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
 MemoryT = TypeVar("MemoryT")
-
-
-@attrs.frozen(kw_only=True)
-class Counterexample(Generic[StateT, EventT, MemoryT]):
-    """The shortest run found that breaks a rule: what broke, and the run as a replayable script.
-
-    ``case`` is a :class:`~verification.kit.ScriptedCase` (start, rows, outcomes fed in order):
-    :func:`~verification.kit.run_case` replays it with the engine and raises the same
-    :class:`~verification.kit.RunViolation`. ``path`` is the run as the kit prints it.
-    """
-
-    kind: ViolationKind
-    message: str
-    case: ScriptedCase[StateT, EventT, MemoryT]
-    path: tuple[PathStep, ...]
-    reproduced: bool
-    """Whether replaying ``case`` with the engine broke the same rule (always, unless the explorer errs)."""
-    initial: bool = True
-    """Whether the run starts in the machine's initial state (else in an ``entries=`` state)."""
-
-    def violation(self) -> RunViolation:
-        """The :class:`~verification.kit.RunViolation` this run raises (message included)."""
-        where = "" if self.initial else f" in {self.case.state.name}"
-        return RunViolation(self.kind, self.message, short(self.case.memory, 600) + where, self.path)
-
-    def render(self) -> str:
-        """The broken rule and the run, one numbered ``STATE --EVENT--> STATE`` line per step."""
-        return str(self.violation())
-
-    def as_test(
-        self,
-        machine: str,
-        *,
-        invariants: str | None = None,
-        properties: str | None = None,
-        budget: str | None = None,
-        name: str = "test_explored_counterexample",
-    ) -> str:
-        """A pytest test that replays this run with the engine and fails as it did.
-
-        Each argument names where to import from, ``module:attribute`` (the machine, and the
-        invariants, run properties and budget the exploration was given).
-        """
-        code = Source()
-        code.imports.add(("verification.kit", "ScriptedCase"))
-        code.imports.add(("verification.kit", "run_case"))
-        rows = [
-            f"            ({code.value(s)}, {code.value(e)}, {code.value(t)})," for s, e, t in self.case.rows
-        ]
-        fields = [
-            f"        state={code.value(self.case.state)},",
-            f"        memory={code.value(self.case.memory)},",
-            "        rows=(",
-            *rows,
-            "        ),",
-            f"        outcomes={code.value(self.case.outcomes)},",
-        ]
-        extra = [code.spec(invariants)] if invariants else []
-        extra += [f"properties={code.spec(properties)}"] if properties else []
-        extra += [f"budget={code.spec(budget)}"] if budget else []
-        call = ", ".join([code.spec(machine), "case", *extra])
-        doubt = [f"    # written with repr(), check it: {u}" for u in code.unsure]
-        said = textwrap.wrap(f"[{self.kind}] {self.message.splitlines()[0]}", 100)
-        paths = [
-            f"# {folder}/ must be on sys.path (pytest's pythonpath setting)"
-            for folder in sorted(code.folders)
-        ]
-        return "\n".join(
-            [
-                *paths,
-                *code.import_lines(),
-                "",
-                "",
-                f"def {name}() -> None:",
-                '    """The shortest run exploration found that breaks a rule (it raises RunViolation)."""',
-                *(f"    # {line}" for line in said),
-                *doubt,
-                "    case = ScriptedCase(",
-                *fields,
-                "    )",
-                f"    run_case({call})",
-                "",
-            ]
-        )
 
 
 @attrs.frozen(kw_only=True)
@@ -142,18 +55,28 @@ class Exploration(Generic[StateT, EventT, MemoryT]):
     depth: int
     exhausted: bool
     counterexample: Counterexample[StateT, EventT, MemoryT] | None = None
+    children: tuple[Exploration[enum.Enum, enum.Enum, object], ...] = ()
+    """The explorations of the children the machine delegates to, one per program and start memory,
+    each made before the parent was fed its outcomes (``exhausted`` counts theirs too)."""
 
     @property
     def ok(self) -> bool:
-        """No rule broke."""
-        return self.counterexample is None
+        """No rule broke, here or in a child."""
+        return self.counterexample is None and all(c.ok for c in self.children)
 
     def summary(self) -> str:
-        """``N distinct states, M edges, depth D, exhausted: yes|no`` (and the broken rule, if any)."""
+        """``N distinct states, M edges, depth D, exhausted: yes|no``, the children's, and a broken rule."""
         line = (
             f"{self.machine}: {self.states:,} distinct states, {self.edges:,} edges, depth {self.depth}, "
             f"exhausted: {'yes' if self.exhausted else 'no'}"
         )
+        if self.children:
+            names = ", ".join(dict.fromkeys(c.machine for c in self.children))
+            states = sum(c.states for c in self.children)
+            line += f"\n  children: {len(self.children)} explored first ({names}), {states:,} distinct states"
+        broken = next((c for c in self.children if not c.ok), None)
+        if broken is not None:
+            line += "\n  a child broke a rule: " + broken.summary().replace("\n", "\n  ")
         if self.counterexample is None:
             return line
         return f"{line}\n{self.counterexample.render()}"
@@ -207,78 +130,49 @@ def explore(
         max_effects=max_effects,
         properties=properties,
     )
-    search = Search(rules, Choices(machine, outcomes or default_outcomes()), key)
+    seen = cast(AnyMachine, machine)
+    children = ChildOutcomes(seen, outcomes or default_outcomes(), _explore_child, (id(seen),), max_states)
+    search = Search(rules, Choices(machine, children.registry()), key)
     begun = itertools.chain(((machine.initial, m) for m in starts), entries)
     found = search.run(begun, depth, max_states)
-    counterexample = None if found is None else _counterexample(search, found, rules)
+    explored = cast(tuple[Exploration[enum.Enum, enum.Enum, object], ...], children.explorations())
     return Exploration(
         machine=machine.name,
         states=len(search.parent),
         edges=search.edges,
         depth=search.deepest,
-        exhausted=found is None and not search.cut,
-        counterexample=counterexample,
+        exhausted=found is None
+        and not search.cut
+        and not children.cut
+        and all(c.exhausted for c in explored),
+        counterexample=None if found is None else counterexample(search, found, rules),
+        children=explored,
     )
 
 
-_Step = tuple[StateT, EventT | None, StateT, tuple[object, ...]]
-
-
-def _counterexample(
-    search: Search[StateT, EventT, MemoryT],
-    found: Found[StateT, EventT],
-    rules: RunRules[StateT, EventT, MemoryT],
-) -> Counterexample[StateT, EventT, MemoryT]:
-    """The run to ``found`` as a script, and its path as the engine's replay of it prints it."""
-    nodes = search.chain(found.node)
-    steps: list[_Step[StateT, EventT]] = [
-        (search.state[b], search.event[a], search.state[a], search.fed[a])
-        for b, a in itertools.pairwise(nodes)
-    ]
-    if found.event is not None and found.target is not None:
-        steps.append((search.state[found.node], found.event, found.target, found.outcomes))
-    outcomes = [o for *_, given in steps for o in given]
-    if found.event is None:  # the failing step took no row: its outcomes end the script
-        outcomes.extend(found.outcomes)
-    case = ScriptedCase(
-        state=search.state[nodes[0]],
-        memory=search.memory[nodes[0]],
-        rows=tuple((s, e, t) for s, e, t, _ in steps if e is not None),
-        outcomes=tuple(outcomes),
+def _explore_child(
+    machine: AnyMachine, memory: object, outcomes: Outcomes, stack: tuple[int, ...], max_states: int | None
+) -> tuple[Exploration[enum.Enum, enum.Enum, object], tuple[tuple[str, object], ...]]:
+    """Explore a child from ``memory`` (its children first): the exploration, each terminal's first memory."""
+    rules = RunRules.of(machine, ())
+    children = ChildOutcomes(machine, outcomes, _explore_child, stack, max_states)
+    search = Search(rules, Choices(machine, children.registry()), None)
+    found = search.run([(machine.initial, memory)], None, max_states)
+    explored = cast(tuple[Exploration[enum.Enum, enum.Enum, object], ...], children.explorations())
+    ends: dict[str, object] = {}
+    for state, reached in zip(search.state, search.memory, strict=True):
+        if state in machine.terminals:
+            ends.setdefault(state.name, reached)
+    exploration: Exploration[enum.Enum, enum.Enum, object] = Exploration(
+        machine=machine.name or "<child>",
+        states=len(search.parent),
+        edges=search.edges,
+        depth=search.deepest,
+        exhausted=found is None
+        and not search.cut
+        and not children.cut
+        and all(c.exhausted for c in explored),
+        counterexample=None if found is None else counterexample(search, found, rules),
+        children=explored,
     )
-    kind, message = found.broken
-    invariants: list[MemoryInvariant[MemoryT] | TransitionInvariant[StateT, MemoryT]] = [
-        *rules.memory_invariants,
-        *rules.transition_invariants,
-    ]
-    path, same = _own_path(steps), False
-    try:
-        run_case(
-            rules.machine,
-            case,
-            invariants,
-            budget=rules.budget,
-            properties=rules.properties,
-            accept_failure=rules.accept_failure,
-        )
-    except RunViolation as replayed:
-        same = (replayed.kind, str(replayed).splitlines()[0]) == (kind, f"[{kind}] {message.splitlines()[0]}")
-        path = replayed.path if same else path
-    except AssertionError:
-        pass
-    initial = case.state is rules.machine.initial
-    return Counterexample(kind=kind, message=message, case=case, path=path, reproduced=same, initial=initial)
-
-
-def _own_path(steps: list[_Step[StateT, EventT]]) -> tuple[PathStep, ...]:
-    """The run as the explorer took it (shown only if the engine's replay disagrees: a bug to report)."""
-    return tuple(
-        PathStep(
-            index=n,
-            source=s.name,
-            event="?" if e is None else e.name,
-            target=t.name,
-            outcomes=tuple(short(o) for o in fed),
-        )
-        for n, (s, e, t, fed) in enumerate(steps, start=1)
-    )
+    return exploration, tuple(ends.items())

@@ -1,0 +1,162 @@
+"""Private: a delegating machine's child outcomes, taken from exploring each child first.
+
+A parent's ``ChildRun`` is answered with every way the child can end from the start memory the
+parent gives it: the child machine (read from the parent's ``delegate(...)`` handler) is explored
+to exhaustion from that memory first, and the parent is fed one :class:`ChildFinished` per terminal
+state the child reached (its result: the child program's ``result`` of the first, shortest run's
+final memory when the program can be imported and names one, else that memory), then a
+:class:`ChildFailed` and a :class:`ChildCancelled`. A fan-out's ``Children`` is answered with
+``Gathered`` outcomes made of those: every combination of finished children (at most
+:data:`COMBINATIONS`), and each child failed, then each cancelled, the others finished (or, with
+``CANCEL_REST``, the ones after a failed child cancelled). A child that delegates is explored the
+same way. A program that delegates to itself, at any depth, is not explored again: its nested run
+is fed only failed and cancelled, and the exploration is not exhausted.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+from collections.abc import Callable, Hashable
+from typing import Protocol, cast
+
+from hypothesis import strategies as st
+
+from agentsm_fn.core.machine import Machine
+from agentsm_fn.shell.targets import import_target
+from agentsm_fn.teams import (
+    ChildCancelled,
+    ChildFailed,
+    ChildFinished,
+    ChildOutcome,
+    Children,
+    ChildRun,
+    Gathered,
+    GatherPolicy,
+)
+from verification.child_reading import read_child
+from verification.kit.outcomes import Outcomes
+
+__all__ = ["COMBINATIONS", "ChildOutcomes", "ExploreChild"]
+
+AnyMachine = Machine[enum.Enum, enum.Enum, object]
+
+COMBINATIONS = 64
+"""The most combinations of finished children a fan-out is fed."""
+
+
+class ExploreChild(Protocol):
+    """Explores ``machine`` from ``memory``: the exploration, and each terminal reached, first memory."""
+
+    def __call__(
+        self,
+        machine: AnyMachine,
+        memory: object,
+        outcomes: Outcomes,
+        stack: tuple[int, ...],
+        max_states: int | None,
+    ) -> tuple[object, tuple[tuple[str, object], ...]]: ...
+
+
+def _result_of(program: str) -> Callable[[object], object] | None:
+    """The ``result`` of the program ``module:attribute`` names, if it imports and has one."""
+    imported = import_target(program).value_or(None)
+    result = getattr(getattr(imported, "value", None), "result", None)
+    return cast(Callable[[object], object], result) if callable(result) else None
+
+
+class ChildOutcomes:
+    """Answers a machine's ``ChildRun`` and ``Children`` effects with outcomes from exploring its children."""
+
+    def __init__(
+        self,
+        machine: AnyMachine,
+        outcomes: Outcomes,
+        explore_child: ExploreChild,
+        stack: tuple[int, ...],
+        max_states: int | None,
+    ) -> None:
+        self.outcomes, self.explore_child, self.stack, self.max_states = (
+            outcomes,
+            explore_child,
+            stack,
+            max_states,
+        )
+        self.programs: dict[str, AnyMachine] = {}
+        for handler in machine.handlers.values():
+            info = read_child(handler)
+            if info is not None:
+                self.programs.setdefault(info.program, info.machine)
+        self.explored: dict[Hashable, object] = {}
+        self.ends: dict[Hashable, tuple[tuple[str, object], ...]] = {}
+        self.results: dict[str, Callable[[object], object] | None] = {}
+        self.cut = False
+
+    def registry(self) -> Outcomes:
+        """``outcomes``, answering ``ChildRun`` and ``Children`` too, unless it gives their examples."""
+        if not self.programs:
+            return self.outcomes
+        mine = Outcomes()
+        if ChildRun not in self.outcomes.examples:
+            mine = mine.on(ChildRun, lambda e: st.sampled_from(self.one(e)), examples=self.one)
+        if Children not in self.outcomes.examples:
+            mine = mine.on(Children, lambda e: st.sampled_from(self.many(e)), examples=self.many)
+        return self.outcomes.merge(mine)
+
+    def _ends(self, program: str, memory: object) -> tuple[tuple[str, object], ...]:
+        machine = self.programs[program]
+        if id(machine) in self.stack:
+            self.cut = True  # recursion: the nested run's ends are not explored again
+            return ()
+        key: Hashable = (program, memory)
+        try:
+            hash(key)
+        except TypeError:
+            key = (program, id(memory))
+        if key not in self.ends:
+            stack = (*self.stack, id(machine))
+            explored, ends = self.explore_child(machine, memory, self.outcomes, stack, self.max_states)
+            self.explored[key], self.ends[key] = explored, ends
+        return self.ends[key]
+
+    def _kinds(self, program: str, memory: object, run_id: str) -> tuple[ChildOutcome, ...]:
+        failed = ChildFailed(run_id=run_id, program=program, reason="explored: the child failed")
+        cancelled = ChildCancelled(run_id=run_id, program=program)
+        if program not in self.programs:
+            return (failed, cancelled)
+        if program not in self.results:
+            self.results[program] = _result_of(program)
+        result = self.results[program]
+        finished = tuple(
+            ChildFinished(run_id=run_id, program=program, state=state, result=result(m) if result else m)
+            for state, m in self._ends(program, memory)
+        )
+        return (*finished, failed, cancelled)
+
+    def one(self, effect: ChildRun) -> tuple[object, ...]:
+        """Every outcome kind of one child run: each terminal reached, failed, cancelled."""
+        return self._kinds(effect.program, effect.memory, effect.run_id or "explored")
+
+    def many(self, effect: Children) -> tuple[object, ...]:
+        """Gathered outcomes of a fan-out: finished combinations, then each child failed, then cancelled."""
+        kinds = [self._kinds(effect.program, m, f"explored-{i}") for i, m in enumerate(effect.memories)]
+        done = [tuple(k for k in ks if isinstance(k, ChildFinished)) for ks in kinds]
+        first = [d[0] if d else ks[-2] for d, ks in zip(done, kinds, strict=True)]
+        found: list[Gathered] = [
+            Gathered(outcomes=c) for c in itertools.islice(itertools.product(*done), COMBINATIONS)
+        ]
+        cancel_rest = effect.policy is GatherPolicy.CANCEL_REST
+        for i, ks in enumerate(kinds):
+            after = [ks_j[-1] if cancel_rest else first[j] for j, ks_j in enumerate(kinds)]
+            found.append(Gathered(outcomes=(*first[:i], ks[-2], *after[i + 1 :])))
+        for i, ks in enumerate(kinds):
+            found.append(Gathered(outcomes=(*first[:i], ks[-1], *first[i + 1 :])))
+        unique: list[Gathered] = []
+        for gathered in found:  # by equality: results may not hash
+            if gathered not in unique:
+                unique.append(gathered)
+        return tuple(unique)
+
+    def explorations(self) -> tuple[object, ...]:
+        """Every child exploration, in the order they were made."""
+        return tuple(self.explored.values())
