@@ -1,12 +1,13 @@
 """Teams for the verifier's tests: a parent that delegates to a child, planted defects, handoff teams.
 
-``CHILD`` (program ``tests.verification.team_machines:CHILD_RUN``) ends APPROVED when its memory
-is positive, else REFUSED. ``PARENT`` maps both, its failure and its cancellation to rows;
+``CHILD`` (program ``tests.verification.team_machines:CHILD_RUN``) ends APPROVED when its memory is
+positive, else REFUSED. ``PARENT`` maps both, its failure and its cancellation to rows;
 ``PARENT_UNMAPPED`` forgets REFUSED (SM016; a cancelled child is its REJECTED); ``PARENT_NO_ROW``
 maps REFUSED to NO, which has no row (SM016). ``GRANDPARENT`` delegates to ``PARENT`` (children
-nested 2 deep); ``RECURSIVE`` delegates to itself (SM018). ``FANNING`` fans out to ``CHILD`` over its memory's items.
-``LOOPING_TEAM`` hands the conversation between two agents that cannot finish (SM017);
-``TEAM`` is the same with a way to finish.
+nested 2 deep); ``RECURSIVE`` delegates to itself (SM018). ``FANNING`` fans out to ``CHILD`` over
+its memory's items. ``CHILD_RUN`` is the child as a durable program. ``LOOPING_TEAM`` hands the
+conversation between two agents that cannot finish (SM017); ``TEAM`` is the same with a way to
+finish.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from returns.result import Result
 from agentsm_fn.core.faults import Fault
 from agentsm_fn.core.handlers import emit, pure
 from agentsm_fn.core.machine import Machine, define_machine
+from agentsm_fn.core.snapshot import Snapshot
+from agentsm_fn.durable.running.program import DurableProgram
 from agentsm_fn.teams import ChildOutcome, Gathered, delegate, fan_out
 from agentsm_fn.teams.team import Handoff, Team
 
@@ -53,6 +56,20 @@ CHILD = define_machine(
     table={(C.WORK, CE.APPROVE): C.APPROVED, (C.WORK, CE.REFUSE): C.REFUSED},
     handlers={C.WORK: pure(work, events={CE.APPROVE, CE.REFUSE})},
 )
+
+
+def verdict(n: int) -> str:
+    """The child program's result: a word for its number."""
+    return f"verdict on {n}"
+
+
+def refused_is_failure(snapshot: Snapshot[C, int]) -> str | None:
+    """A refusal the program stores as a failed run (only for numbers below -1)."""
+    return "refused" if snapshot.state is C.REFUSED and snapshot.memory < -1 else None
+
+
+CHILD_RUN = DurableProgram(name=PROGRAM, machine=CHILD, result=verdict, failure=refused_is_failure)
+"""The child as a durable program: its result is a verdict, a refusal of a number below -1 a failure."""
 
 
 class P(enum.Enum):

@@ -1,16 +1,17 @@
 """Private: a delegating machine's child outcomes, taken from exploring each child first.
 
 A parent's ``ChildRun`` is answered with every way the child can end from the start memory the
-parent gives it: the child machine (read from the parent's ``delegate(...)`` handler) is explored
-to exhaustion from that memory first, and the parent is fed one :class:`ChildFinished` per terminal
+parent gives it: the child machine (read from the parent's ``delegate(...)`` handler) is explored to
+exhaustion from that memory first, and the parent is fed one :class:`ChildFinished` per terminal
 state the child reached (its result: the child program's ``result`` of the first, shortest run's
-final memory when the program can be imported and names one, else that memory), then a
-:class:`ChildFailed` and a :class:`ChildCancelled`. A fan-out's ``Children`` is answered with
-``Gathered`` outcomes made of those: every combination of finished children (at most
-:data:`COMBINATIONS`), and each child failed, then each cancelled, the others finished (or, with
-``CANCEL_REST``, the ones after a failed child cancelled). A child that delegates is explored the
-same way. A program that delegates to itself, at any depth, is not explored again: its nested run
-is fed only failed and cancelled, and the exploration is not exhausted.
+final memory when the program can be imported and names one, else that memory; none for a terminal
+the program's ``failure`` calls a failure), then a :class:`ChildFailed` and a
+:class:`ChildCancelled`. A fan-out's ``Children`` is answered with ``Gathered`` outcomes made of
+those: every combination of finished children (at most :data:`COMBINATIONS`), and each child failed,
+then each cancelled, the others finished (or, with ``CANCEL_REST``, the ones after a failed child
+cancelled). A child that delegates is explored the same way. A program that delegates to itself, at
+any depth, is not explored again: its nested run is fed only failed and cancelled, and the
+exploration is not exhausted.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Protocol, cast
 from hypothesis import strategies as st
 
 from agentsm_fn.core.machine import Machine
+from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.shell.targets import import_target
 from agentsm_fn.teams import (
     ChildCancelled,
@@ -55,14 +57,22 @@ class ExploreChild(Protocol):
         outcomes: Outcomes,
         stack: tuple[int, ...],
         max_states: int | None,
-    ) -> tuple[object, tuple[tuple[str, object], ...]]: ...
+    ) -> tuple[object, tuple[tuple[enum.Enum, object], ...]]: ...
 
 
-def _result_of(program: str) -> Callable[[object], object] | None:
-    """The ``result`` of the program ``module:attribute`` names, if it imports and has one."""
+_Result = Callable[[object], object]
+_Failure = Callable[[Snapshot[enum.Enum, object]], str | None]
+
+
+def _program_of(program: str) -> tuple[_Result | None, _Failure | None]:
+    """The ``result`` and ``failure`` of the program ``module:attribute`` names (if it imports, has them)."""
     imported = import_target(program).value_or(None)
-    result = getattr(getattr(imported, "value", None), "result", None)
-    return cast(Callable[[object], object], result) if callable(result) else None
+    value = getattr(imported, "value", None)
+    result, failure = getattr(value, "result", None), getattr(value, "failure", None)
+    return (
+        cast(_Result, result) if callable(result) else None,
+        cast(_Failure, failure) if callable(failure) else None,
+    )
 
 
 class ChildOutcomes:
@@ -88,8 +98,8 @@ class ChildOutcomes:
             if info is not None:
                 self.programs.setdefault(info.program, info.machine)
         self.explored: dict[Hashable, object] = {}
-        self.ends: dict[Hashable, tuple[tuple[str, object], ...]] = {}
-        self.results: dict[str, Callable[[object], object] | None] = {}
+        self.ends: dict[Hashable, tuple[tuple[enum.Enum, object], ...]] = {}
+        self.durables: dict[str, tuple[_Result | None, _Failure | None]] = {}
         self.cut = False
 
     def registry(self) -> Outcomes:
@@ -103,7 +113,7 @@ class ChildOutcomes:
             mine = mine.on(Children, lambda e: st.sampled_from(self.many(e)), examples=self.many)
         return self.outcomes.merge(mine)
 
-    def _ends(self, program: str, memory: object) -> tuple[tuple[str, object], ...]:
+    def _ends(self, program: str, memory: object) -> tuple[tuple[enum.Enum, object], ...]:
         machine = self.programs[program]
         if id(machine) in self.stack:
             self.cut = True  # recursion: the nested run's ends are not explored again
@@ -124,13 +134,15 @@ class ChildOutcomes:
         cancelled = ChildCancelled(run_id=run_id, program=program)
         if program not in self.programs:
             return (failed, cancelled)
-        if program not in self.results:
-            self.results[program] = _result_of(program)
-        result = self.results[program]
-        finished = tuple(
-            ChildFinished(run_id=run_id, program=program, state=state, result=result(m) if result else m)
-            for state, m in self._ends(program, memory)
-        )
+        if program not in self.durables:
+            self.durables[program] = _program_of(program)
+        result, failure = self.durables[program]
+        finished: list[ChildOutcome] = []
+        for state, m in self._ends(program, memory):
+            if failure is not None and failure(Snapshot(state=state, memory=m, status=Status.FINISHED)):
+                continue  # the program calls this end a failure: its run is stored FAILED
+            value = result(m) if result is not None else m
+            finished.append(ChildFinished(run_id=run_id, program=program, state=state.name, result=value))
         return (*finished, failed, cancelled)
 
     def one(self, effect: ChildRun) -> tuple[object, ...]:

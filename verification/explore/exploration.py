@@ -152,17 +152,17 @@ def explore(
 
 def _explore_child(
     machine: AnyMachine, memory: object, outcomes: Outcomes, stack: tuple[int, ...], max_states: int | None
-) -> tuple[Exploration[enum.Enum, enum.Enum, object], tuple[tuple[str, object], ...]]:
+) -> tuple[Exploration[enum.Enum, enum.Enum, object], tuple[tuple[enum.Enum, object], ...]]:
     """Explore a child from ``memory`` (its children first): the exploration, each terminal's first memory."""
     rules = RunRules.of(machine, ())
     children = ChildOutcomes(machine, outcomes, _explore_child, stack, max_states)
     search = Search(rules, Choices(machine, children.registry()), None)
     found = search.run([(machine.initial, memory)], None, max_states)
     explored = cast(tuple[Exploration[enum.Enum, enum.Enum, object], ...], children.explorations())
-    ends: dict[str, object] = {}
+    ends: dict[enum.Enum, object] = {}
     for state, reached in zip(search.state, search.memory, strict=True):
         if state in machine.terminals:
-            ends.setdefault(state.name, reached)
+            ends.setdefault(state, reached)
     exploration: Exploration[enum.Enum, enum.Enum, object] = Exploration(
         machine=machine.name or "<child>",
         states=len(search.parent),
