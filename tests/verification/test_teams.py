@@ -157,3 +157,17 @@ def test_sm016_holds_exactly_when_every_outcome_has_an_event_with_a_row(
     routes = [ends.get(t.C.APPROVED), ends.get(t.C.REFUSED), failed, cancelled]
     unrouted = [e for e in routes if e is None or e not in rows]
     assert codes(machine).count("SM016") == len(unrouted)
+
+
+def test_a_handoff_that_may_happen_at_any_terminal_leaves_the_terminals_ends_of_the_team() -> None:
+    from agentsm_fn.teams.team import Handoff, Team
+
+    both_ways = Team(
+        agents={"a": t.TRIAGE, "b": t.REFUNDS},
+        handoffs=(
+            Handoff(source="a", target="b", machine=t.REFUNDS),
+            Handoff(source="b", target="a", machine=t.TRIAGE),
+        ),
+    )
+    *_, team = verify_team(both_ways)
+    assert team.violations == ()
