@@ -6,6 +6,8 @@ A child run is an effect of the parent whose outcome is the child's result (docs
 that runs one child per item, at most ``limit`` at once, and resumes once with every outcome
 in order (:class:`Children`, outcome :class:`Gathered`). Both handlers carry what the
 verifier reads: the child machine and how each way it can end maps to a parent event.
+A :class:`Team` names agents that hand a conversation to each other (:class:`Handoff`), which
+the verifier proves, taken together, always has a way to finish.
 
 This package is pure (values and handlers); the shell and the durable stores perform the
 effects.
@@ -13,6 +15,7 @@ effects.
 
 from agentsm_fn.teams.delegating import Delegating, delegate, outcome_event
 from agentsm_fn.teams.fanning import FanningOut, fan_out
+from agentsm_fn.teams.team import AnyMachine, Handoff, Team, keep_everything
 from agentsm_fn.teams.values import (
     ChildCancelled,
     ChildFailed,
@@ -25,6 +28,7 @@ from agentsm_fn.teams.values import (
 )
 
 __all__ = [
+    "AnyMachine",
     "ChildCancelled",
     "ChildFailed",
     "ChildFinished",
@@ -35,7 +39,10 @@ __all__ = [
     "FanningOut",
     "GatherPolicy",
     "Gathered",
+    "Handoff",
+    "Team",
     "delegate",
     "fan_out",
+    "keep_everything",
     "outcome_event",
 ]
