@@ -1,6 +1,6 @@
 """Benchmark of the run inspector in headless Chromium: opening a long run, and moving its step control.
 
-Run: .venv/bin/python benchmarks/inspector.py [--steps 400 1000] [--changes 200]
+Run: .venv/bin/python benchmarks/inspector.py [--steps 400 1000] [--changes 200] [--turns 1000]
 
 Targets (issues 22 and 27): a run with 1,000 steps opens in under a second, whether its memory
 stays the same size (``COUNTER``) or grows as it goes (``TRANSFERS``: a receipt in a persistent
@@ -14,7 +14,9 @@ the HTML, the 0.8 MB script with Graphviz in WebAssembly, the server replaying t
 journal once, and the drawing. A step change is the slider's input handler plus the layout it
 causes (memory table, changes, graph marks), over ``--changes`` changes spread over the run.
 The baseline, from the same run, is the same page for a 10-step run of the same machine.
-The runs list is opened on a store of 10,000 runs (``--runs``) and on one of 10.
+The runs list is opened on a store of 10,000 runs (``--runs``) and on one of 10. The thread page
+(issue 27) is opened on a thread of 1,000 turns (``--turns``) against one of 10
+(``benchmarks/_thread_page.py``): the target is under a second.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from tests.inspector.serving import Served  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from _serving import _fill as fill  # noqa: E402  # the server benchmark's store of many runs
+from _thread_page import thread_page  # noqa: E402
 
 _OPENED = "return performance.getEntriesByName('inspector-ready').pop().startTime"
 _STEPPING = """
@@ -177,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--changes", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--runs", type=int, default=10_000, help="runs stored for the runs list (0: skip it)")
+    parser.add_argument("--turns", type=int, default=1000, help="the thread page's turns (0: skip)")
+    parser.add_argument("--only-thread", action="store_true", help="measure the thread page alone")
     args = parser.parse_args(argv)
     with (
         tempfile.TemporaryDirectory() as folder,
@@ -184,8 +189,11 @@ def main(argv: list[str] | None = None) -> int:
     ):
         browser = open_chromium()
         try:
-            report(*shapes_ms(browser, store, sorted(args.steps), args.repeat, args.changes))
-            if args.runs:
+            if args.turns:
+                thread_page(browser, store, args.turns, args.repeat)
+            if not args.only_thread:
+                report(*shapes_ms(browser, store, sorted(args.steps), args.repeat, args.changes))
+            if args.runs and not args.only_thread:
                 few = list_ms(browser, Path(folder), 10, args.repeat)
                 many = list_ms(browser, Path(folder), args.runs, args.repeat)
                 print(

@@ -150,3 +150,14 @@ def test_the_server_example_answers_once_over_http(monkeypatch: pytest.MonkeyPat
     pending = "[{'run_id': 'email-1', 'seq': 1, 'type': 'AskHuman', 'summary': 'AskHuman send_email'}]"
     assert lines == [pending, "finished 409"]
     assert out.getvalue().count("[send_email]") == 1
+
+
+def test_the_conversations_example_remembers_the_earlier_turn() -> None:
+    block = _block_with('support.chat(store, "chat-1"')
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(block, str(README), "exec"), {"__name__": "readme_threads"})
+    assert out.getvalue().splitlines() == [
+        "1 Your name is Ada, as you said.",
+        "['My name is Ada.', 'Nice to meet you, Ada! How can I help?', 'What is my name?']",
+    ]

@@ -8,7 +8,8 @@ calls the server's JSON API and these views: a run from one replay (:func:`run_v
 machine with the verifier's findings and the changed-machine check (:func:`machine_view`),
 two runs side by side (:func:`compare_views`), the experiments in the store
 (:func:`experiments_view`, :func:`experiment_view`, and one case in two of them:
-:func:`case_view`). Everything shown is redacted as the rest of
+:func:`case_view`), a thread as a chat (:func:`thread_view`, :func:`turn_view`, :func:`turn_chat`)
+and which threads some runs are turns of (:func:`run_threads`). Everything shown is redacted as the rest of
 the project redacts (:func:`plain`). Plain data, no web framework; ``import agentsm_fn``
 imports none of this.
 """
@@ -19,6 +20,7 @@ from agentsm_fn.inspector.experiments import case_view, experiment_view, experim
 from agentsm_fn.inspector.machine_view import graph_data, machine_view
 from agentsm_fn.inspector.plain import apply_changes, changes, memory_changes, plain
 from agentsm_fn.inspector.run_view import record_data, run_view
+from agentsm_fn.inspector.thread_view import run_threads, thread_view, turn_chat, turn_view
 from agentsm_fn.inspector.transcript import transcript
 
 __all__ = [
@@ -34,6 +36,10 @@ __all__ = [
     "memory_changes",
     "plain",
     "record_data",
+    "run_threads",
     "run_view",
+    "thread_view",
     "transcript",
+    "turn_chat",
+    "turn_view",
 ]

@@ -1,13 +1,14 @@
 """The run inspector's routes: the page at ``/``, its files at ``/inspector/``, its views under it.
 
 The page (:mod:`agentsm_fn.inspector`, built from ``web/``) calls the JSON API of the other
-route modules (``/runs``, ``/machines``, answers, forks, the event stream); these routes add
-only what the page needs beyond it: a run's view from one replay (every step's memory and
-what changed), a machine's view (the verifier's findings and the changed-machine check), and
-two runs compared. Like every route, they sit behind the server's guard and answer errors
-as its JSON; the page and its files (:data:`PAGE_PATHS`, no run data in them) are the only
-paths a token-protected server serves without the token, so a browser can load the page,
-which asks for the token once and sends it as ``Authorization: Bearer`` on every API call.
+route modules (``/runs``, ``/machines``, ``/threads``, answers, forks, the event stream); these
+routes add only what the page needs beyond it: a run's view from one replay (every step's memory
+and what changed), a machine's view (the verifier's findings and the changed-machine check), two
+runs compared, a thread as a chat, and which thread each listed run is a turn of. Like every
+route, they sit behind the server's guard and answer errors as its JSON; the page and its files
+(:data:`PAGE_PATHS`, no run data in them) are the only paths a token-protected server serves
+without the token, so a browser can load the page, which asks for the token once and sends it
+as ``Authorization: Bearer`` on every API call.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Query, Response
 from fastapi.responses import JSONResponse
 
 from agentsm_fn.durable.running.durable import Durable
@@ -31,10 +32,12 @@ from agentsm_fn.inspector import (
     run_view,
 )
 from agentsm_fn.inspector.run_view import steps_view
+from agentsm_fn.inspector.thread_view import run_threads, thread_view, turn_view
 from agentsm_fn.llm.json import JsonValue
 from agentsm_fn.server.context import ServerContext
 from agentsm_fn.server.errors import ApiError
 from agentsm_fn.server.runs import unwrapped
+from agentsm_fn.server.threads import thread_of, threaded
 
 __all__ = ["PAGE_PATHS", "inspector_routes"]
 
@@ -52,6 +55,9 @@ PAGE_PATHS = frozenset(
     ["/", *(f"/inspector/{name}" for name in ("index.html", "app.js", "app.css", "LICENSES.txt"))]
 )
 """The page and its files: served without the token (they are the same for everyone and hold no run)."""
+
+
+_RUNS = Query(default=None, max_length=100, description="a run's id (repeated: at most 100)")
 
 
 def _asset(name: str) -> Response:
@@ -112,6 +118,23 @@ def inspector_routes(ctx: ServerContext) -> APIRouter:
     def one_case(a: str, b: str, case: str) -> JSONResponse:
         """Case ``case`` in experiments ``a`` and ``b``: each one's runs of it and their grades."""
         return found(unwrapped(case_view(experiments(), case, a, b)), f"{a} or {b}")
+
+    @routes.get("/inspector/api/threads/{thread_id}", tags=["inspector"])
+    def one_thread(thread_id: str) -> JSONResponse:
+        """A thread as the inspector shows it: each turn with its run, its answer, the tool calls under it."""
+        durable = ctx.durable(thread_of(ctx, thread_id).machine)
+        return JSONResponse(threaded(thread_view(ctx.store, durable, thread_id)))
+
+    @routes.get("/inspector/api/threads/{thread_id}/turns/{turn}", tags=["inspector"])
+    def one_turn(thread_id: str, turn: int) -> JSONResponse:
+        """One ended turn's answer and tool calls (for a turn the thread's summary stands for)."""
+        durable = ctx.durable(thread_of(ctx, thread_id).machine)
+        return JSONResponse(threaded(turn_view(ctx.store, durable, thread_id, turn)))
+
+    @routes.get("/inspector/api/turns-of", tags=["inspector"])
+    def turns_of(run: list[str] | None = _RUNS) -> JSONResponse:
+        """Which threads (and turns) each named run is a turn of: ``{run_id: [{thread_id, turn}]}``."""
+        return JSONResponse(unwrapped(run_threads(ctx.store, run or [])))
 
     @routes.get("/inspector/api/compare/{a}/{b}", tags=["inspector"])
     def compare(a: str, b: str) -> JSONResponse:

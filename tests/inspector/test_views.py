@@ -87,7 +87,10 @@ def test_the_benchmark_runs(capsys: object) -> None:
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
-    assert module.main(["--steps", "30", "--changes", "10", "--repeat", "1", "--runs", "60"]) == 0
+    assert (
+        module.main(["--steps", "30", "--changes", "10", "--repeat", "1", "--runs", "60", "--turns", "20"])
+        == 0
+    )
 
 
 def test_a_plan_and_execute_run_reads_as_a_conversation() -> None:

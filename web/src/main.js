@@ -5,6 +5,7 @@ import {experimentCasePage, experimentPage, experimentsPage} from "./experiments
 import {machinePage, machinesPage} from "./machine.js";
 import {runPage} from "./run.js";
 import {runsPage} from "./runs.js";
+import {threadPage, threadsPage} from "./threads.js";
 import {forgetToken, hasToken, tokenPage} from "./token.js";
 
 const main = document.getElementById("main");
@@ -17,6 +18,8 @@ function route() {
   const params = new URLSearchParams(search);
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
   if (parts[0] === "runs" && parts[1]) return [`Run ${parts[1]}`, () => runPage(main, parts[1], params)];
+  if (parts[0] === "threads" && parts[1]) return [`Thread ${parts[1]}`, () => threadPage(main, parts[1], params)];
+  if (parts[0] === "threads") return ["Threads", () => threadsPage(main, params)];
   if (parts[0] === "machines" && parts[1]) return [`Machine ${parts[1]}`, () => machinePage(main, parts[1])];
   if (parts[0] === "machines") return ["Machines", () => machinesPage(main)];
   if (parts[0] === "experiments" && parts[2] === "vs" && parts[4]) {
@@ -40,6 +43,8 @@ async function show() {
     if (mine !== generation) return done?.();
     cleanup = done ?? null;
     performance.mark("inspector-ready");
+    // After the frame that draws it: a rAF callback runs before that frame's paint, a task it queues after.
+    requestAnimationFrame(() => setTimeout(() => mine === generation && performance.mark("inspector-painted")));
     main.querySelector("h1")?.focus({preventScroll: true});
     announce(`${title} shown`);
   } catch (error) {

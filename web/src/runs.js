@@ -1,6 +1,7 @@
 // The runs list: status, machine, state, steps, effects, age; filters; pages; live through /events.
 import {age, announce, api, badge, enc, fill, h} from "./dom.js";
 import {listen} from "./stream.js";
+import {threadLink} from "./threads.js";
 
 const STATUSES = ["", "running", "waiting", "ready", "finished", "failed"];
 const PAGE = 50;
@@ -8,6 +9,15 @@ const PAGE = 50;
 function query(params) {
   const parts = Object.entries(params).filter(([, v]) => v !== "" && v !== undefined && v !== null);
   return parts.length ? "?" + parts.map(([k, v]) => `${k}=${enc(v)}`).join("&") : "";
+}
+
+// The threads (and turns) the listed runs are turns of, read with each page: run id -> [{thread_id, turn}].
+let turnsOf = {};
+
+function threadCell(run) {
+  const turns = turnsOf[run.run_id] ?? [];
+  return h("td", {class: "thread"}, turns.slice(0, 3).map((t, i) => [i ? ", " : "", threadLink(t.thread_id, t.turn)]),
+    turns.length > 3 ? ` and ${turns.length - 3} more` : "");
 }
 
 function row(run, now) {
@@ -20,7 +30,8 @@ function row(run, now) {
     h("td", {class: "num"}, String(run.steps ?? 0)),
     h("td", {class: "num", title: run.status === "waiting" ? "done, and 1 waiting for an answer" : "done"},
       String(run.effects ?? 0) + (run.status === "waiting" ? " + 1 waiting" : "")),
-    h("td", {class: "num", title: new Date(created * 1000).toISOString()}, age(now - created)));
+    h("td", {class: "num", title: new Date(created * 1000).toISOString()}, age(now - created)),
+    threadCell(run));
 }
 
 /** Show the runs list in `main`, filtered by the hash's query (status, machine, cursor). */
@@ -58,7 +69,8 @@ export async function runsPage(main, params) {
     h("table", {class: "runs"},
       h("caption", {class: "visually-hidden"}, "Stored runs, newest first"),
       h("thead", {}, h("tr", {},
-        ["Run", "Status", "Machine", "State", "Steps", "Effects", "Age"].map((c, i) => h("th", {scope: "col", class: i > 3 ? "num" : ""}, c)))),
+        ["Run", "Status", "Machine", "State", "Steps", "Effects", "Age", "Thread"].map((c, i) =>
+          h("th", {scope: "col", class: i > 3 && i < 7 ? "num" : ""}, c)))),
       body),
     count,
     h("nav", {class: "pages", "aria-label": "Pages of runs"}, previous, next));
@@ -66,9 +78,10 @@ export async function runsPage(main, params) {
   async function load() {
     const page = await api("/runs" + query({...filters, limit: PAGE, cursor}));
     const runs = page.runs ?? page;
+    turnsOf = runs.length ? await api("/inspector/api/turns-of?" + runs.map((r) => `run=${enc(r.run_id)}`).join("&")) : {};
     const now = Date.now() / 1000;
     fill(body, runs.map((r) => row(r, now)));
-    if (!runs.length) body.append(h("tr", {}, h("td", {colspan: 7}, "No runs match.")));
+    if (!runs.length) body.append(h("tr", {}, h("td", {colspan: 8}, "No runs match.")));
     count.textContent = `${runs.length} run${runs.length === 1 ? "" : "s"} on this page`;
     next.disabled = !page.next;
     next.onclick = () => go({cursor: page.next, trail: [...cursors, cursor].join(",")});
