@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import json
 
+import attrs
 import jsonschema
 import pytest
 from hypothesis import given, settings
@@ -171,3 +172,10 @@ def test_a_handoff_that_may_happen_at_any_terminal_leaves_the_terminals_ends_of_
     )
     *_, team = verify_team(both_ways)
     assert team.violations == ()
+
+
+def test_a_fan_out_whose_some_failed_event_has_no_row_is_sm016() -> None:
+    machine = attrs.evolve(t.FANNING, name="fan", table={(t.P.ASKING, t.PE.OK): t.P.DONE})
+    (found,) = [v for v in verify(machine).violations if v.code == "SM016"]
+    assert found.message.startswith(f"fan: ASKING fans out to {t.PROGRAM}, whose outcome 'some child failed")
+    assert found.events == ("NO",)
