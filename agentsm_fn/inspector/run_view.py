@@ -9,7 +9,8 @@ size, however long its history grows), and the page moves between steps without 
 again. With it: the transitions taken, the journal's effects (outcome in words, how long each
 took, its idempotency key), the pending effect, the chat transcript of a built-in agent, the
 forks of the run (one read keyed by the parent,
-:func:`~agentsm_fn.durable.operations.forks.forks_of`), and why a failed run failed. A step
+:func:`~agentsm_fn.durable.operations.forks.forks_of`), the threads (and turns) the run is a turn of,
+and why a failed run failed. A step
 out of a guarding state (``guarding(...)``: the ReAct agent's guardrails) says what its
 guardrails did (``guardrail``: a label, the stage, the outcome, the guardrails checked and
 the one that tripped), read from its memory as the replay passes it.
@@ -36,6 +37,7 @@ from agentsm_fn.durable.stores.codec import from_bytes
 from agentsm_fn.durable.stores.protocol.store import JournalRow, RunRecord, RunStore
 from agentsm_fn.inspector.machine_view import graph_data
 from agentsm_fn.inspector.plain import memory_changes, plain
+from agentsm_fn.inspector.thread_view import run_threads
 from agentsm_fn.inspector.transcript import transcript
 from agentsm_fn.llm.json import JsonValue
 from agentsm_fn.shell.credentials import credential_redactor
@@ -244,6 +246,7 @@ def run_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord
         "forks": [
             {"run_id": c.run_id, "step": c.parent_step, "status": c.status.value} for c in forks.value_or(())
         ],
+        "threads": run_threads(store, [record.run_id]).value_or({}).get(record.run_id, []),
         "failure": plain(record.reason, redact) if record.reason else None,
         "result": _result(durable, final, redact),
         "changed": _changed(durable, record, final),

@@ -35,6 +35,7 @@ def test_read_a_thread_answer_its_waiting_turn_and_edit_an_earlier_message(
         browser.find_element(By.CSS_SELECTOR, f"{turn} a.turn-run").click()  # each turn links to its run
         ready(browser, "run")
         assert runs[1] in text_of(browser, "h1")
+        assert text_of(browser, "p.turn-of") == "Turn 1 of thread chat-1"  # and the run links back to it
         browser.back()
         ready(browser, "thread")
 

@@ -9,13 +9,16 @@ from fastapi.testclient import TestClient
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentsm_fn.durable import SqliteStore
+from agentsm_fn.agents.react import agent_failure
+from agentsm_fn.durable import Durable, SqliteStore
 from agentsm_fn.durable.operations.threads import fork_thread
-from agentsm_fn.inspector import run_threads, thread_view, turn_chat, turn_view
+from agentsm_fn.inspector import run_threads, run_view, thread_view, turn_chat, turn_view
 from agentsm_fn.llm import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
 from agentsm_fn.llm.conversation import ConversationMessage
 from agentsm_fn.llm.json import JsonValue
 from agentsm_fn.server import create_app
+from agentsm_fn.shell.react_agent import AgentBuilder
+from agentsm_fn.shell.scripted_llm import ScriptedLlm
 from tests.inspector.threads import SAID, desk, support_thread
 
 
@@ -94,6 +97,17 @@ def test_a_fork_shares_its_earlier_turns_runs_and_each_run_names_its_threads(sto
         runs[1]: [{"thread_id": "chat-1", "turn": 1}],
         forked.run_id: [{"thread_id": "chat-2", "turn": 1}],
     }
+
+
+def test_a_failed_turn_says_why_and_its_run_names_its_thread(store: SqliteStore) -> None:
+    built = AgentBuilder.new("").llm(ScriptedLlm([])).build().unwrap()  # no reply: the turn's LLM call fails
+    machine, memory, shell = built.machine, built.memory, built.shell
+    agent = Durable(name="app:MUTE", machine=machine, shell=shell, template=memory, failure=agent_failure)
+    agent.chat(store, "mute", "Hello?")
+    (turn,) = rows(thread_view(store, agent, "mute").unwrap()["turns"])
+    assert turn["status"] == "failed" and "no more programmed responses" in str(turn["failure"])
+    record = store.get(str(turn["run_id"])).unwrap()
+    assert run_view(store, agent, record)["threads"] == [{"thread_id": "mute", "turn": 0}]
 
 
 @st.composite

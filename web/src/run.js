@@ -70,11 +70,15 @@ function header(view) {
       h("a", {href: `#/runs/${enc(f.run_id)}`}, f.run_id), ` (step ${f.step}, ${f.status}, `,
       h("a", {href: `#/compare/${enc(run.run_id)}/${enc(f.run_id)}`}, "compare"), ")"]))
     : null;
+  const turns = (view.threads ?? []).length
+    ? h("p", {class: "turn-of"}, view.threads.map((t, i) => [i ? "; " : "", `Turn ${t.turn} of thread `,
+      h("a", {href: `#/threads/${enc(t.thread_id)}?turn=${t.turn}`}, t.thread_id)]))
+    : null;
   return h("header", {class: "run-head"},
     h("h1", {tabindex: "-1"}, "Run ", h("code", {}, run.run_id), " ", badge(run.status)),
     h("p", {}, "Machine ", h("a", {href: `#/machines/${enc(run.machine)}`}, run.machine),
       ` · state ${run.state || "?"} · ${count(run.steps, "step")} · ${effectsOf(run)}`),
-    parent, forks);
+    turns, parent, forks);
 }
 
 function problems(view) {
