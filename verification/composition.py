@@ -10,8 +10,8 @@ agent A that hands the conversation over into agent B's initial state. Nodes are
 reaches a terminal state that hands nothing over; a child's terminals are not exits.
 
 :func:`check_composition` reports each region of that graph a run can enter and never leave (a
-livelock: a bottom cycle without exits) that spans more than one machine; one machine's own
-livelock is its SM005. A recursive child (SM018) is not copied again: its delegating state keeps
+livelock: a bottom cycle without exits) that goes through a delegation or a handoff; one
+machine's own livelock is its SM005. A recursive child (SM018) is not copied again: its delegating state keeps
 its rows, as if the child could end any way.
 """
 
@@ -55,11 +55,15 @@ class HandoffEdge:
 
 @attrs.frozen(kw_only=True)
 class Composed:
-    """A team's composed graph, the machine copy (``instance``) and the agent (``agent``) of each node."""
+    """A team's composed graph, the machine copy (``instance``) of each node, and its links.
+
+    ``links`` are the edges that join machines, ``(source, event, target)``, and their kind:
+    ``"child"`` (into a child, or back from its terminal) or ``"handoff"``.
+    """
 
     model: MachineGraph
     instance: Mapping[str, str]
-    agent: Mapping[str, str]
+    links: Mapping[tuple[str, str, str], str]
 
 
 class _Builder:
@@ -68,7 +72,7 @@ class _Builder:
         self.states: list[StateInfo] = []
         self.rows: list[Row] = []
         self.instance: dict[str, str] = {}
-        self.agent: dict[str, str] = {}
+        self.links: dict[tuple[str, str, str], str] = {}
         self.analyses: dict[int, Analysis] = {}
 
     def analysis(self, model: MachineGraph) -> Analysis:
@@ -76,13 +80,14 @@ class _Builder:
             self.analyses[id(model)] = analyse(model)
         return self.analyses[id(model)]
 
-    def row(self, source: str, event: str, target: str) -> None:
+    def row(self, source: str, event: str, target: str, link: str = "") -> None:
         self.rows.append(Row(source=source, event=event, target=target))
+        if link:
+            self.links[(source, event, target)] = link
 
-    def add(self, name: str, model: MachineGraph, stack: tuple[int, ...], agent: str) -> None:
+    def add(self, name: str, model: MachineGraph, stack: tuple[int, ...], root: bool) -> None:
         """Copy ``model`` as ``name``, and its children below it (not those on ``stack``: recursion)."""
         a = self.analysis(model)
-        root = name == agent
         at = {h.at for h in self.handoffs if h.source == name and not h.optional} if root else set()
         infos = model.by_name
         for node in model.nodes:
@@ -91,7 +96,6 @@ class _Builder:
             copied = attrs.evolve(info, name=f"{name}:{node}", terminal=exit_, has_handler=False, child=None)
             self.states.append(copied)
             self.instance[copied.name] = name
-            self.agent[copied.name] = agent
         for node in model.nodes:
             known = infos.get(node)
             child = None if known is None or known.terminal else known.child
@@ -100,14 +104,16 @@ class _Builder:
                 child_model = graph_of(child.machine)
                 if id(child.machine) not in stack:
                     copy = f"{name}:{node} > {child.program}"
-                    self.add(copy, child_model, (*stack, id(child.machine)), agent)
-                    self.row(f"{name}:{node}", f"start {child.program}", f"{copy}:{child_model.initial}")
+                    self.add(copy, child_model, (*stack, id(child.machine)), root=False)
+                    start = f"{copy}:{child_model.initial}"
+                    self.row(f"{name}:{node}", f"start {child.program}", start, "child")
                     targets = dict(a.flow.get(node, ()))
                     direct = {r.event for r in child.routes if not r.terminals}
                     for route in child.routes:
                         if route.terminals and route.event in targets:
                             for terminal in route.terminals:
-                                self.row(f"{copy}:{terminal}", route.event, f"{name}:{targets[route.event]}")
+                                back = f"{name}:{targets[route.event]}"
+                                self.row(f"{copy}:{terminal}", route.event, back, "child")
                             if route.event not in direct:
                                 skip.add(route.event)
             for event, target in a.flow.get(node, ()):
@@ -129,11 +135,12 @@ def compose(label: str, agents: Mapping[str, MachineGraph], handoffs: Sequence[H
     """
     build = _Builder(handoffs)
     for name, model in agents.items():
-        build.add(name, model, (id(model),), name)
+        build.add(name, model, (id(model),), root=True)
     for h in handoffs:
         target = agents.get(h.target)
         if target is not None:
-            build.row(f"{h.source}:{h.at}", f"handoff to {h.target}", f"{h.target}:{target.initial}")
+            handed = f"{h.target}:{target.initial}"
+            build.row(f"{h.source}:{h.at}", f"handoff to {h.target}", handed, "handoff")
     first = next(iter(agents))
     states = tuple(build.states)
     return Composed(
@@ -149,15 +156,17 @@ def compose(label: str, agents: Mapping[str, MachineGraph], handoffs: Sequence[H
             applicable=frozenset({"SM017"}),
         ),
         instance=build.instance,
-        agent=build.agent,
+        links=build.links,
     )
 
 
-def check_composition(composed: Composed, *, across_agents: bool = False) -> list[PropertyViolation]:
-    """SM017: each livelock of the composed graph that spans machines, with its machines and states.
+def check_composition(
+    composed: Composed, through: frozenset[str] = frozenset({"child", "handoff"})
+) -> list[PropertyViolation]:
+    """SM017: each livelock of the composed graph that goes through a link, with its machines and states.
 
-    ``across_agents``: only those that span agents (a team's report; each agent's own report has
-    the livelocks of it with its children).
+    ``through``: the kinds of link a reported cycle goes through (a team's report: ``handoff`` only;
+    each agent's own report has the cycles through its children).
 
     Example:
         >>> from verification._examples import DELEGATING
@@ -169,11 +178,13 @@ def check_composition(composed: Composed, *, across_agents: bool = False) -> lis
     for v in check_completion(a):
         if v.witness is None or not v.witness.loop:
             continue  # a dead end: an unmapped child terminal (SM016) or a machine's own SM004/SM005
-        members = a.sorted_states(frozenset(reach(a.flow, [v.witness.loop[0].source])))
+        inside = frozenset(reach(a.flow, [v.witness.loop[0].source]))  # the bottom component
+        links = composed.links
+        kinds = {links[(s, e, t)] for s in inside for e, t in a.flow.get(s, ()) if (s, e, t) in links}
+        if not kinds & through:
+            continue  # one machine's own livelock (its SM005), or one agent's with its children
+        members = a.sorted_states(inside)
         machines = tuple(dict.fromkeys(composed.instance.get(m, m) for m in members))
-        agents = {composed.agent.get(m, m) for m in members}
-        if len(machines) < 2 or (across_agents and len(agents) < 2):
-            continue  # one machine's own livelock (its SM005), or one agent's (its own report's)
         found.append(
             attrs.evolve(
                 v,

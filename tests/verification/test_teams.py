@@ -179,3 +179,51 @@ def test_a_fan_out_whose_some_failed_event_has_no_row_is_sm016() -> None:
     (found,) = [v for v in verify(machine).violations if v.code == "SM016"]
     assert found.message.startswith(f"fan: ASKING fans out to {t.PROGRAM}, whose outcome 'some child failed")
     assert found.events == ("NO",)
+
+
+def test_an_agent_that_hands_off_to_itself_and_cannot_finish_is_sm017() -> None:
+    from agentsm_fn.teams.team import Handoff, Team
+
+    alone = Team(
+        agents={"a": t.TRIAGE},
+        handoffs=(Handoff(source="a", target="a", machine=t.TRIAGE, at=t.A.HANDED_OFF),),
+    )
+    *_, team = verify_team(alone)
+    assert [v.code for v in team.violations] == ["SM017"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    answers=st.lists(st.booleans(), min_size=1, max_size=4),
+    pairs=st.sets(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=8),
+)
+def test_sm017_holds_exactly_when_every_agent_the_conversation_can_reach_can_still_reach_an_end(
+    answers: list[bool], pairs: set[tuple[int, int]]
+) -> None:
+    from agentsm_fn.teams.team import Handoff, Team
+
+    n = len(answers)
+    machines = [t.REFUNDS_ANSWERS if can else t.TRIAGE for can in answers]
+    edges = {(i, j) for i, j in pairs if i < n and j < n}
+    handoffs = tuple(
+        Handoff(source=f"a{i}", target=f"a{j}", machine=machines[j], at=t.A.HANDED_OFF)
+        for i, j in sorted(edges)
+    )
+    team = Team(agents={f"a{i}": m for i, m in enumerate(machines)}, handoffs=handoffs)
+    *_, whole = verify_team(team)
+
+    def after(i: int) -> set[int]:
+        return {j for k, j in edges if k == i}
+
+    def reached(start: int) -> set[int]:
+        seen, todo = {start}, [start]
+        while todo:
+            for j in after(todo.pop()) - seen:
+                seen.add(j)
+                todo.append(j)
+        return seen
+
+    ends = {i for i in range(n) if answers[i] or not after(i)}  # it answers, or its hand-off state ends
+    trapped = any(not (reached(r) & ends) for r in reached(0))
+    assert (whole.violations != ()) == trapped
+    assert all(v.code == "SM017" for v in whole.violations)
