@@ -26,6 +26,7 @@ from agentsm_fn.durable.errors import (
     Stopped,
     StoreFailure,
 )
+from agentsm_fn.durable.operations.cancel import cancel, children_of
 from agentsm_fn.durable.running._tracing import TraceCarrier
 from agentsm_fn.durable.running.chat import Turn
 from agentsm_fn.durable.running.digest import content_digest
@@ -37,6 +38,7 @@ from agentsm_fn.durable.running.streaming import stored_events
 from agentsm_fn.durable.running.templates import TemplateMismatch
 from agentsm_fn.durable.stores import is_postgres, open_store
 from agentsm_fn.durable.stores.codec import from_bytes, to_bytes
+from agentsm_fn.durable.stores.protocol.children import ChildRecord, ChildStore, NewChild
 from agentsm_fn.durable.stores.protocol.store import (
     Checkpoint,
     JournalRow,
@@ -75,6 +77,8 @@ __all__ = [
     "ChildMachineChanged",
     "ChildOutcomeCorrupt",
     "ChildProgramUnknown",
+    "ChildRecord",
+    "ChildStore",
     "CodecFailure",
     "CodecFailureKind",
     "Diverged",
@@ -83,6 +87,7 @@ __all__ = [
     "DurableError",
     "JournalRow",
     "MachineChanged",
+    "NewChild",
     "NewRun",
     "NewThread",
     "NewTurn",
@@ -115,7 +120,9 @@ __all__ = [
     "Turn",
     "TurnRecord",
     "TurnStatus",
+    "cancel",
     "child_run_id",
+    "children_of",
     "content_digest",
     "from_bytes",
     "in_process_children",

@@ -158,7 +158,11 @@ class Follower(Poller):
         async with self._changed:  # positions are stable: a prefix is kept, and covers derived.first
             self.history.extend(derived.history[len(self.history) - derived.first :])
             self.standing = derived.standing
-            self.over = marker[0] in (RunStatus.FINISHED.value, RunStatus.FAILED.value)
+            self.over = marker[0] in (
+                RunStatus.FINISHED.value,
+                RunStatus.FAILED.value,
+                RunStatus.CANCELLED.value,
+            )
             self._changed.notify_all()
 
     async def events(self, after: int) -> AsyncIterator[RunEvent]:

@@ -43,6 +43,7 @@ def _stored_bytes(db: str) -> bytes:
         "experiment_runs",
         "threads",
         "thread_turns",
+        "children",
     )
     rows = [row for table in tables for row in execute(db, f"SELECT * FROM {table}")]
     return b"".join(v if isinstance(v, bytes) else str(v).encode() for row in rows for v in row)

@@ -83,6 +83,7 @@ def test_the_store_keeps_to_its_own_schema_in_a_shared_database(postgres_url: st
     tables = execute(postgres_url, "SELECT tablename FROM pg_tables WHERE schemaname = 'runs' ORDER BY 1")
     assert [t for (t,) in tables] == [
         "checkpoints",
+        "children",
         "experiment_runs",
         "experiments",
         "journal",

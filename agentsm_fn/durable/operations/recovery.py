@@ -5,9 +5,11 @@ here: RUNNING runs whose process died (same host) or whose lease expired, and RE
 (answered, or let go). Each is resumed effect by effect: an outcome already committed is
 never performed again; an effect that was in flight is performed again only if it is
 retry-safe, otherwise its outcome is unknown and the machine decides. WAITING runs wait
-for an answer (``approvals``); FAILED runs wait for their cause to be fixed
-(``Durable.resume``). A run of a machine whose fingerprint changed is not resumed: its
-result is :class:`~agentsm_fn.durable.errors.MachineChanged` (check it first).
+for an answer (``approvals``), but a parent waiting on its children is settled first (children
+a crash left unqueued are queued; a parent whose children all ended is answered, and goes on,
+in a next pass); FAILED runs wait for their cause to be fixed (``Durable.resume``). A run of
+a machine whose fingerprint changed is not resumed: its result is
+:class:`~agentsm_fn.durable.errors.MachineChanged` (check it first).
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ import attrs
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import DurableError, StoreFailure
+from agentsm_fn.durable.running.children import settle_waiting
 from agentsm_fn.durable.running.program import StoredRun
 from agentsm_fn.durable.stores.protocol.owners import owner_holds
-from agentsm_fn.durable.stores.protocol.store import RunStatus, RunStore
+from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStatus, RunStore
 from agentsm_fn.shell.clock import Clock, system_clock
 
 __all__ = ["Recoverable", "Recovered", "recover"]
@@ -77,12 +80,29 @@ def recover(
         >>> store.close()
     """
     by_name = {durable.name: durable for durable in durables}
-    records = store.runs(unfinished_only=True)
-    if isinstance(records, Failure):
-        return records
-    now = clock()
     done: list[Recovered] = []
-    for record in reversed(records.unwrap()):  # oldest first
+    while True:  # a pass may answer parents (their children ended): they go on in the next pass
+        records = store.runs(unfinished_only=True)
+        if isinstance(records, Failure):
+            return records
+        settled = settle_waiting(store, records.unwrap())
+        taken = _pass(store, by_name, records.unwrap(), clock(), {r.run_id for r in done})
+        done.extend(taken)
+        if not taken and not settled:
+            return Success(tuple(done))
+
+
+def _pass(
+    store: RunStore,
+    by_name: dict[str, Recoverable],
+    records: tuple[RunRecord, ...],
+    now: float,
+    seen: set[str],
+) -> list[Recovered]:
+    done: list[Recovered] = []
+    for record in reversed(records):  # oldest first
+        if record.run_id in seen:
+            continue
         durable = by_name.get(record.machine)
         if durable is None or record.status not in (RunStatus.RUNNING, RunStatus.READY):
             continue
@@ -93,4 +113,4 @@ def recover(
         # because attrs classes cannot declare them covariant).
         result = cast(Result[AnyStoredRun, DurableError], durable.resume(store, record.run_id))
         done.append(Recovered(run_id=record.run_id, machine=record.machine, result=result))
-    return Success(tuple(done))
+    return done

@@ -45,8 +45,9 @@ def load_for_resume(
     if isinstance(found, Failure):
         return found
     record = found.unwrap()
-    if record.status is RunStatus.FINISHED:
-        return Failure(NotResumable(run_id=run_id, status=record.status.value, why="it is finished"))
+    if record.status is RunStatus.FINISHED or record.status is RunStatus.CANCELLED:
+        why = "it is finished" if record.status is RunStatus.FINISHED else "it was cancelled"
+        return Failure(NotResumable(run_id=run_id, status=record.status.value, why=why))
     changed = record.fingerprint != current
     if changed and not allow_changed:
         return Failure(

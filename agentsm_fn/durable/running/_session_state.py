@@ -83,6 +83,8 @@ class SessionState:
         self.checkpoint_bytes = checkpoint_bytes
         self.create = create
         """The run itself, until its first write stores it (in the same transaction)."""
+        self.resumed = False
+        """Whether the run was stored before this process took it (only such a run can be a child run)."""
         self.first_perform: Callable[[], None] | None = None
         """Called once, as the first effect this process performs for the run starts (its trace context)."""
         self.last: tuple[int, object] | None = None

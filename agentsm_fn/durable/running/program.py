@@ -41,6 +41,7 @@ from agentsm_fn.durable.stores.protocol.owners import this_owner
 from agentsm_fn.durable.stores.protocol.queue import RunQueue
 from agentsm_fn.durable.stores.protocol.store import Checkpoint, NewRun, RunRecord, RunStatus, RunStore
 from agentsm_fn.llm.turns import TurnStart, template_turns
+from agentsm_fn.shell.performers import Performers
 from agentsm_fn.shell.run import RunResult, Shell, arun, run
 
 __all__ = ["DurableProgram", "StoredRun"]
@@ -206,7 +207,7 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
         if isinstance(made, Failure):
             return made
         session, shell = made.unwrap()
-        return self._loop(session, shell, memory)
+        return self._inline(store, self._loop(session, shell, memory))
 
     def enqueue(
         self, store: RunQueue, memory: MemoryT, run_id: str | None = None
@@ -300,6 +301,7 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
             checkpoint_after=self.checkpoint_after,
             checkpoint_bytes=found.checkpoint_bytes,
         )
+        session.resumed = True
         carry(session, shell)
         return Success((session, shell, found))
 
@@ -316,7 +318,32 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
             return ready
         session, shell, loaded = ready.unwrap()
         with continued(store, run_id, shell):  # linked to the trace that started the run
-            return self._loop(session, shell, loaded.start)
+            return self._inline(store, self._loop(session, shell, loaded.start))
+
+    @staticmethod
+    def _with_children(store: RunStore, performers: Performers) -> Performers:
+        """``performers`` and, in a store that keeps child runs, those of child-run effects (unless given)."""
+        from agentsm_fn.durable.running.children import with_children  # noqa: PLC0415  # builds on this module
+
+        return with_children(store, performers)
+
+    def _inline(
+        self, store: RunStore, result: Result[StoredRun[StateT, MemoryT], DurableError]
+    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+        """A parent that stopped to wait for its children: run them here, then go on (no workers needed)."""
+        if isinstance(result, Failure) or result.unwrap().snapshot.pending is None:
+            return result
+        from agentsm_fn.durable.running.children_inline import run_inline  # noqa: PLC0415  # builds on this
+
+        return run_inline(self, store, result)
+
+    def _told(
+        self, store: RunStore, run_id: str, snapshot: Snapshot[StateT, MemoryT], reason: str | None
+    ) -> None:
+        """Tell the parent of run ``run_id``, if it is a child, how it ended (its group goes on)."""
+        from agentsm_fn.durable.running.children_inline import after_stop  # noqa: PLC0415  # builds on this
+
+        after_stop(self, store, run_id, snapshot, reason)
 
     async def aresume(
         self, store: RunStore, run_id: str, allow_changed: bool = False
@@ -332,7 +359,8 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
     def _loop(
         self, session: Session, shell: Shell, start: MemoryT | Snapshot[StateT, MemoryT]
     ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
-        journaled = attrs.evolve(shell, performers=session.performers(shell.performers), clock=session.clock)
+        performers = session.performers(self._with_children(session.store, shell.performers))
+        journaled = attrs.evolve(shell, performers=performers, clock=session.clock)
         while True:
             settled = self._settle(session, shell, run(self.machine, start, journaled))
             if not isinstance(settled, Snapshot):
@@ -342,7 +370,8 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
     async def _aloop(
         self, session: Session, shell: Shell, start: MemoryT | Snapshot[StateT, MemoryT]
     ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
-        journaled = attrs.evolve(shell, performers=session.performers(shell.performers), clock=session.clock)
+        performers = session.performers(self._with_children(session.store, shell.performers))
+        journaled = attrs.evolve(shell, performers=performers, clock=session.clock)
         while True:
             result = await arun(self.machine, start, journaled)
             # Settling writes to the store (stop, checkpoint): in a thread, so the loop's other runs go on.
@@ -382,6 +411,8 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
         ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
             """Store the run as failed; the failure is the store's, if that write failed."""
             stopped = stop(attrs.evolve(record, reason=failed.reason.describe()))
+            if isinstance(stopped, Success) and session.resumed:  # a child is always stored, then resumed
+                self._told(store, run_id, snapshot, failed.reason.describe())
             return Failure(
                 stopped.failure() if isinstance(stopped, Failure) else Stopped(run_id=run_id, failed=failed)
             )
@@ -411,6 +442,8 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
             why = None if self.failure is None else self.failure(snapshot)
             ended = RunStatus.FINISHED if why is None else RunStatus.FAILED
             done = stop(attrs.evolve(record, status=ended, reason=why or ""))
+            if isinstance(done, Success) and session.resumed:  # a child is always stored, then resumed
+                self._told(store, run_id, snapshot, why)
             return done.map(lambda _: StoredRun(run_id=run_id, snapshot=snapshot))
         pause, session.pause = session.pause, None
         if held is not None:  # a checkpoint pause: the outcome goes in before the checkpoint that needs it
@@ -423,6 +456,8 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
         if pause is Pause.CHECKPOINT:
             return snapshot
         done = stop(attrs.evolve(record, status=RunStatus.WAITING), ())
+        if isinstance(done, Success):
+            self._told(store, run_id, snapshot, None)  # a parent: its children may have ended before the wait
         return done.map(lambda _: StoredRun(run_id=run_id, snapshot=snapshot))
 
     def _checkpoint(

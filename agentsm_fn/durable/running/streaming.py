@@ -198,7 +198,7 @@ def _stored_run(
             Failed(run_id=run_id, position=0, state="", steps=0, reason=reason, detail=detail, result=error)
         )
     record, history = found.unwrap()
-    goes_on = record.status not in (RunStatus.FINISHED, RunStatus.WAITING)
+    goes_on = record.status not in (RunStatus.FINISHED, RunStatus.WAITING, RunStatus.CANCELLED)
     positions = [history_position(event) for event in history]
     shown = [
         event

@@ -1,5 +1,6 @@
 """The PostgreSQL store's tables (:mod:`agentsm_fn.durable.stores.postgres`): the SQLite store's, typed."""
 
+from agentsm_fn.durable.stores.sql.children import child_schema
 from agentsm_fn.durable.stores.sql.experiments import EXPERIMENT_TABLES
 from agentsm_fn.durable.stores.sql.threads import thread_schema
 
@@ -91,12 +92,14 @@ SCHEMA = (
     END $$""",
     *(table.format(real="double precision") for table in EXPERIMENT_TABLES),
     *thread_schema(text="text", real="double precision", integer="integer", blob="bytea"),
+    *child_schema(text="text", integer="integer", blob="bytea"),
 )
 """The statements that create the tables (idempotent), in the database's current schema.
 
 The constraint names PostgreSQL gives (``runs_pkey``, ``journal_pkey``) tell a duplicate run
 from a duplicate journal entry. Every open creates what is missing (the indexes
-``runs_by_updated`` and ``runs_by_parent`` and the thread tables came after schema 1), so an
+``runs_by_updated`` and ``runs_by_parent``, the thread tables and the children table came after
+schema 1), so an
 older store gains it.
 
 How many runs there are is the sum of ``meta``'s ``run_count`` rows, kept by triggers in the

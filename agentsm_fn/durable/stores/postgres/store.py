@@ -31,13 +31,16 @@ from agentsm_fn.durable.stores.postgres._queue import QUEUE_SCHEMA, PostgresQueu
 from agentsm_fn.durable.stores.postgres._runs import PostgresRuns
 from agentsm_fn.durable.stores.postgres._schema import SCHEMA, SCHEMA_LOCK, SCHEMA_VERSION
 from agentsm_fn.durable.stores.postgres._where import Where, where
+from agentsm_fn.durable.stores.sql.children import StoreChildren
 from agentsm_fn.durable.stores.sql.experiments import StoreExperiments
 from agentsm_fn.durable.stores.sql.threads import StoreThreads
 
 __all__ = ["PostgresStore"]
 
 
-class PostgresStore(PostgresRuns, PostgresJournal, PostgresQueue, StoreExperiments, StoreThreads):
+class PostgresStore(
+    PostgresRuns, PostgresJournal, PostgresQueue, StoreExperiments, StoreThreads, StoreChildren
+):
     """A :class:`~agentsm_fn.durable.stores.protocol.store.RunStore` in a PostgreSQL database.
 
     Open it with a connection string (``postgresql://user:password@host:5432/database`` or

@@ -39,10 +39,13 @@ class RunStatus(enum.Enum):
     FAILED = "failed"
     """The machine failed (``reason`` says how); resumable once the cause is fixed."""
 
+    CANCELLED = "cancelled"
+    """Cancelled (``agentsm_fn.durable.cancel``): never resumed; a child's parent got ``ChildCancelled``."""
+
     @property
     def unfinished(self) -> bool:
-        """True for every status but FINISHED."""
-        return self is not RunStatus.FINISHED
+        """True for every status but FINISHED and CANCELLED."""
+        return self not in (RunStatus.FINISHED, RunStatus.CANCELLED)
 
 
 @attrs.frozen(kw_only=True)

@@ -83,7 +83,7 @@ class StoreReads:
 
     def runs(self, unfinished_only: bool = False) -> Result[tuple[RunRecord, ...], StoreFailure]:
         """Every run (or every unfinished one), newest first."""
-        where = "WHERE status != 'finished'" if unfinished_only else ""
+        where = "WHERE status NOT IN ('finished', 'cancelled')" if unfinished_only else ""
         sql = f"SELECT {RUN_COLUMNS} FROM runs {where} ORDER BY created DESC, id"
         return self._query("list runs", sql, (), lambda rows: tuple(map(record_from, rows)))
 
@@ -193,7 +193,8 @@ class StoreReads:
         sql = (
             "SELECT j.run_id, j.seq, j.digest, j.ticks, j.outcome, j.at, j.waiting, j.summary, j.effect "
             "FROM journal j JOIN runs r ON r.id = j.run_id "
-            "WHERE j.waiting AND j.outcome IS NULL AND r.status != 'finished' ORDER BY r.created, j.run_id"
+            "WHERE j.waiting AND j.outcome IS NULL AND r.status NOT IN ('finished', 'cancelled') "
+            "ORDER BY r.created, j.run_id"
         )
         return self._query(
             "list waiting", sql, (), lambda rows: tuple((str(r[0]), row_from(r[1:], str(r[0]))) for r in rows)

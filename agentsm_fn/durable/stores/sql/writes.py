@@ -108,8 +108,9 @@ class StoreWrites(StoreReads):
 
         def work(execute: Execute) -> tuple[AnswerRefusal, str] | None:
             updated = execute(
-                "UPDATE journal SET outcome = ?, at = ? WHERE run_id = ? AND seq = ? AND waiting AND "
-                "outcome IS NULL AND NOT EXISTS (SELECT 1 FROM runs WHERE id = ? AND status = 'finished')",
+                "UPDATE journal SET outcome = ?, at = ? WHERE run_id = ? AND seq = ? AND waiting "
+                "AND outcome IS NULL AND NOT EXISTS (SELECT 1 FROM runs WHERE id = ? "
+                "AND status IN ('finished', 'cancelled'))",
                 (outcome, at, run_id, entry, run_id),
             ).rowcount
             if updated:

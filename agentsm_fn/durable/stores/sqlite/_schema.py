@@ -1,5 +1,6 @@
 """The SQLite store's tables (see :mod:`agentsm_fn.durable.stores.sqlite`)."""
 
+from agentsm_fn.durable.stores.sql.children import child_schema
 from agentsm_fn.durable.stores.sql.experiments import EXPERIMENT_TABLES
 from agentsm_fn.durable.stores.sql.threads import thread_schema
 
@@ -68,13 +69,15 @@ SCHEMA = (
     END""",
     *(table.format(real="REAL") for table in EXPERIMENT_TABLES),
     *thread_schema(text="TEXT", real="REAL", integer="INTEGER", blob="BLOB"),
+    *child_schema(text="TEXT", integer="INTEGER", blob="BLOB"),
 )
 """The statements that create the tables (idempotent).
 
 ``trace_contexts`` came after schema 1 was released: a table of its own (a run's W3C trace
 context, JSON), created when a store is opened, so an older store gains it and stays
 readable, and an older version of this library opening a newer store ignores it. So do the
-thread tables (:mod:`agentsm_fn.durable.stores.sql.threads`) and the
+thread tables (:mod:`agentsm_fn.durable.stores.sql.threads`), the children table
+(:mod:`agentsm_fn.durable.stores.sql.children`) and the
 indexes ``runs_by_updated`` (a watch's look at what changed) and ``runs_by_parent`` (a run's
 forks): every open creates what is missing, so an older store gains them.
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import StoreFailure
+from agentsm_fn.durable.stores.sql.children import StoreChildren
 from agentsm_fn.durable.stores.sql.experiments import StoreExperiments
 from agentsm_fn.durable.stores.sql.threads import StoreThreads
 from agentsm_fn.durable.stores.sqlite._journal import SqliteJournal
@@ -50,7 +51,7 @@ class Durability(enum.Enum):
     """Survives a power cut too; every commit waits for the disk."""
 
 
-class SqliteStore(SqliteRuns, SqliteJournal, SqliteQueue, StoreExperiments, StoreThreads):
+class SqliteStore(SqliteRuns, SqliteJournal, SqliteQueue, StoreExperiments, StoreThreads, StoreChildren):
     """A :class:`~agentsm_fn.durable.stores.protocol.store.RunStore` in one SQLite file.
 
     Example:
