@@ -161,3 +161,5 @@ FANNER_MACHINE = define_machine(
 FANNER = Durable(name="tests.teams.programs:FANNER", machine=FANNER_MACHINE)
 STRICT_MACHINE = FANNER_MACHINE.extend(handlers={P.ASK: _fan(GatherPolicy.CANCEL_REST, 1)})
 STRICT = Durable(name="tests.teams.programs:STRICT", machine=STRICT_MACHINE)
+WIDE_MACHINE = FANNER_MACHINE.extend(handlers={P.ASK: _fan(GatherPolicy.GO_ON, 10)})
+WIDE = Durable(name="tests.teams.programs:WIDE", machine=WIDE_MACHINE)

@@ -14,6 +14,7 @@ import attrs
 import pytest
 from returns.result import Failure
 
+from agentsm_fn.commands.runs.commands import main
 from agentsm_fn.durable import (
     ChildRecord,
     Durable,
@@ -205,3 +206,16 @@ def test_an_older_store_gains_the_children_table(tmp_path: Path) -> None:
         assert children_of(reopened, "any").unwrap() == ()
     finally:
         reopened.close()
+
+
+def test_agentsm_runs_cancel_cancels_a_run_and_its_children(
+    store: RunStore, store_db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asyncio.run(DELEGATOR.astart(store, Boss(n=2), run_id="boss"))
+    assert main(["--db", store_db, "cancel", "boss"]) == 0
+    assert capsys.readouterr().out.split("\n")[:2] == [
+        "cancelled boss",
+        f"cancelled {child_run_id('boss', 0)}",
+    ]
+    assert main(["--db", store_db, "cancel", "boss"]) == 0 and "had ended" in capsys.readouterr().out
+    assert main(["--db", store_db, "cancel", "nobody"]) == 3

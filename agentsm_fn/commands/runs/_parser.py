@@ -51,8 +51,8 @@ def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agentsm-runs",
         description="Stored durable runs: init, list, show, export, record, rerecord, replay, resume, "
-        "answer, fork, check, recover, worker, serve; and threads (thread list, show, messages, send, fork, "
-        "delete).",
+        "answer, cancel, fork, check, recover, worker, serve; and threads (thread list, show, messages, "
+        "send, fork, delete).",
         epilog="Exit codes: 0 done; 1 check found a diverging run; 2 usage; 3 no such run or machine; "
         "4 refused; 5 store or stored data failed (check: a stored run could not be read); "
         "6 the run failed or diverged.",
@@ -114,6 +114,8 @@ def parser() -> argparse.ArgumentParser:
         if name == "reject":
             command.add_argument("--reason", default="rejected", help="why (the machine sees it)")
     sub.add_parser("pending", help="the effects stored runs wait on")
+    cancelling = sub.add_parser("cancel", help="cancel a run (never resumed) and its unfinished child runs")
+    cancelling.add_argument("run", help=_RUN_HELP)
     forking = sub.add_parser("fork", help="start a new run from a run's step (memory changed with --set)")
     forking.add_argument("run", help=_RUN_HELP)
     forking.add_argument(

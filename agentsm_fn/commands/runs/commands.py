@@ -56,6 +56,7 @@ from agentsm_fn.commands.runs._worker import run_worker
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.durable import Durable, DurableError, RunRecord, RunStore, StoredRun, open_store
 from agentsm_fn.durable.operations.answers import answer, answer_for, pending
+from agentsm_fn.durable.operations.cancel import cancel
 from agentsm_fn.durable.operations.check import check_runs
 from agentsm_fn.durable.operations.forks import fork
 from agentsm_fn.durable.operations.recovery import recover
@@ -148,6 +149,12 @@ def _dispatch(store: RunStore, args: argparse.Namespace) -> int:
             return _fail(waiting.failure())
         for item in waiting.unwrap():
             print(f"{item.run_id} {item.seq} {item.summary}")
+        return int(Exit.OK)
+    if command == "cancel":
+        cancelled = cancel(store, args.run)
+        if isinstance(cancelled, Failure):
+            return _fail(cancelled.failure())
+        print("\n".join(f"cancelled {run_id}" for run_id in cancelled.unwrap()) or f"{args.run} had ended")
         return int(Exit.OK)
     if command == "check":
         return _check(store, args.machine, args.name)

@@ -25,7 +25,8 @@ from returns.result import Failure
 
 from agentsm_fn.core import SUSPEND
 from agentsm_fn.durable.child_errors import ChildOutcomeCorrupt
-from agentsm_fn.durable.running.child_programs import AnyProgram, failed_outcome, load_program
+from agentsm_fn.durable.running.child_programs import AnyProgram, ended_outcome, failed_outcome, load_program
+from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.durable.running.run_ids import child_run_id
 from agentsm_fn.durable.stores.codec import from_bytes, to_bytes
 from agentsm_fn.durable.stores.protocol.children import ChildRecord, ChildStore, NewChild
@@ -154,7 +155,7 @@ def _advance(store: ChildStore, group: tuple[ChildRecord, ...]) -> ChildOutcome 
 
     The parent's outcome once every child ended, else None.
     """
-    outcomes = [decoded(record) for record in group]
+    outcomes = [decoded(record) or _recorded(store, record) for record in group]
     if any(record.cancel_rest for record in group) and any(
         o is not None and not isinstance(o, ChildFinished) for o in outcomes
     ):
@@ -172,6 +173,33 @@ def _advance(store: ChildStore, group: tuple[ChildRecord, ...]) -> ChildOutcome 
         return None
     ended = tuple(o for o in outcomes if o is not None)
     return ended[0] if group and group[0].index < 0 else Gathered(outcomes=ended)
+
+
+_ENDED = (RunStatus.FINISHED, RunStatus.FAILED, RunStatus.CANCELLED)
+
+
+def _recorded(store: ChildStore, record: ChildRecord) -> ChildOutcome | None:
+    """The outcome of a child whose run ended but whose end was not recorded (its process died between)."""
+    if record.status not in _ENDED:
+        return None
+    if record.status is RunStatus.CANCELLED:
+        outcome: ChildOutcome = ChildCancelled(run_id=record.run_id, program=record.program)
+    elif record.status is RunStatus.FAILED:
+        reason = store.get(record.run_id).map(lambda r: r.reason).value_or("it failed")
+        outcome = failed_outcome(record.program, record.run_id, reason)
+    else:
+        loaded = load_program(record.program, {})
+        if isinstance(loaded, Failure):
+            outcome = failed_outcome(record.program, record.run_id, loaded.failure().describe())
+        else:
+            program = loaded.unwrap()
+            snapshot = replay_stored(store, program.machine, record.run_id)
+            if isinstance(snapshot, Failure):
+                outcome = failed_outcome(record.program, record.run_id, snapshot.failure().describe())
+            else:
+                outcome = ended_outcome(program, record.run_id, snapshot.unwrap())
+    store.end_child(record.run_id, _encoded(outcome))
+    return outcome
 
 
 def _start(store: ChildStore, record: ChildRecord, programs: dict[str, AnyProgram]) -> None:
