@@ -26,7 +26,7 @@ from agentsm_fn.durable.errors import (
     Stopped,
     StoreFailure,
 )
-from agentsm_fn.durable.operations.cancel import cancel, children_of
+from agentsm_fn.durable.operations.cancel import cancel, stored_children
 from agentsm_fn.durable.running._tracing import TraceCarrier
 from agentsm_fn.durable.running.chat import Turn
 from agentsm_fn.durable.running.digest import content_digest
@@ -122,7 +122,6 @@ __all__ = [
     "TurnStatus",
     "cancel",
     "child_run_id",
-    "children_of",
     "content_digest",
     "from_bytes",
     "in_process_children",
@@ -130,6 +129,7 @@ __all__ = [
     "machine_fingerprint",
     "machine_fingerprint_text",
     "open_store",
+    "stored_children",
     "stored_events",
     "to_bytes",
 ]

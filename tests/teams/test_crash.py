@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from agentsm_fn.durable import RunStatus, RunStore, child_run_id, children_of, from_bytes
+from agentsm_fn.durable import RunStatus, RunStore, child_run_id, from_bytes, stored_children
 from agentsm_fn.durable.operations.recovery import recover
 from agentsm_fn.durable.running.children import decoded
 from agentsm_fn.teams import ChildFinished, Gathered
@@ -52,13 +52,13 @@ def test_a_parent_killed_between_requesting_its_child_and_storing_it_finishes_on
             timeout=60,
         )
         assert killed.returncode == -signal.SIGKILL
-        (row,) = children_of(store, "boss").unwrap()  # the child was requested before the kill
+        (row,) = stored_children(store, "boss").unwrap()  # the child was requested before the kill
         assert row.started is (write == "wait") and not row.ended
         assert store.get("boss").unwrap().status is RunStatus.RUNNING  # its process died holding it
         recover(store, [DELEGATOR, CHILD]).unwrap()
         done = store.get("boss").unwrap()
         assert done.status is RunStatus.FINISHED
-        (row,) = children_of(store, "boss").unwrap()
+        (row,) = stored_children(store, "boss").unwrap()
         assert row.run_id == child_run_id("boss", 0) and row.status is RunStatus.FINISHED
         assert decoded(row) == ChildFinished(run_id=row.run_id, program=CHILD.name, state="DONE", result=10)
         assert (tmp_path / "notes").read_text().split() == ["5"]  # the child's effect ran once
@@ -123,7 +123,7 @@ def test_a_fan_out_of_50_on_postgresql_survives_workers_killed_and_restarted(
         until(finished, "both parents to finish", timeout=120)
         notes = Counter((tmp_path / "notes").read_text().split())
         assert max(notes.values()) == 1  # no child's unsafe effect ran twice
-        rows = [row for parent in parents for row in children_of(store, parent).unwrap()]
+        rows = [row for parent in parents for row in stored_children(store, parent).unwrap()]
         assert len(rows) == 50 and len({r.run_id for r in rows}) == 50  # each child started once
         assert all(r.ended and r.status in (RunStatus.FINISHED, RunStatus.FAILED) for r in rows)
         for parent in parents:
@@ -148,7 +148,7 @@ def _gathered(outcome: bytes | None) -> Gathered:
 
 
 def _ended(store: RunStore, parents: tuple[str, ...]) -> int:
-    return sum(r.ended for parent in parents for r in children_of(store, parent).unwrap())
+    return sum(r.ended for parent in parents for r in stored_children(store, parent).unwrap())
 
 
 def _all_done(store: RunStore, parents: tuple[str, ...]) -> bool:

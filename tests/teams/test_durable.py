@@ -24,7 +24,7 @@ from agentsm_fn.durable import (
     SqliteStore,
     cancel,
     child_run_id,
-    children_of,
+    stored_children,
 )
 from agentsm_fn.durable.operations.recovery import recover
 from agentsm_fn.durable.running.children import decoded
@@ -76,7 +76,7 @@ def test_a_parent_runs_its_child_inline_and_finishes_in_one_call(store: RunStore
     assert done.snapshot.memory.outcome == ChildFinished(
         run_id=child_id, program=CHILD.name, state="DONE", result=8
     )
-    (row,) = children_of(store, "boss").unwrap()
+    (row,) = stored_children(store, "boss").unwrap()
     assert (row.run_id, row.parent, row.seq, row.index, row.size, row.status) == (
         child_id,
         "boss",
@@ -102,7 +102,7 @@ def test_a_fan_out_runs_each_child_once_and_gathers_in_order(store: RunStore, no
     done = FANNER.start(store, Boss(items=(1, 2, 3, 4, 5)), run_id="fan").unwrap()
     assert done.snapshot.state is P.DONE and done.snapshot.memory.gathered is not None
     assert done.snapshot.memory.gathered.results == (2, 4, 6, 8, 10)
-    rows = children_of(store, "fan").unwrap()
+    rows = stored_children(store, "fan").unwrap()
     assert [(r.index, r.limit, r.status) for r in rows] == [(i, 3, RunStatus.FINISHED) for i in range(5)]
     assert sorted(notes.read_text().split()) == ["1", "2", "3", "4", "5"]
 
@@ -112,7 +112,7 @@ def test_cancel_rest_cancels_the_children_left_after_a_failure(store: RunStore) 
     assert done.snapshot.state is P.GAVE_UP and done.snapshot.memory.gathered is not None
     kinds = [type(o) for o in done.snapshot.memory.gathered.outcomes]
     assert kinds == [ChildFinished, ChildFailed, ChildCancelled]
-    assert [r.status for r in children_of(store, "strict").unwrap()] == [
+    assert [r.status for r in stored_children(store, "strict").unwrap()] == [
         RunStatus.FINISHED,
         RunStatus.FAILED,
         None,
@@ -126,7 +126,7 @@ def test_a_parent_on_a_queue_waits_holding_nothing_and_recover_finishes_it(
     assert not waiting.unwrap().finished
     record = store.get("fan").unwrap()
     assert record.status is RunStatus.WAITING and record.owner == ""
-    assert [r.status for r in children_of(store, "fan").unwrap()] == [RunStatus.READY] * 3 + [None] * 2
+    assert [r.status for r in stored_children(store, "fan").unwrap()] == [RunStatus.READY] * 3 + [None] * 2
     recovered = recover(store, [FANNER, CHILD]).unwrap()
     assert {r.run_id for r in recovered} >= {"fan", *(child_run_id("fan", 0, i) for i in range(5))}
     assert store.get("fan").unwrap().status is RunStatus.FINISHED
@@ -150,7 +150,7 @@ def test_cancel_cancels_a_run_and_its_unfinished_children(store: RunStore) -> No
     asyncio.run(FANNER.astart(store, Boss(items=(1, 2, 3, 4)), run_id="fan"))
     cancelled = cancel(store, "fan").unwrap()
     assert set(cancelled) == {"fan", *(child_run_id("fan", 0, i) for i in range(3))}
-    rows = children_of(store, "fan").unwrap()
+    rows = stored_children(store, "fan").unwrap()
     assert all(isinstance(decoded(r), ChildCancelled) for r in rows)
     assert store.get("fan").unwrap().status is RunStatus.CANCELLED
     resumed = FANNER.resume(store, "fan")
@@ -203,7 +203,7 @@ def test_an_older_store_gains_the_children_table(tmp_path: Path) -> None:
     execute(path, "DROP TABLE children")
     reopened = SqliteStore.open(path).unwrap()
     try:
-        assert children_of(reopened, "any").unwrap() == ()
+        assert stored_children(reopened, "any").unwrap() == ()
     finally:
         reopened.close()
 

@@ -17,7 +17,7 @@ from agentsm_fn.durable.stores.protocol.children import ChildRecord
 from agentsm_fn.durable.stores.protocol.store import RunStore
 from agentsm_fn.shell.clock import Clock, system_clock
 
-__all__ = ["cancel", "children_of"]
+__all__ = ["cancel", "stored_children"]
 
 
 def cancel(
@@ -49,13 +49,13 @@ def cancel(
     return Success(tuple(cancel_tree(keeps, run_id, found.unwrap().machine, clock())))
 
 
-def children_of(store: RunStore, run_id: str) -> Result[tuple[ChildRecord, ...], StoreFailure]:
+def stored_children(store: RunStore, run_id: str) -> Result[tuple[ChildRecord, ...], StoreFailure]:
     """The children run ``run_id`` started (its child rows, by effect and index), for views and tools.
 
     Example:
         >>> from agentsm_fn.durable import SqliteStore
         >>> store = SqliteStore.open(":memory:").unwrap()
-        >>> children_of(store, "r1").unwrap()
+        >>> stored_children(store, "r1").unwrap()
         ()
         >>> store.close()
     """
