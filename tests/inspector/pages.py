@@ -13,10 +13,13 @@ from selenium.webdriver.support.ui import WebDriverWait
 WAIT = 15.0
 """Seconds a page may take to show what a step waits for (a bound, not a measurement)."""
 
+POLL = 0.05
+"""Seconds between two looks while waiting (Selenium's default, half a second, was most of a step's time)."""
+
 
 def ready(browser: WebDriver, page: str) -> None:
     """Wait until the page says it shows ``page`` (runs, run, machine, compare)."""
-    WebDriverWait(browser, WAIT).until(
+    WebDriverWait(browser, WAIT, poll_frequency=POLL).until(
         lambda d: d.execute_script("return document.body.dataset.ready") == page
     )
 
@@ -40,7 +43,10 @@ def until_text(browser: WebDriver, css: str, wanted: str) -> WebElement:
                 return element
         return False
 
-    element = WebDriverWait(browser, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(found)
+    waiting = WebDriverWait(
+        browser, WAIT, poll_frequency=POLL, ignored_exceptions=(StaleElementReferenceException,)
+    )
+    element = waiting.until(found)
     assert isinstance(element, WebElement)
     return element
 

@@ -20,7 +20,10 @@ class Served:
         self, store: RunStore, durables: list[Durable[Any, Any, Any]], token: str | None = None
     ) -> None:
         self.app = create_app(store, durables, token=token)
-        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="off"))
+        # A page still open in the browser holds an event stream (lifespan is off, so the app's shutdown
+        # does not end its streams): stop waiting for it after a moment, not after the join's 10 s.
+        config = uvicorn.Config(self.app, log_level="warning", lifespan="off", timeout_graceful_shutdown=0.5)
+        self.server = uvicorn.Server(config)
         self.started = threading.Event()
         self.thread: threading.Thread | None = None
 
