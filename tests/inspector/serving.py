@@ -21,8 +21,8 @@ class Served:
     ) -> None:
         self.app = create_app(store, durables, token=token)
         # A page still open in the browser holds an event stream (lifespan is off, so the app's shutdown
-        # does not end its streams): stop waiting for it after a moment, not after the join's 10 s.
-        config = uvicorn.Config(self.app, log_level="warning", lifespan="off", timeout_graceful_shutdown=0.5)
+        # does not end its streams): stop waiting for it after a second, not after the join's 10 s.
+        config = uvicorn.Config(self.app, log_level="warning", lifespan="off", timeout_graceful_shutdown=1)
         self.server = uvicorn.Server(config)
         self.started = threading.Event()
         self.thread: threading.Thread | None = None
