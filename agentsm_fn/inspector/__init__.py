@@ -9,12 +9,14 @@ machine with the verifier's findings and the changed-machine check (:func:`machi
 two runs side by side (:func:`compare_views`), the experiments in the store
 (:func:`experiments_view`, :func:`experiment_view`, and one case in two of them:
 :func:`case_view`), a thread as a chat (:func:`thread_view`, :func:`turn_view`, :func:`turn_chat`)
-and which threads some runs are turns of (:func:`run_threads`). Everything shown is redacted as the rest of
+which threads some runs are turns of (:func:`run_threads`), and a run's child runs as a tree
+(:func:`children_tree`, :func:`parent_of`, :func:`requested_at`). Everything shown is redacted as the rest of
 the project redacts (:func:`plain`). Plain data, no web framework; ``import agentsm_fn``
 imports none of this.
 """
 
 from agentsm_fn.inspector.assets import ASSETS
+from agentsm_fn.inspector.children_view import children_tree, parent_of, requested_at
 from agentsm_fn.inspector.compare import compare_views
 from agentsm_fn.inspector.experiments import case_view, experiment_view, experiments_view
 from agentsm_fn.inspector.machine_view import graph_data, machine_view
@@ -28,14 +30,17 @@ __all__ = [
     "apply_changes",
     "case_view",
     "changes",
+    "children_tree",
     "compare_views",
     "experiment_view",
     "experiments_view",
     "graph_data",
     "machine_view",
     "memory_changes",
+    "parent_of",
     "plain",
     "record_data",
+    "requested_at",
     "run_threads",
     "run_view",
     "thread_view",

@@ -35,6 +35,7 @@ from agentsm_fn.durable.running.durable import Durable
 from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.durable.stores.codec import from_bytes
 from agentsm_fn.durable.stores.protocol.store import JournalRow, RunRecord, RunStore
+from agentsm_fn.inspector.children_view import children_tree, parent_of, requested_at
 from agentsm_fn.inspector.machine_view import graph_data
 from agentsm_fn.inspector.plain import memory_changes, plain
 from agentsm_fn.inspector.thread_view import run_threads
@@ -216,6 +217,26 @@ def _result(
     return {"type": type(value).__name__, "value": plain(value, redact)}
 
 
+def _link_children(
+    children: list[JsonValue], steps_of: dict[int, int], journal: list[JsonValue], steps: list[JsonValue]
+) -> None:
+    """Mark each effect (journal row) and step that started children with their ids; each child its step."""
+    started: dict[int, list[JsonValue]] = {}
+    for child in children:
+        if isinstance(child, dict) and isinstance(child["seq"], int):
+            child["step"] = steps_of.get(child["seq"])
+            started.setdefault(child["seq"], []).append(child["run_id"])
+    for row in journal:
+        if isinstance(row, dict) and row["seq"] in started:
+            row["children"] = started[cast(int, row["seq"])]
+    by_step: dict[object, list[JsonValue]] = {}
+    for seq, ids in started.items():
+        by_step.setdefault(steps_of.get(seq), []).extend(ids)
+    for step in steps:
+        if isinstance(step, dict) and step["step"] in by_step:
+            step["children"] = by_step[step["step"]]
+
+
 def run_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord) -> dict[str, JsonValue]:
     """Everything the run page shows about ``record``, replayed against ``durable``'s machine."""
     redact = credential_redactor()
@@ -225,11 +246,15 @@ def run_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord
     journal, outcomes = _journal(record.run_id, rows.value_or(()), redact)
     waiting = next((j for j in journal if isinstance(j, dict) and j["waiting"]), None)
     forks = forks_of(store, record.run_id)
-    errors = [r.failure().describe() for r in (replayed, rows, forks) if isinstance(r, Failure)]
+    children = children_tree(store, record.run_id)
+    errors = [r.failure().describe() for r in (replayed, rows, forks, children) if isinstance(r, Failure)]
+    steps = _steps(seen, final)
+    requests = requested_at(final.trace if final is not None else ())
+    _link_children(children.value_or([]), requests, journal, steps)
     return {
         "run": record_data(record),
         "graph": graph_data(durable.machine),
-        "steps": _steps(seen, final),
+        "steps": steps,
         "trace": [
             {
                 "step": e.step,
@@ -246,6 +271,8 @@ def run_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord
         "forks": [
             {"run_id": c.run_id, "step": c.parent_step, "status": c.status.value} for c in forks.value_or(())
         ],
+        "children": children.value_or([]),
+        "parent": parent_of(store, record.run_id),
         "threads": run_threads(store, [record.run_id]).value_or({}).get(record.run_id, []),
         "failure": plain(record.reason, redact) if record.reason else None,
         "result": _result(durable, final, redact),

@@ -5,6 +5,7 @@ import {memories, pathAt} from "./memory.js";
 import {forkForm, pendingPanel} from "./actions.js";
 import {journalTable, traceDetails, transcriptList} from "./tables.js";
 import {listen} from "./stream.js";
+import {childrenTree, parentLine, startedBy} from "./children.js";
 
 const LIVE = new Set(["running", "ready", "waiting"]);
 
@@ -78,7 +79,7 @@ function header(view) {
     h("h1", {tabindex: "-1"}, "Run ", h("code", {}, run.run_id), " ", badge(run.status)),
     h("p", {}, "Machine ", h("a", {href: `#/machines/${enc(run.machine)}`}, run.machine),
       ` · state ${run.state || "?"} · ${count(run.steps, "step")} · ${effectsOf(run)}`),
-    turns, parent, forks);
+    parentLine(view.parent), turns, parent, forks);
 }
 
 function problems(view) {
@@ -115,6 +116,7 @@ export async function runPage(main, runId, params) {
   let index = null;
   let atEnd = true;
   let move = null;
+  let toStep = null;
   let closed = false;
   const whole = new Set();  // the long list fields shown whole
   const wanted = params.has("step") ? Number(params.get("step")) : null;
@@ -126,6 +128,7 @@ export async function runPage(main, runId, params) {
     const slider = h("input", {type: "range", id: "step", min: 0, max: steps.length - 1, value: 0, "aria-describedby": "step-label"});
     const label = h("p", {id: "step-label", class: "step-label", "aria-live": "polite"});
     const guard = h("p", {class: "guardrail", hidden: ""});
+    const started = h("p", {class: "started-children"});
     const memoryBox = h("div", {class: "memory-box"});
     const changesBox = h("div", {class: "changes-box"});
     const fork = forkForm(view, () => ({step: steps[index].step, get memory() { return memoryAt(index); }}));
@@ -141,6 +144,7 @@ export async function runPage(main, runId, params) {
       guard.hidden = !step.guardrail;
       guard.textContent = step.guardrail ? step.guardrail.label : "";
       guard.classList.toggle("tripped", Boolean(step.guardrail?.tripped));
+      fill(started, startedBy(step));
       const changed = new Set((step.changes ?? []).map((c) => c.field));
       const [memory, before] = [memoryAt(index), memoryAt(index - 1)];
       fill(memoryBox, memoryTable(memory, before, changed, whole, () => show(index)));
@@ -160,17 +164,19 @@ export async function runPage(main, runId, params) {
           h("h2", {id: "steps-h"}, "Step by step"),
           h("div", {class: "slider"}, h("label", {for: "step"}, "Step "), slider, previous, next),
           h("p", {class: "hint"}, "Keys: ← and → (or the slider's own keys, Home and End) move one step."),
-          label, guard,
+          label, guard, started,
           h("h3", {}, "What changed from the step before"), changesBox,
           h("h3", {}, "Memory after this step"), memoryBox)),
       fork.element,
       compareForm(view.run.run_id),
+      childrenTree(view.children),
       transcriptList(view.transcript),
       journalTable(view.journal),
       traceDetails(view.trace));
     const at = wanted === null ? steps.length - 1 : steps.findIndex((s) => s.step === wanted);
     show(index === null ? (at < 0 ? steps.length - 1 : at) : (atEnd ? steps.length - 1 : index));
     move = (delta) => show(index + delta);
+    toStep = (number) => show(steps.findIndex((s) => s.step === number));
     slider.addEventListener("input", () => {
       atEnd = index === steps.length - 1;
     });
@@ -226,13 +232,16 @@ export async function runPage(main, runId, params) {
       move?.(e.key === "ArrowLeft" ? -1 : 1);
     }
   };
+  const goTo = (e) => toStep?.(e.detail);
   stamp = JSON.stringify([view.run, view.steps.length, view.journal.length, view.forks]);
   await build();
   document.addEventListener("keydown", keys);
+  document.addEventListener("agentsm-step", goTo);
   follow();
   return () => {
     closed = true;
     document.removeEventListener("keydown", keys);
+    document.removeEventListener("agentsm-step", goTo);
     events?.close();
     clearInterval(timer);
   };

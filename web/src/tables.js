@@ -9,7 +9,10 @@ export function journalTable(journal) {
       h("caption", {class: "visually-hidden"}, "Effects in the order they were performed"),
       h("thead", {}, h("tr", {}, ["#", "effect", "outcome", "took", "idempotency key"].map((c) => h("th", {scope: "col"}, c)))),
       h("tbody", {}, journal.map((j) => h("tr", {class: j.failed ? "failed" : j.waiting ? "waiting" : ""},
-        h("td", {class: "num"}, String(j.seq)), h("td", {}, j.effect),
+        h("td", {class: "num"}, String(j.seq)), h("td", {}, j.effect, (j.children ?? []).length
+          ? h("span", {class: "effect-children"}, " → ", j.children.map((id, i) => [i ? ", " : "",
+            h("a", {href: `#/runs/${encodeURIComponent(id)}`}, id)]))
+          : null),
         h("td", {}, j.failed ? h("strong", {}, j.outcome) : j.outcome),
         h("td", {class: "num"}, j.took ?? ""), h("td", {}, h("code", {}, j.key))))))
       : h("p", {}, "No effect was performed."));
