@@ -23,7 +23,7 @@ import pytest
 
 from agentsm_fn.durable import RunStatus, RunStore, child_run_id, from_bytes, stored_children
 from agentsm_fn.durable.operations.recovery import recover
-from agentsm_fn.durable.running.children import decoded
+from agentsm_fn.durable.running.child_rows import decoded
 from agentsm_fn.teams import ChildFinished, Gathered
 from tests.durable.test_worker import queue, until
 from tests.teams.programs import CHILD, DELEGATOR, NOTES_ENV, WIDE, Boss, P

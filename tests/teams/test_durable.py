@@ -27,7 +27,7 @@ from agentsm_fn.durable import (
     stored_children,
 )
 from agentsm_fn.durable.operations.recovery import recover
-from agentsm_fn.durable.running.children import decoded
+from agentsm_fn.durable.running.child_rows import decoded
 from agentsm_fn.teams import ChildCancelled, ChildFailed, ChildFinished, delegate
 from tests.durable.stores import execute
 from tests.teams.programs import (

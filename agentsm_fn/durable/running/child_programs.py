@@ -29,6 +29,10 @@ AnyProgram: TypeAlias = DurableProgram[Any, Any, Any]
 """A durable program of any states, events and memory (a parent's children are of many kinds)."""
 
 
+_LOADED: dict[str, AnyProgram] = {}
+"""The programs imported by name in this process."""
+
+
 def by_name(programs: Iterable[AnyProgram]) -> Mapping[str, AnyProgram]:
     """``programs`` by their names."""
     return {program.name: program for program in programs}
@@ -43,7 +47,7 @@ def load_program(name: str, known: Mapping[str, AnyProgram]) -> Result[AnyProgra
         >>> load_program("nowhere", {}).failure().why
         'expected MODULE:ATTRIBUTE, e.g. mypkg.agent:MACHINE'
     """
-    found = known.get(name)
+    found = known.get(name) or _LOADED.get(name)
     if found is not None:
         return Success(found)
     imported = import_target(name)
@@ -57,6 +61,7 @@ def load_program(name: str, known: Mapping[str, AnyProgram]) -> Result[AnyProgra
     if value.name != name:
         why = f"it is the Durable named {value.name}, not {name}"
         return Failure(ChildProgramUnknown(program=name, why=why))
+    _LOADED[name] = value  # a module's attribute: the same object each time it is imported here
     return Success(value)
 
 

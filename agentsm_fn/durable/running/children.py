@@ -24,18 +24,16 @@ from collections.abc import Iterable
 from returns.result import Failure
 
 from agentsm_fn.core import SUSPEND
-from agentsm_fn.durable.child_errors import ChildOutcomeCorrupt
-from agentsm_fn.durable.running.child_programs import AnyProgram, ended_outcome, failed_outcome, load_program
-from agentsm_fn.durable.running.replay import replay_stored
+from agentsm_fn.durable.running.child_programs import AnyProgram, failed_outcome, load_program
+from agentsm_fn.durable.running.child_rows import decoded, encoded, fresh, lost, recorded
 from agentsm_fn.durable.running.run_ids import child_run_id
-from agentsm_fn.durable.stores.codec import from_bytes, to_bytes
+from agentsm_fn.durable.stores.codec import to_bytes
 from agentsm_fn.durable.stores.protocol.children import ChildRecord, ChildStore, NewChild
 from agentsm_fn.durable.stores.protocol.store import NewRun, RunRecord, RunStatus, RunStore
 from agentsm_fn.shell.keys import effect_key
 from agentsm_fn.shell.performers import Performers
 from agentsm_fn.teams.values import (
     ChildCancelled,
-    ChildFailed,
     ChildFinished,
     ChildOutcome,
     Children,
@@ -47,7 +45,6 @@ __all__ = [
     "cancel_tree",
     "child_ended",
     "children_store",
-    "decoded",
     "settle",
     "settle_waiting",
     "store_children",
@@ -64,26 +61,6 @@ def children_store(store: RunStore) -> ChildStore | None:
     if keeps is None:
         keeps = _KNOWN[kind] = isinstance(store, ChildStore)
     return store if keeps else None  # type: ignore[return-value]  # checked by the isinstance above
-
-
-def decoded(record: ChildRecord) -> ChildOutcome | None:
-    """The stored outcome of a child (None: not ended); a corrupt one is a failed child saying so."""
-    if record.outcome is None:
-        return None
-    found = from_bytes(record.outcome, object)
-    value = found.value_or(None)
-    if isinstance(value, ChildFinished | ChildFailed | ChildCancelled):
-        return value
-    detail = found.failure().describe() if isinstance(found, Failure) else f"a {type(value).__name__}"
-    return ChildFailed(
-        run_id=record.run_id,
-        program=record.program,
-        reason=ChildOutcomeCorrupt(run_id=record.run_id, detail=detail).describe(),
-    )
-
-
-def _encoded(outcome: object) -> bytes:
-    return to_bytes(outcome).unwrap()  # child outcomes are attrs values of plain fields: always encodable
 
 
 def store_children(store: ChildStore) -> Performers:
@@ -140,8 +117,12 @@ def _request(
                 cancel_rest=cancel_rest,
             )
         )
-    store.add_children(tuple(rows)).alt(_raise)
-    group = store.children_of(parent, seq).alt(_raise).unwrap()
+    added = store.add_children(tuple(rows)).alt(_raise).unwrap()
+    group = (
+        tuple(fresh(row) for row in rows)  # a new group: nothing started, nothing ended
+        if added == len(rows)
+        else store.children_of(parent, seq).alt(_raise).unwrap()
+    )
     outcome = _advance(store, group)
     return SUSPEND if outcome is None else outcome
 
@@ -153,53 +134,28 @@ def _raise(error: object) -> object:
 def _advance(store: ChildStore, group: tuple[ChildRecord, ...]) -> ChildOutcome | Gathered | None:
     """Start the children that may start; cancel the rest after a failure (``CANCEL_REST``).
 
-    The parent's outcome once every child ended, else None.
+    The parent's outcome once every child ended, else None. Outcomes are decoded only when they
+    are needed (a policy to apply, the parent's answer): a child's end reads its whole group.
     """
-    outcomes = [decoded(record) or _recorded(store, record) for record in group]
-    if any(record.cancel_rest for record in group) and any(
-        o is not None and not isinstance(o, ChildFinished) for o in outcomes
-    ):
-        for at, record in enumerate(group):
-            if outcomes[at] is None:
-                cancel_tree(store, record.run_id, record.program, time.time())
-                outcomes[at] = ChildCancelled(run_id=record.run_id, program=record.program)
+    known: list[ChildOutcome | None] = [None if r.ended else recorded(store, r) for r in group]
+    ended = [r.ended or known[at] is not None for at, r in enumerate(group)]
+    if any(r.cancel_rest for r in group):
+        known = [known[at] or decoded(r) for at, r in enumerate(group)]
+        if any(o is not None and not isinstance(o, ChildFinished) for o in known):
+            for at, record in enumerate(group):
+                if not ended[at]:
+                    cancel_tree(store, record.run_id, record.program, time.time())
+                    known[at], ended[at] = ChildCancelled(run_id=record.run_id, program=record.program), True
     programs: dict[str, AnyProgram] = {}
     for at, record in enumerate(group):
         earlier = at - record.limit
-        if record.started or outcomes[at] is not None or (earlier >= 0 and outcomes[earlier] is None):
+        if record.started or ended[at] or (earlier >= 0 and not ended[earlier]):
             continue
         _start(store, record, programs)
-    if any(o is None for o in outcomes):
+    if not all(ended):
         return None
-    ended = tuple(o for o in outcomes if o is not None)
-    return ended[0] if group and group[0].index < 0 else Gathered(outcomes=ended)
-
-
-_ENDED = (RunStatus.FINISHED, RunStatus.FAILED, RunStatus.CANCELLED)
-
-
-def _recorded(store: ChildStore, record: ChildRecord) -> ChildOutcome | None:
-    """The outcome of a child whose run ended but whose end was not recorded (its process died between)."""
-    if record.status not in _ENDED:
-        return None
-    if record.status is RunStatus.CANCELLED:
-        outcome: ChildOutcome = ChildCancelled(run_id=record.run_id, program=record.program)
-    elif record.status is RunStatus.FAILED:
-        reason = store.get(record.run_id).map(lambda r: r.reason).value_or("it failed")
-        outcome = failed_outcome(record.program, record.run_id, reason)
-    else:
-        loaded = load_program(record.program, {})
-        if isinstance(loaded, Failure):
-            outcome = failed_outcome(record.program, record.run_id, loaded.failure().describe())
-        else:
-            program = loaded.unwrap()
-            snapshot = replay_stored(store, program.machine, record.run_id)
-            if isinstance(snapshot, Failure):
-                outcome = failed_outcome(record.program, record.run_id, snapshot.failure().describe())
-            else:
-                outcome = ended_outcome(program, record.run_id, snapshot.unwrap())
-    store.end_child(record.run_id, _encoded(outcome))
-    return outcome
+    outcomes = tuple(known[at] or decoded(r) or lost(r) for at, r in enumerate(group))
+    return outcomes[0] if group and group[0].index < 0 else Gathered(outcomes=outcomes)
 
 
 def _start(store: ChildStore, record: ChildRecord, programs: dict[str, AnyProgram]) -> None:
@@ -208,7 +164,7 @@ def _start(store: ChildStore, record: ChildRecord, programs: dict[str, AnyProgra
         loaded = load_program(record.program, {})
         if isinstance(loaded, Failure):
             outcome = failed_outcome(record.program, record.run_id, loaded.failure().describe())
-            store.end_child(record.run_id, _encoded(outcome))
+            store.end_child(record.run_id, encoded(outcome))
             return
         program = programs[record.program] = loaded.unwrap()
     now = time.time()
@@ -233,7 +189,7 @@ def settle(store: ChildStore, parent: str, seq: int) -> bool:
     outcome = _advance(store, found.unwrap())
     if outcome is None:
         return False
-    store.answer(parent, seq, _encoded(outcome), time.time())  # a second answer is refused: exactly once
+    store.answer(parent, seq, encoded(outcome), time.time())  # a second answer is refused: exactly once
     return True
 
 
@@ -245,8 +201,12 @@ def child_ended(store: RunStore, run_id: str, outcome: ChildOutcome) -> None:
     found = keeps.child(run_id).value_or(None)
     if found is None or found.ended:
         return
-    keeps.end_child(run_id, _encoded(outcome))
-    settle(keeps, found.parent, found.seq)
+    stored = encoded(outcome)
+    keeps.end_child(run_id, stored)
+    if found.size == 1 and found.index < 0:  # the one child of a ChildRun: its outcome is the answer
+        keeps.answer(found.parent, found.seq, stored, time.time())
+    else:
+        settle(keeps, found.parent, found.seq)
 
 
 def cancel_tree(store: ChildStore, run_id: str, program: str, now: float) -> list[str]:
@@ -261,7 +221,7 @@ def cancel_tree(store: ChildStore, run_id: str, program: str, now: float) -> lis
             cancelled.extend(cancel_tree(store, record.run_id, record.program, now))
         else:
             store.end_child(
-                record.run_id, _encoded(ChildCancelled(run_id=record.run_id, program=record.program))
+                record.run_id, encoded(ChildCancelled(run_id=record.run_id, program=record.program))
             )
     if cancelled and cancelled[0] == run_id:
         child_ended(store, run_id, ChildCancelled(run_id=run_id, program=program))

@@ -75,7 +75,12 @@ def _run_child(store: ChildStore, child: ChildRecord) -> None:
 
 
 def after_stop(
-    program: AnyProgram, store: RunStore, run_id: str, snapshot: Snapshot[Any, Any], reason: str | None
+    program: AnyProgram,
+    store: RunStore,
+    run_id: str,
+    snapshot: Snapshot[Any, Any],
+    reason: str | None,
+    seq: int,
 ) -> None:
     """Where a run stopped: a child that ended tells its parent; a parent that waits settles its children."""
     keeps = children_store(store)
@@ -89,6 +94,4 @@ def after_stop(
         )
         child_ended(keeps, run_id, outcome)
     elif snapshot.pending is not None and isinstance(snapshot.pending.underlying(), ChildRun | Children):
-        record = keeps.get(run_id).value_or(None)
-        if record is not None:
-            settle(keeps, run_id, record.effects)
+        settle(keeps, run_id, seq)  # ``seq``: the effect it waits on

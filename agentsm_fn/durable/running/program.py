@@ -338,12 +338,12 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
         return run_inline(self, store, result)
 
     def _told(
-        self, store: RunStore, run_id: str, snapshot: Snapshot[StateT, MemoryT], reason: str | None
+        self, store: RunStore, run_id: str, snapshot: Snapshot[StateT, MemoryT], reason: str | None, seq: int
     ) -> None:
         """Tell the parent of run ``run_id``, if it is a child, how it ended (its group goes on)."""
         from agentsm_fn.durable.running.children_inline import after_stop  # noqa: PLC0415  # builds on this
 
-        after_stop(self, store, run_id, snapshot, reason)
+        after_stop(self, store, run_id, snapshot, reason, seq)
 
     async def aresume(
         self, store: RunStore, run_id: str, allow_changed: bool = False
@@ -412,7 +412,7 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
             """Store the run as failed; the failure is the store's, if that write failed."""
             stopped = stop(attrs.evolve(record, reason=failed.reason.describe()))
             if isinstance(stopped, Success) and session.resumed:  # a child is always stored, then resumed
-                self._told(store, run_id, snapshot, failed.reason.describe())
+                self._told(store, run_id, snapshot, failed.reason.describe(), session.seq)
             return Failure(
                 stopped.failure() if isinstance(stopped, Failure) else Stopped(run_id=run_id, failed=failed)
             )
@@ -443,7 +443,7 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
             ended = RunStatus.FINISHED if why is None else RunStatus.FAILED
             done = stop(attrs.evolve(record, status=ended, reason=why or ""))
             if isinstance(done, Success) and session.resumed:  # a child is always stored, then resumed
-                self._told(store, run_id, snapshot, why)
+                self._told(store, run_id, snapshot, why, session.seq)
             return done.map(lambda _: StoredRun(run_id=run_id, snapshot=snapshot))
         pause, session.pause = session.pause, None
         if held is not None:  # a checkpoint pause: the outcome goes in before the checkpoint that needs it
@@ -457,7 +457,9 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
             return snapshot
         done = stop(attrs.evolve(record, status=RunStatus.WAITING), ())
         if isinstance(done, Success):
-            self._told(store, run_id, snapshot, None)  # a parent: its children may have ended before the wait
+            self._told(
+                store, run_id, snapshot, None, session.seq
+            )  # a parent: its children may have ended before the wait
         return done.map(lambda _: StoredRun(run_id=run_id, snapshot=snapshot))
 
     def _checkpoint(

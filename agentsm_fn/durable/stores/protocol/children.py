@@ -84,8 +84,8 @@ class ChildRecord:
 class ChildStore(RunQueue, Protocol):
     """A queue store that keeps child runs (both stores do)."""
 
-    def add_children(self, children: tuple[NewChild, ...]) -> Result[None, StoreFailure]:
-        """Store the rows of a group of children, in one transaction; rows stored already are kept."""
+    def add_children(self, children: tuple[NewChild, ...]) -> Result[int, StoreFailure]:
+        """Store a group of children's rows in one transaction (rows stored are kept); how many are new."""
         ...
 
     def children_of(

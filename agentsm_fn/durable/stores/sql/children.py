@@ -89,12 +89,16 @@ def _records(rows: Rows) -> tuple[ChildRecord, ...]:
 class StoreChildren(StoreWrites):
     """Both databases' child rows (:class:`~agentsm_fn.durable.stores.protocol.children.ChildStore`)."""
 
-    def add_children(self, children: tuple[NewChild, ...]) -> Result[None, StoreFailure]:
-        """Store the rows of a group of children, in one transaction; rows stored already are kept."""
+    def add_children(self, children: tuple[NewChild, ...]) -> Result[int, StoreFailure]:
+        """Store the rows of a group of children, in one transaction; rows stored already are kept.
 
-        def work(execute: Execute) -> None:
+        How many rows were new (all of them: the group was not stored before).
+        """
+
+        def work(execute: Execute) -> int:
+            added = 0
             for c in children:
-                execute(
+                added += execute(
                     "INSERT INTO children(run_id, parent, seq, idx, size, program, memory, lim, cancel_rest) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING",
                     (
@@ -108,7 +112,8 @@ class StoreChildren(StoreWrites):
                         c.limit,
                         int(c.cancel_rest),
                     ),
-                )
+                ).rowcount
+            return added
 
         parent = children[0].parent if children else ""
         return self._change("add children", work, parent, one_statement=len(children) == 1)
