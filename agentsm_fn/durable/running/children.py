@@ -45,6 +45,7 @@ __all__ = [
     "cancel_tree",
     "child_ended",
     "children_store",
+    "decoded",
     "settle",
     "settle_waiting",
     "store_children",
