@@ -23,6 +23,7 @@ from starlette.testclient import TestClient
 
 from agentsm_fn.commands.runs.commands import main
 from agentsm_fn.durable import CodecFailureKind, SqliteStore, from_bytes, to_bytes
+from agentsm_fn.durable.operations.check import check_runs
 from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.inspector import run_view
 from agentsm_fn.server import create_app
@@ -118,3 +119,44 @@ def test_agui_run_finished_carries_the_results_json(store: SqliteStore) -> None:
     assert events[-1]["type"] == "RUN_FINISHED" and events[-1]["result"] == INVOICE_PLAIN
     texts = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
     assert json.loads(texts) == json.loads(INVOICE_JSON)  # the reply streamed as text, its value at the end
+
+
+CHANGED_DURABLE = """
+import attrs
+from agentsm_fn.agents.react import agent_failure, agent_result
+from agentsm_fn.durable import Durable
+from agentsm_fn.shell.react_agent import AgentBuilder
+from tests.agents.output.durables import INVOICES, InvoiceLlm
+
+
+@attrs.frozen(kw_only=True)
+class Invoice:  # a later version: a field renamed
+    invoice_number: str
+
+
+AGENT = AgentBuilder.new("Extract the invoice").result_type(Invoice).llm(InvoiceLlm()).build().unwrap()
+CHANGED = Durable(name=INVOICES.name, machine=AGENT.machine, shell=AGENT.shell, failure=agent_failure,
+                  result=agent_result, template=AGENT.memory)
+"""
+
+
+def test_check_reports_a_finished_run_whose_result_no_longer_reads_as_its_class(
+    store: SqliteStore, tmp_path: Path
+) -> None:
+    run_id = finished(store)
+    (same,) = check_runs(store, INVOICES.machine, INVOICES.name, INVOICES.result).unwrap()
+    assert same.ok and same.status == "finished"
+    assert (
+        check_runs(store, INVOICES.machine, INVOICES.name).unwrap() == ()
+    )  # without a result: unfinished only
+    (tmp_path / "changed.py").write_text(CHANGED_DURABLE)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["--db", str(tmp_path / "runs.db"), "check", f"{tmp_path / 'changed.py'}:CHANGED"])
+    verdict, summary = out.getvalue().splitlines()
+    assert code == 1 and verdict.startswith(f"{run_id} (finished): RESULT CHANGED: ")
+    assert "now stops in Correcting (ready), not Done" in verdict
+    assert summary.endswith(
+        "0 unfinished run(s) of tests.agents.output.durables:INVOICES, 0 would diverge; "
+        "1 finished, 1 whose result no longer reads"
+    )

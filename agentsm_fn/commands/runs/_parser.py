@@ -53,7 +53,8 @@ def parser() -> argparse.ArgumentParser:
         description="Stored durable runs: init, list, show, export, record, rerecord, replay, resume, "
         "answer, cancel, fork, check, recover, worker, serve; and threads (thread list, show, messages, "
         "send, fork, delete).",
-        epilog="Exit codes: 0 done; 1 check found a diverging run; 2 usage; 3 no such run or machine; "
+        epilog="Exit codes: 0 done; 1 check found a diverging run (or a finished run whose result no longer "
+        "reads); 2 usage; 3 no such run or machine; "
         "4 refused; 5 store or stored data failed (check: a stored run could not be read); "
         "6 the run failed or diverged.",
     )
@@ -131,7 +132,11 @@ def parser() -> argparse.ArgumentParser:
     forking.add_argument(
         "--machine", help="module:attribute of the Durable to run the fork (default: the run's)"
     )
-    check = sub.add_parser("check", help="replay every unfinished run of MACHINE against its current code")
+    check = sub.add_parser(
+        "check",
+        help="replay every unfinished run of MACHINE against its current code (a Durable's finished runs "
+        "too: does each result still read as its class?)",
+    )
     check.add_argument(
         "machine", help="module:attribute (or file.py:attribute) of the changed Durable or Machine"
     )

@@ -42,7 +42,7 @@ class Exit(enum.IntEnum):
     OK = 0
     """Done."""
     DIVERGES = 1
-    """``check``: at least one stored run would diverge under the current machine."""
+    """``check``: a stored run would diverge under the current machine, or a finished one's result changed."""
     USAGE = 2
     """Bad command line (argparse's own code)."""
     NOT_FOUND = 3

@@ -223,22 +223,28 @@ def _check(store: RunStore, name: str, stored_as: str | None) -> int:
     # Runs are stored under their Durable's name, which need not be the attribute's spelling
     # (a changed version of a Durable keeps the name of the one it replaces).
     runs_of = stored_as or (target.name if isinstance(target, Durable) else name)
-    checked = check_runs(store, _machine(target), runs_of)
+    # A Durable names its result: its finished runs are checked too (does each result still read?).
+    checked = check_runs(
+        store, _machine(target), runs_of, target.result if isinstance(target, Durable) else None
+    )
     if isinstance(checked, Failure):
         return _fail(checked.failure())
     results = checked.unwrap()
     for result in results:
         print(result.describe())
     unreadable = sum(r.unreadable for r in results)
-    bad = sum(not r.ok for r in results) - unreadable
-    counts = f"{len(results)} unfinished run(s) of {runs_of}, {bad} would diverge"
+    changed = sum(r.result_changed for r in results)
+    bad = sum(not r.ok for r in results) - unreadable - changed
+    finished = sum(r.status == "finished" for r in results)
+    counts = f"{len(results) - finished} unfinished run(s) of {runs_of}, {bad} would diverge"
+    ended = f"; {finished} finished, {changed} whose result no longer reads" if finished else ""
     unread = f", {unreadable} could not be read" if unreadable else ""
-    print(f"agentsm-runs check {name}: {counts}{unread}")
+    print(f"agentsm-runs check {name}: {counts}{ended}{unread}")
     if not results:
         others = sorted({r.machine for r in store.runs(unfinished_only=True).value_or(())})
         if others:
             print(f"  unfinished runs are stored under: {', '.join(others)} (choose one with --name)")
-    return int(Exit.STORE if unreadable else Exit.DIVERGES if bad else Exit.OK)
+    return int(Exit.STORE if unreadable else Exit.DIVERGES if bad or changed else Exit.OK)
 
 
 def _durables(names: Sequence[str], watch: bool) -> list[Durable[Any, Any, Any]] | int:

@@ -6,11 +6,17 @@ it replays as it ran (``ok``), or it diverges (the first differing step and what
 differs), or it waits in a state the machine no longer has. A run whose fingerprint
 differs but that replays cleanly is safe to resume with ``allow_changed=True``; the
 runner never resumes a changed machine's run without that.
+
+Given the program's ``result`` (a :class:`~agentsm_fn.durable.Durable`'s, as ``agentsm-runs check``
+passes it), it also replays every finished run that did not fail: one whose stored result no longer
+reads as its class (the class changed, so the journal's reply no longer converts, or a stored
+value no longer decodes) is reported with ``result_changed``, never passed in silence.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from typing import TypeVar
 
 import attrs
@@ -18,7 +24,8 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.core.machine import Machine
-from agentsm_fn.durable.errors import CodecFailure, Diverged, DurableError, StoreFailure
+from agentsm_fn.core.snapshot import Status
+from agentsm_fn.durable.errors import CodecFailure, CodecFailureKind, Diverged, DurableError, StoreFailure
 from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStatus, RunStore
 
@@ -36,6 +43,8 @@ class RunCheck:
     ``step`` is the first transition that differs (-1 when none does). ``unreadable``
     says the stored run itself could not be read (a corrupt or undecodable row, named in
     ``detail``): that is a problem of the store, not a divergence of the machine.
+    ``result_changed`` says a finished run's result no longer reads as it was stored (its
+    class changed since): ``detail`` says where the replay now stops, or what no longer decodes.
 
     Example:
         >>> RunCheck(run_id="r1", status="waiting", changed=True, ok=False, step=4,
@@ -44,6 +53,9 @@ class RunCheck:
         >>> RunCheck(run_id="r2", status="waiting", changed=False, ok=False, unreadable=True,
         ...         detail="run r2, journal[1].outcome: corrupt").describe()
         'r2 (waiting): UNREADABLE: run r2, journal[1].outcome: corrupt'
+        >>> RunCheck(run_id="r3", status="finished", changed=True, ok=False, result_changed=True,
+        ...         detail="the replay now stops in Correcting, not Done").describe()
+        'r3 (finished, machine changed): RESULT CHANGED: the replay now stops in Correcting, not Done'
     """
 
     run_id: str
@@ -53,6 +65,7 @@ class RunCheck:
     step: int = -1
     detail: str = ""
     unreadable: bool = False
+    result_changed: bool = False
 
     def describe(self) -> str:
         """One line for reports."""
@@ -61,6 +74,8 @@ class RunCheck:
             return f"{head}: ok, replays as it ran"
         if self.unreadable:
             return f"{head}: UNREADABLE: {self.detail}"
+        if self.result_changed:
+            return f"{head}: RESULT CHANGED: {self.detail}"
         where = f" at step {self.step}" if self.step >= 0 else ""
         return f"{head}: DIVERGES{where}: {self.detail}"
 
@@ -93,10 +108,49 @@ def _verdict(
     return base
 
 
+def _result_verdict(
+    store: RunStore,
+    machine: Machine[StateT, EventT, MemoryT],
+    record: RunRecord,
+    current: str,
+    result: Callable[[MemoryT], object],
+) -> RunCheck:
+    base = RunCheck(
+        run_id=record.run_id, status=record.status.value, changed=record.fingerprint != current, ok=True
+    )
+    replayed = replay_stored(store, machine, record.run_id)
+    if isinstance(replayed, Failure):
+        error: DurableError = replayed.failure()
+        if isinstance(error, Diverged):
+            return attrs.evolve(base, ok=False, step=error.step, detail=error.describe())
+        if isinstance(error, CodecFailure) and error.kind is not CodecFailureKind.CORRUPT:
+            detail = f"its stored result no longer decodes: {error.describe()}"
+            return attrs.evolve(base, ok=False, result_changed=True, detail=detail)
+        return attrs.evolve(base, ok=False, unreadable=True, detail=error.describe())
+    snap = replayed.unwrap()
+    if snap.status is not Status.FINISHED or snap.state.name != record.state:
+        detail = (
+            f"its stored result no longer reads as its class: the replay of its journal now stops in "
+            f"{snap.state.name} ({snap.status.value}), not {record.state}"
+        )
+        return attrs.evolve(base, ok=False, step=snap.steps, result_changed=True, detail=detail)
+    if result(snap.memory) is None:
+        detail = f"it finished in {record.state}, but its result now reads as None"
+        return attrs.evolve(base, ok=False, result_changed=True, detail=detail)
+    return base
+
+
 def check_runs(
-    store: RunStore, machine: Machine[StateT, EventT, MemoryT], name: str
+    store: RunStore,
+    machine: Machine[StateT, EventT, MemoryT],
+    name: str,
+    result: Callable[[MemoryT], object] | None = None,
 ) -> Result[tuple[RunCheck, ...], StoreFailure]:
     """Replay every unfinished run stored under ``name`` against ``machine``; one verdict each.
+
+    With ``result`` (the program's, e.g. :func:`~agentsm_fn.agents.react.agent_result`), every
+    finished run that did not fail is replayed too, and its verdict says whether its result still
+    reads (``result_changed`` when not).
 
     Example:
         >>> import tempfile, os
@@ -107,8 +161,13 @@ def check_runs(
         ()
         >>> store.close()
     """
-    records = store.runs(unfinished_only=True)
+    records = store.runs(unfinished_only=result is None)
     if isinstance(records, Failure):
         return records
     current = machine_fingerprint(machine)
-    return Success(tuple(_verdict(store, machine, r, current) for r in records.unwrap() if r.machine == name))
+    mine = [r for r in records.unwrap() if r.machine == name]
+    verdicts = [_verdict(store, machine, r, current) for r in mine if r.status.unfinished]
+    if result is not None:
+        done = [r for r in mine if r.status is RunStatus.FINISHED]
+        verdicts += [_result_verdict(store, machine, r, current, result) for r in done]
+    return Success(tuple(verdicts))
