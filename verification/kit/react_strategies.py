@@ -244,12 +244,10 @@ def _batch_examples(batch: RunToolBatch) -> tuple[object, ...]:
 def react_entries(
     memories: st.SearchStrategy[AgentMemory] | None = None,
 ) -> st.SearchStrategy[tuple[State, AgentMemory]]:
-    """Runs entering a tool state with the corrupt memory its FatalError guard exists for; guarded ones.
+    """Runs entering states few generated runs reach: a tool state with a corrupt memory, guarded ones.
 
-    And runs entering GuardingToolCalls with a call chosen (one that needs approval waits for
-    it, as Planning leaves it), GuardingOutput with an answer given, and Planning, each with a
-    guardrail of its stage (the output's, for Planning) and any action: a run reaches them only
-    after a plan, which few generated runs with guardrails make (an input guardrail ends many).
+    Tool states with the corrupt memory their FatalError guard exists for; GuardingToolCalls (a call
+    chosen), GuardingOutput (an answer), Planning, GuardingInput with a guardrail, any action.
 
     Example:
         >>> isinstance(react_entries(), st.SearchStrategy)
@@ -276,13 +274,18 @@ def react_entries(
     called = st.builds(
         _called, planned, st.sampled_from(("search", "delete_file")), st.sampled_from(tool_guards)
     )
-    planning = st.builds(lambda m, g: m.evolve(guardrails=(g,)), base, st.sampled_from(output_guards))
+    input_guards = [g for g in GUARDRAIL_POOL if g.stage == "input"]
     return (
         corrupt
         | st.tuples(st.just(State.GuardingOutput), answered)
         | st.tuples(st.just(State.GuardingToolCalls), called)
-        | st.tuples(st.just(State.Planning), planning)
+        | st.tuples(st.just(State.Planning), st.builds(_guarded, base, st.sampled_from(output_guards)))
+        | st.tuples(st.just(State.GuardingInput), st.builds(_guarded, base, st.sampled_from(input_guards)))
     )
+
+
+def _guarded(memory: AgentMemory, guard: GuardrailSpec) -> AgentMemory:
+    return memory.evolve(guardrails=(guard,))
 
 
 def _called(memory: AgentMemory, tool: str, guard: GuardrailSpec) -> AgentMemory:
