@@ -7,17 +7,22 @@ The request names the trip (``reason``: the guardrail, its stage and why it trip
 the subject: the tool call itself when the turn has one, else a call named
 ``guardrail:<name>`` whose arguments carry the stage and the text under review, so every
 approval channel (a callback, a suspended run answered from the command line, the server or
-an AG-UI client) shows it as it shows a tool call. ``Approved`` (or ``Modified``, whose
-arguments are not used) records an approval: the guarding state's checks go on;
-``Rejected`` records a rejection: the guarding state refuses. No decision (the effect
-failed) is a rejection, as ``AskHuman`` makes it. Then it goes back to its guarding state
-(``GuardrailReviewed``).
+an AG-UI client) shows it as it shows a tool call. ``Approved`` records an approval: the
+guarding state's checks go on; ``Rejected`` records a rejection: the guarding state refuses.
+``Modified`` is applied, never taken as a plain approval: on a review of the one tool call
+the human was shown, the call runs with the modified arguments (an approval, noted as
+modified; the remaining guardrails check the modified call); on any other review (the
+input, the output, several calls: the human saw a ``guardrail:<name>`` call, not a
+subject whose arguments could change) it cannot be applied, so it is a rejection, noted so.
+No decision (the effect failed) is a rejection, as ``AskHuman`` makes it. Then it goes back
+to its guarding state (``GuardrailReviewed``).
 """
 
 from __future__ import annotations
 
 from typing import Literal, TypeAlias
 
+import attrs
 from returns.result import Failure, Result
 
 from agentsm_fn.agents.guardrails import GuardrailCheck, describe_subject
@@ -29,6 +34,7 @@ from agentsm_fn.agents.react.states import Event, State
 from agentsm_fn.core.effects import Perform
 from agentsm_fn.core.faults import Fault
 from agentsm_fn.core.handlers import emit, perform
+from agentsm_fn.llm.json import JsonObject
 from agentsm_fn.llm.messages import ToolCall
 
 __all__ = ["REVIEWING", "ask_review", "receive_review", "review_request"]
@@ -107,8 +113,29 @@ def receive_review(
     match outcome:
         case Rejected(reason=reason):
             reviewed = LOG.reviewed(memory, False, reason or "rejected")
-        case Modified():
-            reviewed = LOG.reviewed(memory, True, "approved (modified arguments are not used)")
+        case Modified(arguments=arguments):
+            reviewed = _modified(memory, check, arguments)
         case _:
             reviewed = LOG.reviewed(memory, True, "approved")
     return emit(Event.GuardrailReviewed, reviewed)
+
+
+def _modified(memory: AgentMemory, check: GuardrailCheck, arguments: JsonObject) -> AgentMemory:
+    """Apply a modification to the one call under review, or reject: it cannot be applied elsewhere."""
+    calls = turn_calls(memory)
+    if check.stage in (INPUT, OUTPUT) or len(calls) != 1:
+        note = f"rejected: modified arguments cannot be applied to a review of {_under_review(check, calls)}"
+        return LOG.reviewed(memory, False, note)
+    call = attrs.evolve(calls[0], arguments=arguments)
+    changed = (
+        memory.evolve(pending_tool_calls=(call,))
+        if memory.pending_tool_calls
+        else memory.evolve(current_tool_call=call)
+    )
+    return LOG.reviewed(changed, True, f"approved with modified arguments {call.arguments_json}")
+
+
+def _under_review(check: GuardrailCheck, calls: tuple[ToolCall, ...]) -> str:
+    if check.stage in (INPUT, OUTPUT):
+        return f"the {check.stage}"
+    return f"{len(calls)} tool calls"

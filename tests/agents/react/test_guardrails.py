@@ -20,8 +20,8 @@ from agentsm_fn.agents.react import (
     Suspended,
     react_machine,
 )
-from agentsm_fn.agents.react.outcomes import Approved
-from agentsm_fn.llm import LlmFailure, LlmFailureKind, LlmOutcome, LlmReply
+from agentsm_fn.agents.react.outcomes import Approved, Modified
+from agentsm_fn.llm import LlmFailure, LlmFailureKind, LlmOutcome, LlmReply, ToolCall
 from agentsm_fn.shell.react_agent import AgentBuilder
 from agentsm_fn.shell.react_performers import react_shell
 from agentsm_fn.shell.run import run
@@ -139,3 +139,38 @@ def test_any_verdict_either_lets_the_run_through_or_ends_it_as_its_guardrail_say
             assert snapshot.memory.final_answer in (None, trip.message)  # never the withheld answer
         case _:
             raise AssertionError(f"unexpected {result}")
+
+
+def test_a_modified_review_runs_the_call_with_its_arguments_or_refuses_where_it_cannot_apply() -> None:
+    ran: list[str] = []
+
+    def read(path: str) -> str:
+        ran.append(path)
+        return "contents"
+
+    outside: Guardrail[ToolCall] = guardrail(
+        "outside-tmp",
+        lambda call: None if str(call.arguments.get("path", "")).startswith("/tmp/") else "outside /tmp",
+        on_trip=OnTrip.ASK_HUMAN,
+    )
+    call = LlmReply(tool_calls=(ToolCall("c1", "read", {"path": "/etc/passwd"}),))
+    llm = ScriptedLlm([call, LlmReply(content=ANSWER)])
+    schema = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+    builder = AgentBuilder.new("Read it").tool("read", "Read a file.", schema, read)
+    agent = builder.guard_tool_calls(outside).llm(llm).build().unwrap()
+    suspended = agent.run().unwrap()
+    assert isinstance(suspended, Suspended) and suspended.snapshot.state is State.ReviewingToolCalls
+    done = agent.resume(suspended, Modified({"path": "/tmp/x"})).unwrap()
+    assert isinstance(done, ReactCompleted) and ran == ["/tmp/x"]  # the modification, never the original
+    review = done.memory.guardrail_checks[-1]
+    assert review.review is True and review.note == 'approved with modified arguments {"path":"/tmp/x"}'
+
+    curt: Guardrail[str] = guardrail("curt", lambda text: "curt", on_trip=OnTrip.ASK_HUMAN)
+    asked = AgentBuilder.new("Capital?").guard_input(curt).llm(ScriptedLlm([])).build().unwrap()
+    waiting = asked.run().unwrap()
+    assert isinstance(waiting, Suspended)
+    refused = asked.resume(waiting, Modified({"text": "Capital, please?"})).failure()
+    assert isinstance(refused, GuardrailTripped) and refused.action is OnTrip.REFUSE
+    assert refused.snapshot is not None and refused.snapshot.memory.guardrail_checks[-1].note == (
+        "rejected: modified arguments cannot be applied to a review of the input"
+    )
