@@ -7,7 +7,13 @@ per transition, effect request and effect outcome, as ``agentsm_fn.stream`` numb
 ``Last-Event-ID: n`` gets every event after position ``n`` and none before it. A finished or
 failed run streams its whole history and where it ended, then the response ends; a running or
 waiting one stays open and streams each event as the store shows it (see ``follow``), wherever
-the run executes. If the run cannot be read, an ``event: error`` with the JSON error ends it.
+the run executes. A run's child runs (and theirs) stream with it: each of their events is sent as
+``event: child`` with ``data:`` a ``ChildEvent``'s JSON form (the child's run id, its parent's, the
+run's effect that started it, the child's event) and no id, after the run's history that came with
+it, before where the run stands; a client that listens only to unnamed events (a browser's
+``onmessage``) never sees them, and ``?children=false`` leaves them out. A client that comes back
+is sent every child event again (tell them apart by the child's run id and its event's position).
+If the run cannot be read, an ``event: error`` with the JSON error ends it.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from agentsm_fn.server.follow import Followers
 from agentsm_fn.server.runs import unwrapped
 from agentsm_fn.server.shutdown import Shutdown
 from agentsm_fn.server.streaming import sse_response
+from agentsm_fn.stream.children import ChildEvent, child_event_to_json
 from agentsm_fn.stream.events import RunEvent, history_position
 from agentsm_fn.stream.wire import event_to_json
 
@@ -50,7 +57,7 @@ def event_routes(ctx: ServerContext) -> APIRouter:
     """The run event stream over ``ctx.store`` (one follower per streamed run)."""
     routes = APIRouter(tags=["events"])
     shutdown = Shutdown()
-    followers = Followers(ctx.store, ctx.poll_interval, shutdown)
+    followers = Followers(ctx.store, ctx.poll_interval, shutdown, ctx.durables.get)
 
     @routes.get(
         "/runs/{run_id}/events",
@@ -61,6 +68,7 @@ def event_routes(ctx: ServerContext) -> APIRouter:
         run_id: str,
         last_event_id: str | None = Header(default=None, max_length=20),
         after: int | None = Query(default=None, ge=-1, le=10**12),
+        children: bool = Query(default=True),
     ) -> EventSourceResponse:
         """The run's events as Server-Sent Events (``id:`` its position; resume with ``Last-Event-ID``)."""
         seen = last_seen(last_event_id, after)
@@ -68,9 +76,13 @@ def event_routes(ctx: ServerContext) -> APIRouter:
         durable = ctx.durable(record.machine)
 
         async def sent() -> AsyncGenerator[ServerSentEvent, None]:
-            async with aclosing(followers.stream(durable, run_id, seen)) as items:  # closed with the response
+            async with aclosing(
+                followers.stream(durable, run_id, seen, children)
+            ) as items:  # closed with the response
                 async for item in items:
-                    if isinstance(item, RunEvent):
+                    if isinstance(item, ChildEvent):
+                        yield ServerSentEvent(data=child_event_to_json(item), event="child")
+                    elif isinstance(item, RunEvent):
                         position = history_position(item)
                         shown = None if position is None else str(position)
                         yield ServerSentEvent(data=event_to_json(item), id=shown)

@@ -9,7 +9,10 @@ replay from the last journal row it settled, not of the whole journal); new hist
 event at its position in the run) is appended, and the run's standing events (waiting,
 finished, failed) replace the last ones. Clients
 read the shared history by position, so each gets every event once, in order, however many
-follow the run. A follower stops when its last client leaves; the :class:`Followers` hub
+follow the run. A run's children (and theirs) are followed with it (:class:`~agentsm_fn.durable.
+operations.following_children.ChildrenFollow`): their events, each a :class:`~agentsm_fn.stream.
+children.ChildEvent`, come after the run's new history, before its standing events; a client is
+given all of them from the first. A follower stops when its last client leaves; the :class:`Followers` hub
 makes one per run on demand.
 
 A :class:`Poller` is what a follower and the store-wide watch of ``GET /events``
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 import anyio
@@ -30,11 +33,13 @@ from returns.result import Failure
 
 from agentsm_fn.durable.errors import DurableError, StoreFailure
 from agentsm_fn.durable.operations.following import FollowedEvents, StoredFollow
+from agentsm_fn.durable.operations.following_children import ChildrenFollow, DurableOf
 from agentsm_fn.durable.running.durable import Durable
 from agentsm_fn.durable.stores.protocol.store import RunStatus, RunStore
 from agentsm_fn.server.shutdown import Shutdown
 from agentsm_fn.shell.credentials import redact_credentials
-from agentsm_fn.stream.events import RunEvent
+from agentsm_fn.stream.children import ChildEvent
+from agentsm_fn.stream.events import EffectRequested, RunEvent
 
 __all__ = ["Follower", "Followers", "Poller"]
 
@@ -111,6 +116,7 @@ class Follower(Poller):
         run_id: str,
         interval: float,
         shutdown: Shutdown | None = None,
+        durable_of: DurableOf | None = None,
     ) -> None:
         failure = StoreFailure(operation="follow run", detail="the server failed to follow it", run_id=run_id)
         super().__init__(interval, failure, shutdown)
@@ -120,6 +126,8 @@ class Follower(Poller):
         self._open_from = 0
         self._marker: _Marker | None = None
         self._follow = StoredFollow(store, durable, run_id)
+        self.children: list[ChildEvent] = []
+        self._children = None if durable_of is None else ChildrenFollow(store, run_id, durable_of)
 
     def _look(self) -> tuple[_Marker, int] | DurableError:
         """The run's marker, and the first journal row still open (in a worker thread: the store blocks)."""
@@ -141,42 +149,76 @@ class Follower(Poller):
         found = self._follow.look()
         return found.failure() if isinstance(found, Failure) else found.unwrap()
 
+    def _position_of(self) -> Callable[[int], int]:
+        """The position of each effect (by journal seq) in the history so far (-1: not seen yet)."""
+        requested = [e.position for e in self.history if isinstance(e, EffectRequested) and e.part is None]
+        return lambda seq: requested[seq] if 0 <= seq < len(requested) else -1
+
+    def _child_events(self, position_of: Callable[[int], int]) -> tuple[ChildEvent, ...] | DurableError:
+        if self._children is None:
+            return ()
+        found = self._children.look(position_of)
+        return found.failure() if isinstance(found, Failure) else found.unwrap()
+
     async def refresh(self) -> None:
-        """Look at the store once; if the run moved, take its new events and wake the clients."""
+        """Look at the store once; if the run (or a child of it) moved, take its new events, wake clients."""
         looked = await anyio.to_thread.run_sync(self._look)
         if not isinstance(looked, tuple):
             await self._fail(looked)
             return
         marker, next_open = looked
-        if marker == self._marker:
-            return
-        derived = await anyio.to_thread.run_sync(self._events)
-        if not isinstance(derived, FollowedEvents):
-            await self._fail(derived)
-            return
-        self._marker, self._open_from = marker, next_open
-        async with self._changed:  # positions are stable: a prefix is kept, and covers derived.first
+        derived: FollowedEvents | None = None
+        if marker != self._marker:
+            found = await anyio.to_thread.run_sync(self._events)
+            if not isinstance(found, FollowedEvents):
+                await self._fail(found)
+                return
+            derived = found
+        if derived is not None:  # positions are stable: a prefix is kept, and covers derived.first
             self.history.extend(derived.history[len(self.history) - derived.first :])
-            self.standing = derived.standing
-            self.over = marker[0] in (
-                RunStatus.FINISHED.value,
-                RunStatus.FAILED.value,
-                RunStatus.CANCELLED.value,
-            )
+        children = await anyio.to_thread.run_sync(self._child_events, self._position_of())
+        if not isinstance(children, tuple):
+            await self._fail(children)
+            return
+        if derived is None and not children:
+            return
+        async with self._changed:
+            self.children.extend(children)
+            if derived is not None:
+                self._marker, self._open_from = marker, next_open
+                self.standing = derived.standing
+                self.over = marker[0] in (
+                    RunStatus.FINISHED.value,
+                    RunStatus.FAILED.value,
+                    RunStatus.CANCELLED.value,
+                )
             self._changed.notify_all()
 
-    async def events(self, after: int) -> AsyncIterator[RunEvent]:
-        """The run's history after position ``after``, then its standing events, as they come, until over."""
+    async def events(self, after: int, children: bool = True) -> AsyncIterator[RunEvent | ChildEvent]:
+        """The run's history after ``after``, its children's events (if ``children``), its standing.
+
+        A client is given every child event from the first, whatever ``after`` is.
+        """
         sent_standing: tuple[RunEvent, ...] = ()
+        sent_children = 0 if children else -1
         while True:
             async with self._changed:
-                while len(self.history) <= after + 1 and self.standing == sent_standing and not self.over:
+                while (
+                    len(self.history) <= after + 1
+                    and self.standing == sent_standing
+                    and not self.over
+                    and not 0 <= sent_children < len(self.children)
+                ):
                     await self._changed.wait()
                 fresh = self.history[after + 1 :]
+                kids = self.children[sent_children:] if children else []
                 standing, over = self.standing, self.over
             for event in fresh:
                 yield event
+            for kid in kids:
+                yield kid
             after += len(fresh)
+            sent_children += len(kids)
             if standing != sent_standing:
                 for event in standing:
                     yield event
@@ -188,26 +230,32 @@ class Follower(Poller):
 class Followers:
     """A follower per streamed run: made when its first client comes, dropped after its last."""
 
-    def __init__(self, store: RunStore, interval: float, shutdown: Shutdown | None = None) -> None:
-        self.store, self.interval = store, interval
+    def __init__(
+        self,
+        store: RunStore,
+        interval: float,
+        shutdown: Shutdown | None = None,
+        durable_of: DurableOf | None = None,
+    ) -> None:
+        self.store, self.interval, self.durable_of = store, interval, durable_of
         self.shutdown = shutdown or Shutdown()
         self._runs: dict[str, Follower] = {}
 
     async def stream(
-        self, durable: Durable[Any, Any, Any], run_id: str, after: int
-    ) -> AsyncGenerator[RunEvent | DurableError, None]:
-        """Every event of ``run_id`` after position ``after``, shared with the run's other clients.
+        self, durable: Durable[Any, Any, Any], run_id: str, after: int, children: bool = True
+    ) -> AsyncGenerator[RunEvent | ChildEvent | DurableError, None]:
+        """Every event of ``run_id`` after position ``after``, and its children's, shared with other clients.
 
         If the run cannot be read (any more), the last item is the error that says why.
         """
         follower = self._runs.get(run_id)
         if follower is None:
             follower = self._runs[run_id] = Follower(
-                self.store, durable, run_id, self.interval, self.shutdown
+                self.store, durable, run_id, self.interval, self.shutdown, self.durable_of
             )
         follower.join()
         try:
-            async for event in follower.events(after):
+            async for event in follower.events(after, children):
                 yield event
             if follower.error is not None:
                 yield follower.error

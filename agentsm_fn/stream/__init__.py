@@ -3,7 +3,9 @@
 The events (:mod:`agentsm_fn.stream.events`) are what ``agentsm_fn.astream`` yields
 while a run goes on and what ``agentsm_fn.durable.stored_events`` derives from a stored
 run's journal; :func:`event_to_json` / :func:`event_from_json` are their JSON form, so a server sends
-them as they are. This package does no IO: the async plumbing lives in the shell.
+them as they are. A child run's events travel in its parent's stream as :class:`ChildEvent`
+(:func:`child_event_to_json` / :func:`child_event_from_json`). This package does no IO: the async
+plumbing lives in the shell.
 
 Example:
     >>> event = Transitioned(run_id="r1", position=1, step=1, state="Idle", event="START",
@@ -12,6 +14,7 @@ Example:
     True
 """
 
+from agentsm_fn.stream.children import ChildEvent, child_event_from_json, child_event_to_json
 from agentsm_fn.stream.events import (
     AwaitingOutcome,
     EffectCompleted,
@@ -30,6 +33,7 @@ from agentsm_fn.stream.wire import MalformedEvent, event_from_json, event_to_jso
 
 __all__ = [
     "AwaitingOutcome",
+    "ChildEvent",
     "EffectCompleted",
     "EffectRequested",
     "Failed",
@@ -41,6 +45,8 @@ __all__ = [
     "RunStarted",
     "ToolCallArgsDelta",
     "Transitioned",
+    "child_event_from_json",
+    "child_event_to_json",
     "event_from_json",
     "event_to_json",
     "history_position",
