@@ -27,13 +27,14 @@ One idea over 300 lines: the builder is one value, and its fluent methods are re
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Generic, TypedDict, TypeVar, Unpack, cast, overload
+from typing import Generic, Protocol, TypedDict, TypeVar, Unpack, cast, overload
 
 import attrs
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.agents.guardrails import Guardrail
 from agentsm_fn.agents.output.result_type import TEXT, ResultT, ResultType, Validator, result_type
+from agentsm_fn.agents.react.agent_tools import agent_tool
 from agentsm_fn.agents.react.config import AgentConfig, TokenBudget
 from agentsm_fn.agents.react.errors import BuildError
 from agentsm_fn.agents.react.guards import INPUT, OUTPUT, TOOL_CALL, ReactGuardrails, each_call
@@ -54,6 +55,19 @@ from agentsm_fn.tools.registry import Tool, ToolFn, ToolRegistry
 __all__ = ["Agent", "AgentBuilder"]
 
 T = TypeVar("T")
+
+
+class Named(Protocol):
+    """Anything with a program's name (a ``Durable``)."""
+
+    @property
+    def name(self) -> str:
+        """The program's ``module:attribute`` name."""
+        ...
+
+
+def _child(**arguments: object) -> str:
+    raise RuntimeError("an agent tool runs as a child run of the agent, never as a function")
 
 
 class _BuilderChanges(TypedDict, total=False):
@@ -273,6 +287,23 @@ class AgentBuilder(Generic[ResultT]):
         for t in tools:
             registry = registry.add(t)
         return self._with(registry=registry)
+
+    def agent_tool(self, name: str, description: str, agent: str | Named) -> AgentBuilder[ResultT]:
+        """Offer the durable ``agent`` (a ``Durable``, or its ``module:attribute`` name) as the tool ``name``.
+
+        A call runs the agent as a child run (a new turn of it, the call's ``input`` as its
+        message); its final answer (or typed result, as JSON) is the call's observation, and a
+        failed or cancelled child an error observation (docs/teams.md). Run the agent as a
+        ``Durable`` (in process, or on a store whose workers load the child by its name).
+
+        Example:
+            >>> from agentsm_fn.shell.scripted_llm import ScriptedLlm
+            >>> b = AgentBuilder.new("Refund A-17").agent_tool("ask_refunds", "Refunds", "shop:REFUNDS")
+            >>> b.llm(ScriptedLlm([])).build().unwrap().memory.tool("ask_refunds").agent
+            'shop:REFUNDS'
+        """
+        program = agent if isinstance(agent, str) else agent.name
+        return self._with(registry=self.registry.add(Tool(agent_tool(name, description, program), _child)))
 
     def blacklist_tool(self, name: str) -> AgentBuilder[ResultT]:
         """Forbid the tool ``name`` (it is not offered, and a call to it is refused)."""

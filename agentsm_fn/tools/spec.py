@@ -86,6 +86,9 @@ class ToolDef:
     needs_approval: bool = False
     timeout: float | None = None
     retry_safe: bool = False
+    agent: str | None = None
+    """The durable agent (its program's ``module:attribute`` name) a call of this tool runs as a child
+    run, its ``input`` argument as the agent's message (None: an ordinary tool, run by its function)."""
 
     @property
     def spec(self) -> ToolSpec:

@@ -1,5 +1,9 @@
 """Acting and ParallelActing: run the chosen tool call(s); failures become observations.
 
+A call of an agent tool (:mod:`agentsm_fn.agents.react.agent_tools`) is a child run instead of a
+:class:`RunTool`; its outcome is the call's result. ParallelActing runs a batch's agent calls one
+after another (each result kept in ``parallel_results``), then the other calls as one batch.
+
 Acting (000 section 4.9): no ``current_tool_call`` is a bug in memory (set ``error``,
 emit ``FatalError``); an unknown tool or invalid arguments fail before running
 (``ToolFailure``, never a crash); otherwise request :class:`RunTool` and record
@@ -16,6 +20,7 @@ from typing import Literal, TypeAlias
 
 from returns.result import Result
 
+from agentsm_fn.agents.react.agent_tools import agent_run, child_result
 from agentsm_fn.agents.react.effects import RunTool, RunToolBatch
 from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.outcomes import ReactToolResult, ToolBatchResult
@@ -25,6 +30,7 @@ from agentsm_fn.core.effects import Perform
 from agentsm_fn.core.faults import Fault
 from agentsm_fn.core.handlers import emit, perform
 from agentsm_fn.llm.messages import ToolCall
+from agentsm_fn.teams.values import ChildOutcome
 
 __all__ = ["act", "act_in_parallel", "receive_act", "receive_parallel"]
 
@@ -46,7 +52,8 @@ def _observe(memory: AgentMemory, result: ReactToolResult) -> Result[tuple[Acted
 def act(
     memory: AgentMemory,
 ) -> Result[
-    tuple[Literal[Event.FatalError, Event.ToolFailure], AgentMemory] | Perform[ReactToolResult, AgentMemory],
+    tuple[Literal[Event.FatalError, Event.ToolFailure], AgentMemory]
+    | Perform[ReactToolResult | ChildOutcome, AgentMemory],
     Fault,
 ]:
     """Validate the current tool call, then request running it.
@@ -62,12 +69,15 @@ def act(
     failed = precheck(memory, call)
     if failed is not None:
         return emit(Event.ToolFailure, memory.evolve(last_observation=failed.observation))
+    child = agent_run(memory, call)
+    if child is not None:
+        return perform(child, memory)
     return perform(_run(memory, call), memory)
 
 
 def receive_act(
-    memory: AgentMemory, outcome: ReactToolResult
-) -> Result[tuple[Acted, AgentMemory] | Perform[ReactToolResult, AgentMemory], Fault]:
+    memory: AgentMemory, outcome: ReactToolResult | ChildOutcome
+) -> Result[tuple[Acted, AgentMemory] | Perform[ReactToolResult | ChildOutcome, AgentMemory], Fault]:
     """Record the tool's result as ``last_observation``.
 
     Example:
@@ -76,6 +86,8 @@ def receive_act(
         >>> event.name, m.last_observation
         ('ToolSuccess', 'SUCCESS: 4')
     """
+    if not isinstance(outcome, ReactToolResult):
+        outcome = child_result(memory.current_tool_call or ToolCall("", outcome.program, {}), outcome)
     return _observe(memory, outcome)
 
 
@@ -86,8 +98,13 @@ def _prechecked(memory: AgentMemory) -> tuple[ReactToolResult | None, ...]:
 def _merge(memory: AgentMemory, ran: tuple[ReactToolResult, ...]) -> Result[tuple[Acted, AgentMemory], Fault]:
     """Fill the precheck gaps with the batch's results, keeping call order."""
     pending = iter(ran)
+    children = {result.call_id: result for result in memory.parallel_results}
     results = tuple(
-        checked if checked is not None else next(pending, _missing(call))
+        checked
+        if checked is not None
+        else children.get(call.id, _missing(call))
+        if agent_run(memory, call) is not None
+        else next(pending, _missing(call))
         for call, checked in zip(memory.pending_tool_calls, _prechecked(memory), strict=True)
     )
     event: Acted = Event.ToolSuccess if all(r.ok for r in results) else Event.ToolFailure
@@ -102,7 +119,7 @@ def act_in_parallel(
     memory: AgentMemory,
 ) -> Result[
     tuple[Literal[Event.FatalError, Event.ToolSuccess, Event.ToolFailure], AgentMemory]
-    | Perform[ToolBatchResult, AgentMemory],
+    | Perform[ToolBatchResult | ChildOutcome, AgentMemory],
     Fault,
 ]:
     """Request the batch of every pending call that passes its precheck.
@@ -115,19 +132,27 @@ def act_in_parallel(
     if not memory.pending_tool_calls:
         message = "ParallelActing entered without pending_tool_calls"
         return emit(Event.FatalError, memory.evolve(error=message))
-    runnable = tuple(
-        _run(memory, call)
-        for call, checked in zip(memory.pending_tool_calls, _prechecked(memory), strict=True)
-        if checked is None
-    )
+    calls = [
+        c for c, checked in zip(memory.pending_tool_calls, _prechecked(memory), strict=True) if not checked
+    ]
+    done = {result.call_id for result in memory.parallel_results}
+    for call in calls:
+        child = agent_run(memory, call)
+        if child is not None and call.id not in done:
+            return perform(child, memory)
+    runnable = tuple(_run(memory, call) for call in calls if agent_run(memory, call) is None)
     if not runnable:
         return _merge(memory, ())
     return perform(RunToolBatch(runnable), memory)
 
 
 def receive_parallel(
-    memory: AgentMemory, outcome: ToolBatchResult
-) -> Result[tuple[Acted, AgentMemory] | Perform[ToolBatchResult, AgentMemory], Fault]:
+    memory: AgentMemory, outcome: ToolBatchResult | ChildOutcome
+) -> Result[
+    tuple[Literal[Event.FatalError, Event.ToolSuccess, Event.ToolFailure], AgentMemory]
+    | Perform[ToolBatchResult | ChildOutcome, AgentMemory],
+    Fault,
+]:
     """Merge the batch's results with the precheck failures, in call order.
 
     Example:
@@ -135,4 +160,10 @@ def receive_parallel(
         >>> receive_parallel(m, ToolBatchResult(())).unwrap()[0].name
         'ToolSuccess'
     """
-    return _merge(memory, outcome.results)
+    if isinstance(outcome, ToolBatchResult):
+        return _merge(memory, outcome.results)
+    done = {result.call_id for result in memory.parallel_results}
+    asked = next(c for c in memory.pending_tool_calls if agent_run(memory, c) and c.id not in done)
+    return act_in_parallel(
+        memory.evolve(parallel_results=(*memory.parallel_results, child_result(asked, outcome)))
+    )

@@ -21,9 +21,10 @@ from agentsm_fn.durable.child_errors import ChildProgramUnknown
 from agentsm_fn.durable.running.program import DurableProgram
 from agentsm_fn.shell.credentials import redact_credentials
 from agentsm_fn.shell.targets import import_target
+from agentsm_fn.teams.turns import StartTurn
 from agentsm_fn.teams.values import ChildFailed, ChildFinished, ChildOutcome
 
-__all__ = ["AnyProgram", "by_name", "ended_outcome", "failed_outcome", "load_program"]
+__all__ = ["AnyProgram", "by_name", "ended_outcome", "failed_outcome", "load_program", "start_memory"]
 
 AnyProgram: TypeAlias = DurableProgram[Any, Any, Any]
 """A durable program of any states, events and memory (a parent's children are of many kinds)."""
@@ -63,6 +64,26 @@ def load_program(name: str, known: Mapping[str, AnyProgram]) -> Result[AnyProgra
         return Failure(ChildProgramUnknown(program=name, why=why))
     _LOADED[name] = value  # a module's attribute: the same object each time it is imported here
     return Success(value)
+
+
+def start_memory(program: AnyProgram, memory: object) -> Result[object, str]:
+    """A child's start memory: ``memory``, or the new turn a :class:`~agentsm_fn.teams.StartTurn` asks for.
+
+    Example:
+        >>> from agentsm_fn.core.machine import Machine
+        >>> from agentsm_fn.durable import Durable
+        >>> from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory
+        >>> child = Durable(name="app:C", machine=REACT_MACHINE, template=AgentMemory.new(""))
+        >>> start_memory(child, StartTurn(message="Refund A-17")).unwrap().task
+        'Refund A-17'
+        >>> start_memory(Durable(name="app:C", machine=REACT_MACHINE), StartTurn(message="x")).failure()
+        'app:C starts no turns (give its Durable a template)'
+    """
+    if not isinstance(memory, StartTurn):
+        return Success(memory)
+    if program.turns is None:
+        return Failure(f"{program.name} starts no turns (give its Durable a template)")
+    return Success(program.turns.start(memory.thread, memory.message))
 
 
 def ended_outcome(program: AnyProgram, run_id: str, snapshot: Snapshot[Any, Any]) -> ChildOutcome:

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from returns.result import Failure
 
 from agentsm_fn.core import SUSPEND
-from agentsm_fn.durable.running.child_programs import AnyProgram, failed_outcome, load_program
+from agentsm_fn.durable.running.child_programs import AnyProgram, failed_outcome, load_program, start_memory
 from agentsm_fn.durable.running.child_rows import decoded, encoded, fresh, lost, recorded
 from agentsm_fn.durable.running.run_ids import child_run_id
 from agentsm_fn.durable.stores.codec import to_bytes
@@ -95,14 +95,17 @@ def _request(
     single: bool,
 ) -> object:
     loaded = load_program(program, {})
-    if isinstance(loaded, Failure):
-        failed = [failed_outcome(program, run_id, loaded.failure().describe()) for run_id, _ in children]
+    starts = [] if isinstance(loaded, Failure) else [start_memory(loaded.unwrap(), m) for _, m in children]
+    why = loaded.failure().describe() if isinstance(loaded, Failure) else None
+    why = next((start.failure() for start in starts if isinstance(start, Failure)), why)
+    if why is not None:
+        failed = [failed_outcome(program, run_id, why) for run_id, _ in children]
         return failed[0] if single else Gathered(outcomes=tuple(failed))
     if not children:
         return Gathered()
     rows: list[NewChild] = []
-    for index, (run_id, memory) in enumerate(children):
-        encoded = to_bytes(memory)
+    for index, ((run_id, _), start) in enumerate(zip(children, starts, strict=True)):
+        encoded = to_bytes(start.unwrap())
         if isinstance(encoded, Failure):
             raise ValueError(f"child {run_id}'s start memory: {encoded.failure().describe()}")
         rows.append(

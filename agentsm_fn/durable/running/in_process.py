@@ -22,6 +22,7 @@ from agentsm_fn.durable.running.child_programs import (
     ended_outcome,
     failed_outcome,
     load_program,
+    start_memory,
 )
 from agentsm_fn.durable.running.run_ids import child_run_id
 from agentsm_fn.shell.keys import effect_key
@@ -53,7 +54,10 @@ def run_in_process(
     if isinstance(loaded, Failure):
         return failed_outcome(program, run_id, loaded.failure().describe())
     child = loaded.unwrap()
-    result = run(child.machine, memory, child.shell())
+    start = start_memory(child, memory)
+    if isinstance(start, Failure):
+        return failed_outcome(child.name, run_id, start.failure())
+    result = run(child.machine, start.unwrap(), child.shell())
     if isinstance(result, Failure):
         return failed_outcome(child.name, run_id, result.failure().reason.describe())
     snapshot = result.unwrap()

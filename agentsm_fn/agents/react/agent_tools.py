@@ -1,0 +1,97 @@
+"""Agents as tools: a call of a tool that names a durable agent runs that agent as a child run.
+
+A :class:`~agentsm_fn.tools.spec.ToolDef` whose ``agent`` names a durable program (``module:attribute``)
+is offered to the model like any tool; calling it requests a :class:`~agentsm_fn.teams.ChildRun` of
+that program, started as a new turn (:class:`~agentsm_fn.teams.StartTurn`) whose message is the call's
+``input``. The child's outcome becomes the call's result: its final answer (or typed result, as JSON)
+on success, an error observation when it failed or was cancelled, never a crash.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+import attrs
+from pyrsistent import PMap, PVector, thaw
+
+from agentsm_fn.agents.react.memory import AgentMemory
+from agentsm_fn.agents.react.outcomes import ReactToolResult
+from agentsm_fn.llm.messages import ToolCall
+from agentsm_fn.teams.turns import StartTurn
+from agentsm_fn.teams.values import ChildCancelled, ChildFailed, ChildOutcome, ChildRun
+from agentsm_fn.tools.spec import ToolDef
+
+__all__ = ["AGENT_INPUT", "agent_run", "agent_tool", "child_result"]
+
+AGENT_INPUT = "input"
+"""The argument of an agent tool that is the agent's message."""
+
+
+def agent_tool(name: str, description: str, program: str) -> ToolDef:
+    """The definition of a tool that runs the durable agent ``program`` on its ``input``.
+
+    Example:
+        >>> agent_tool("ask_refunds", "Ask the refunds agent", "shop:REFUNDS").parameters["required"]
+        pvector(['input'])
+    """
+    schema = {
+        "type": "object",
+        "properties": {AGENT_INPUT: {"type": "string", "description": "What to ask the agent."}},
+        "required": [AGENT_INPUT],
+    }
+    return ToolDef(name=name, description=description, parameters=schema, agent=program)
+
+
+def agent_run(memory: AgentMemory, call: ToolCall) -> ChildRun | None:
+    """The child run a call asks for when its tool is an agent (None: an ordinary tool).
+
+    Example:
+        >>> m = AgentMemory.new("t").with_tools([agent_tool("ask", "Ask", "shop:REFUNDS")])
+        >>> run = agent_run(m, ToolCall("c1", "ask", {"input": "Refund A-17"}))
+        >>> run.program, run.memory.message
+        ('shop:REFUNDS', 'Refund A-17')
+    """
+    definition = memory.tool(call.name)
+    if definition is None or definition.agent is None:
+        return None
+    said = call.arguments.get(AGENT_INPUT)
+    message = said if isinstance(said, str) else json.dumps(thaw(call.arguments), sort_keys=True)
+    return ChildRun(program=definition.agent, memory=StartTurn(message=message))
+
+
+def _plain(value: object) -> object:
+    if attrs.has(type(value)):
+        return {k: _plain(v) for k, v in attrs.asdict(value, recurse=False).items()}  # type: ignore[arg-type]  # attrs.has proved it
+    if isinstance(value, PMap | PVector):
+        return _plain(thaw(value))
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _text(result: object) -> str:
+    if isinstance(result, AgentMemory):
+        result = result.final_answer if result.result is None else result.result
+    if isinstance(result, str):
+        return result
+    return json.dumps(_plain(result), sort_keys=True, default=str)
+
+
+def child_result(call: ToolCall, outcome: ChildOutcome) -> ReactToolResult:
+    """The call's result from how its agent's run ended: its answer, or an error observation.
+
+    Example:
+        >>> from agentsm_fn.teams import ChildFinished
+        >>> call = ToolCall("c1", "ask", {"input": "Refund A-17"})
+        >>> done = ChildFinished(run_id="p.c2", program="shop:REFUNDS", state="Done", result="Refunded.")
+        >>> child_result(call, done).observation
+        'SUCCESS: Refunded.'
+        >>> child_result(call, ChildCancelled(run_id="p.c2", program="shop:REFUNDS")).observation
+        'ERROR: ChildCancelled: shop:REFUNDS p.c2 was cancelled'
+    """
+    if isinstance(outcome, ChildFailed | ChildCancelled):
+        return ReactToolResult.failure(call.id, call.name, type(outcome).__name__, outcome.describe())
+    return ReactToolResult(call_id=call.id, name=call.name, ok=True, output=_text(outcome.result))
