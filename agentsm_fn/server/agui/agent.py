@@ -24,6 +24,7 @@ from agentsm_fn.agents.plan_execute import PLAN_EXECUTE_MACHINE, PlanExecuteMemo
 from agentsm_fn.agents.plan_execute import Event as PlanEvent
 from agentsm_fn.agents.plan_execute import State as PlanState
 from agentsm_fn.agents.react.errors import agent_failure
+from agentsm_fn.agents.react.guards import INPUT, OUTPUT
 from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.result import agent_result
 from agentsm_fn.agents.react.states import Event, State
@@ -114,8 +115,11 @@ def react_agui(agent: Agent[ResultT], name: str) -> AguiAgent[State, Event, Agen
 
     The run's result is the agent's final answer, or its typed result as JSON (an attrs
     instance as an object of its fields); a run that ends in Error is a ``RUN_ERROR``
-    with the code ``AgentFailed``. ``name`` is the durable program's ``module:attribute``
-    (see :class:`~agentsm_fn.durable.Durable`).
+    with the code ``AgentFailed``. A run a guardrail refused (Refused) ends as a chat frontend
+    expects: the refusal message is the assistant's last text message, then ``RUN_FINISHED``
+    (its result the message, or None for a typed result: none was given); the stored run is
+    still failed (``agent_failure``), as ``GET /runs/{id}`` shows. ``name`` is the durable
+    program's ``module:attribute`` (see :class:`~agentsm_fn.durable.Durable`).
 
     Example:
         >>> from agentsm_fn.llm import UserMessage
@@ -148,8 +152,32 @@ def _react(
             return memory.final_answer
         return public_json(agent_result(memory))
 
-    failed = _coded(lambda _memory: "AgentFailed", agent_failure)
-    return AguiAgent(durable=durable, memory=memory, result=answer, error=failed)
+    def failure(snapshot: Snapshot[State, AgentMemory]) -> str | None:
+        return None if snapshot.state is State.Refused else agent_failure(snapshot)
+
+    failed = _coded(lambda _memory: "AgentFailed", failure)
+    return AguiAgent(durable=durable, memory=memory, result=answer, answer_message=_refusal, error=failed)
+
+
+def _refusal(memory: AgentMemory) -> str | None:
+    """The message of a run a guardrail refused (it ended in Refused), else None: the chat's answer then.
+
+    Only an input or output guardrail's refusal ends a run (a refused tool call is observed and
+    the run goes on), and a stop sets ``error``: so the last check, not passed, at either stage,
+    with no error, is a refusal, and ``final_answer`` its message.
+
+    Example:
+        >>> from agentsm_fn.agents.guardrails import GuardrailCheck, OnTrip, Trip
+        >>> trip = Trip(guardrail="own", stage="input", on_trip=OnTrip.REFUSE, reason="r", message="No.")
+        >>> refused = AgentMemory.new("t").evolve(final_answer="No.", guardrail_checks=[
+        ...     GuardrailCheck(guardrail="own", stage="input", at=0, trip=trip)])
+        >>> _refusal(refused), _refusal(AgentMemory.new("t").evolve(final_answer="Paris."))
+        ('No.', None)
+    """
+    last = memory.guardrail_checks[-1] if memory.guardrail_checks else None
+    if last is None or last.passed or last.stage not in (INPUT, OUTPUT) or memory.error is not None:
+        return None
+    return memory.final_answer
 
 
 def plan_execute_agui(agent: AgentFSM, name: str) -> AguiAgent[PlanState, PlanEvent, PlanExecuteMemory]:

@@ -7,6 +7,8 @@ The stream opens with ``RUN_STARTED`` (its metadata names the stored run:
     finished           (a text message of the answer, when no LLM reply carried it: the
                        agent's ``answer_message``), RUN_FINISHED, outcome success, result:
                        the agent's result
+                       (a ReAct run a guardrail refused is finished so: its refusal is
+                       the answer message)
     finished, failed   RUN_ERROR: code and reason from the agent's ``error`` (a ReAct
                        agent in Error: ``AgentFailed``; a plan-and-execute one in HALT:
                        its ``HaltCause``, ``invalid_plan``, ...), message redacted
