@@ -7,6 +7,7 @@ never imports this package. See docs/temporal.md.
 from agentsm_fn.temporal.activity import MISCONFIGURED, EffectActivities
 from agentsm_fn.temporal.agents import LLM_OPTIONS, TOOL_OPTIONS, plan_execute_on_temporal, react_on_temporal
 from agentsm_fn.temporal.check import check_open_runs, check_run
+from agentsm_fn.temporal.children import ProgramNotServed
 from agentsm_fn.temporal.client import (
     RunCancelled,
     TemporalRun,
@@ -48,6 +49,7 @@ __all__ = [
     "MachineWorkflow",
     "PayloadDecodeError",
     "PendingEffect",
+    "ProgramNotServed",
     "RunCancelled",
     "TemporalMachine",
     "TemporalRun",

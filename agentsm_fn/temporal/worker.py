@@ -20,8 +20,10 @@ from temporalio.worker import Replayer, Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from agentsm_fn.core.machine import Machine
+from agentsm_fn.durable.running.child_programs import AnyProgram
 from agentsm_fn.shell.performers import Performers
 from agentsm_fn.temporal.activity import EffectActivities
+from agentsm_fn.temporal.children import program_machines, register_programs
 from agentsm_fn.temporal.machines import TemporalMachine, as_temporal, register
 from agentsm_fn.temporal.payloads import data_converter
 from agentsm_fn.temporal.workflow import MachineWorkflow
@@ -88,6 +90,7 @@ def machine_worker(
     max_concurrent_activities: int = 100,
     workflows: Iterable[type] = (),
     observer: OtelObserver | None = None,
+    programs: Iterable[AnyProgram] = (),
 ) -> Worker:
     """A worker on ``task_queue`` that runs ``machines`` and performs their effects with ``performers``.
 
@@ -102,9 +105,15 @@ def machine_worker(
     workflow, the effects' spans where they are performed), in the trace of the client that started
     each run; it needs the Temporal SDK's replay-safe tracer provider as the global one (docs/temporal.md,
     "Traces"; a ``ValueError`` says so otherwise). Without it nothing of OpenTelemetry is imported.
+    ``programs``: the ``Durable`` programs whose runs this worker serves as child workflows (a
+    ``ChildRun`` or ``Children`` names them ``module:attribute``); their machines are served too,
+    with default options unless ``machines`` has them (see :mod:`agentsm_fn.temporal.children`).
     Use it as ``async with machine_worker(...):`` or ``await worker.run()``.
     """
+    programs = tuple(programs)
     specs = [as_temporal(m) for m in machines]
+    specs += program_machines(programs, specs)
+    register_programs(task_queue, programs)
     plugins = []
     if observer is not None:
         from agentsm_fn.temporal.tracing import for_workflow, plugins_for_worker  # noqa: PLC0415  # opt-in
@@ -130,13 +139,18 @@ def machine_replayer(
     machines: Iterable[Registrable[StateT, EventT, MemoryT]],
     *,
     passed_through: Iterable[str] = (),
+    programs: Iterable[AnyProgram] = (),
 ) -> Replayer:
     """A ``Replayer`` for recorded histories of ``machines`` (from any task queue).
 
     ``await replayer.replay_workflow(history)`` raises on a non-determinism error, and
-    when the history's run started on a machine with another fingerprint.
+    when the history's run started on a machine with another fingerprint. ``programs``: the
+    child programs the runs start (as for :func:`machine_worker`).
     """
+    programs = tuple(programs)
     specs = [as_temporal(m) for m in machines]
+    specs += program_machines(programs, specs)
+    register_programs(None, programs)
     register(None, specs)
     passed_through = (*passed_through, *machine_modules(specs))
     return Replayer(

@@ -4,7 +4,8 @@ The workflow type is the machine's name (a dynamic workflow looks the machine up
 by task queue and type). It folds the machine with the engine's pure ``drive``,
 reading the clock from workflow time, and does no IO itself: each effect the fold
 asks for becomes an activity named after the effect's type (or, for an awaited
-effect, waits for ``TemporalRun.answer``). Temporal's event history
+effect, waits for ``TemporalRun.answer``; a child run starts child workflows, see
+:mod:`agentsm_fn.temporal.children`). Temporal's event history
 plays the journal's part: on replay every activity returns its recorded outcome.
 
 What reaches the fold when an activity does not return an outcome
@@ -48,7 +49,9 @@ from agentsm_fn.core.failures import EffectFailed, RunFailed
 from agentsm_fn.core.journal import Journal
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot
+from agentsm_fn.teams.values import Children, ChildRun
 from agentsm_fn.temporal.activity import Parked, failure_of
+from agentsm_fn.temporal.children import run_children
 from agentsm_fn.temporal.machines import TemporalMachine, WorkflowStart, observer_for, registered
 from agentsm_fn.temporal.options import activity_options, options_for
 from agentsm_fn.temporal.run_trace import RunTrace
@@ -253,6 +256,8 @@ class MachineWorkflow:
         awaited = spec.is_awaited(type(target))
         self._pending = PendingEffect(seq=seq, effect=effect, awaited=awaited)
         try:
+            if isinstance(target, ChildRun | Children):  # child workflows, started from here
+                return await run_children(target, seq)
             if awaited:
                 await workflow.wait_condition(lambda: bool(self._answer))
                 return self._answer.pop()

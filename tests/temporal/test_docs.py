@@ -17,6 +17,7 @@ from temporalio.client import Client
 
 from agentsm_fn import Snapshot
 from agentsm_fn.temporal import TemporalMachine, start_run
+from tests.teams.programs import CHILD, DELEGATOR, Boss
 from tests.temporal.machines import ORDERS, Charge, Ev, Order, Ship, St, order_performers
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,7 +62,9 @@ def shop(tmp_path: Path) -> Iterator[types.ModuleType]:
 async def test_the_docs_worker_and_deployment_check_run(
     temporal_target: str, client: Client, shop: types.ModuleType
 ) -> None:
-    serve_block, check_block = [b for b in blocks(ROOT / "docs" / "temporal.md") if "tracing_on" not in b]
+    serve_block, check_block = [
+        b for b in blocks(ROOT / "docs" / "temporal.md") if "tracing_on" not in b and "programs=" not in b
+    ]
     finished: list[Snapshot[St, Order]] = []
 
     async def stop_requested() -> None:  # the worker is up: run one order through it, then stop
@@ -96,3 +99,18 @@ def test_the_demo_runs_four_runs_on_two_workers() -> None:
     assert len(set(re.findall(r"worker (\d+) polls", out))) == 2
     assert out.count(": Done, 7 activities") == 4
     assert out.count("answer: 15% of Paris's 2,102,650 inhabitants is about 315,398 people") == 4
+
+
+async def test_the_docs_child_run_runs(temporal_target: str) -> None:
+    module = types.ModuleType("team")
+    module.__dict__.update(BOSS=DELEGATOR.machine, CHILD=CHILD, Boss=Boss)
+    sys.modules["team"] = module
+    try:
+        (block,) = [b for b in blocks(ROOT / "docs" / "temporal.md") if "programs=" in b]
+        namespace = run_block(block, ROOT / "docs" / "temporal.md", {"__name__": "docs_team"})
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            await cast(Callable[[str], Awaitable[None]], namespace["delegate_on_temporal"])(temporal_target)
+    finally:
+        del sys.modules["team"]
+    assert out.getvalue() == f"{CHILD.name} boss-1.c0 finished in DONE\n"
