@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 import attrs
+from returns.result import Failure
 from temporalio import workflow
 from temporalio.exceptions import (
     ApplicationError,
@@ -39,7 +40,12 @@ from temporalio.workflow import ParentClosePolicy
 
 from agentsm_fn.core.engine import begin
 from agentsm_fn.core.snapshot import Snapshot
-from agentsm_fn.durable.running.child_programs import AnyProgram, ended_outcome, failed_outcome
+from agentsm_fn.durable.running.child_programs import (
+    AnyProgram,
+    ended_outcome,
+    failed_outcome,
+    start_memory,
+)
 from agentsm_fn.durable.running.run_ids import child_run_id
 from agentsm_fn.teams.values import (
     ChildCancelled,
@@ -112,7 +118,10 @@ async def _child(
     program = _program(program_name)
     spec = registered(workflow.info().task_queue, program.machine.name)
     fingerprint = spec.fingerprint if spec is not None else ""
-    start = WorkflowStart(snapshot=begin(program.machine, memory), fingerprint=fingerprint)
+    first = start_memory(program, memory)  # a StartTurn: the new turn the program's template makes
+    if isinstance(first, Failure):
+        return failed_outcome(program.name, run_id, first.failure())
+    start = WorkflowStart(snapshot=begin(program.machine, first.unwrap()), fingerprint=fingerprint)
     try:
         handle: workflow.ChildWorkflowHandle[object, object] = await workflow.start_child_workflow(
             program.machine.name,
