@@ -18,11 +18,15 @@ import weakref
 from collections.abc import Iterator, Mapping
 from typing import Final
 
+from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import SpanContext
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-__all__ = ["carrier", "continuing", "link_for", "remember", "trace_context"]
+__all__ = ["NEST", "carrier", "continuing", "link_for", "nest_carrier", "remember", "trace_context"]
+
+NEST: Final = "agentsm-nest"
+"""The key of a carrier a run nests under (a child run under its parent's effect), rather than links to."""
 
 _PROPAGATOR: Final = TraceContextTextMapPropagator()
 _CONTINUING: Final[contextvars.ContextVar[SpanContext | None]] = contextvars.ContextVar(
@@ -42,6 +46,17 @@ def carrier(context: SpanContext) -> dict[str, str]:
     carrier: dict[str, str] = {}
     _PROPAGATOR.inject(carrier, context=trace.set_span_in_context(trace.NonRecordingSpan(context)))
     return carrier
+
+
+def nest_carrier() -> dict[str, str]:
+    """The current span's context, for a run to nest under (``{}`` if there is no valid current span).
+
+    Example:
+        >>> nest_carrier()
+        {}
+    """
+    found = carrier(trace.get_current_span().get_span_context())
+    return {**found, NEST: "1"} if found else {}
 
 
 def remember(snapshot: object, context: SpanContext) -> None:
@@ -84,13 +99,21 @@ def trace_context(snapshot: object) -> dict[str, str]:
 def continuing(context: Mapping[str, str]) -> Iterator[None]:
     """Runs started inside link to the run traced as ``context`` (from :func:`trace_context`).
 
-    An empty or unreadable mapping links to nothing.
+    An empty or unreadable mapping links to nothing. A mapping from :func:`nest_carrier` (a
+    child run's, saved by its parent's effect) is the parent of the runs started inside, not a link.
 
     Example:
         >>> with continuing({}):
         ...     pass
     """
     extracted = _PROPAGATOR.extract(dict(context))
+    if context.get(NEST):
+        attached = otel_context.attach(extracted)
+        try:
+            yield
+        finally:
+            otel_context.detach(attached)
+        return
     span_context = trace.get_current_span(extracted).get_span_context()
     token = _CONTINUING.set(span_context if span_context.is_valid else None)
     try:

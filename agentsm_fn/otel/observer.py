@@ -162,6 +162,15 @@ class OtelObserver:
             return {}
         return links.carrier(span.get_span_context())
 
+    def effect_carrier(self) -> dict[str, str]:
+        """The context of the effect being performed here, for the child runs it starts to nest under.
+
+        Example:
+            >>> OtelObserver().effect_carrier()
+            {}
+        """
+        return links.nest_carrier()
+
     def continuing(self, carrier: Mapping[str, str]) -> AbstractContextManager[None]:
         """Runs started inside link to the run traced as ``carrier`` (:func:`~agentsm_fn.otel.continuing`).
 

@@ -8,12 +8,18 @@ for a run starts, its context is saved with the run (if the store is a
 resumed or recovered in any process runs inside ``continuing(stored)``, so its span
 links to the trace that started it. Tracing is advisory: a context that cannot be
 saved or read leaves the run untraced across processes and changes nothing else.
+
+An observer that is also an :class:`EffectCarrier` can say the context of the effect being
+performed: a parent's child-run effect saves it as each child's trace context when it stores
+the children (:func:`nesting`), so a child run, wherever it runs, runs inside it and its span
+nests under the parent's effect span (the observer reads the context it gets back as a parent,
+not a link).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from typing import Protocol, runtime_checkable
 
@@ -21,7 +27,7 @@ from agentsm_fn.durable.running.session import Session
 from agentsm_fn.durable.stores.protocol.store import RunStore, TraceContexts
 from agentsm_fn.shell.run import Shell
 
-__all__ = ["TraceCarrier", "carry", "continued"]
+__all__ = ["EffectCarrier", "TraceCarrier", "carry", "continued", "nesting"]
 
 
 @runtime_checkable
@@ -35,6 +41,25 @@ class TraceCarrier(Protocol):
     def continuing(self, carrier: Mapping[str, str]) -> AbstractContextManager[None]:
         """Runs started inside link to the run traced as ``carrier``."""
         ...
+
+
+@runtime_checkable
+class EffectCarrier(Protocol):
+    """An observer that can say the trace context of the effect being performed, for runs it starts."""
+
+    def effect_carrier(self) -> Mapping[str, str]:
+        """The context a run the current effect starts nests under (``{}`` if none)."""
+        ...
+
+
+Nesting = Callable[[], Mapping[str, str]]
+"""The trace context a child run started by the current effect nests under."""
+
+
+def nesting(shell: Shell) -> Nesting | None:
+    """What the children a run of ``shell`` starts nest under: its observer's effect context, if any."""
+    observer = shell.observer
+    return observer.effect_carrier if isinstance(observer, EffectCarrier) else None
 
 
 def _carrier(shell: Shell) -> TraceCarrier | None:

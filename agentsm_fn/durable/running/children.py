@@ -24,12 +24,13 @@ from collections.abc import Iterable
 from returns.result import Failure
 
 from agentsm_fn.core import SUSPEND
+from agentsm_fn.durable.running._tracing import Nesting
 from agentsm_fn.durable.running.child_programs import AnyProgram, failed_outcome, load_program, start_memory
 from agentsm_fn.durable.running.child_rows import decoded, encoded, fresh, lost, recorded
 from agentsm_fn.durable.running.run_ids import child_run_id
 from agentsm_fn.durable.stores.codec import to_bytes
 from agentsm_fn.durable.stores.protocol.children import ChildRecord, ChildStore, NewChild
-from agentsm_fn.durable.stores.protocol.store import NewRun, RunRecord, RunStatus, RunStore
+from agentsm_fn.durable.stores.protocol.store import NewRun, RunRecord, RunStatus, RunStore, TraceContexts
 from agentsm_fn.shell.keys import effect_key
 from agentsm_fn.shell.performers import Performers
 from agentsm_fn.teams.values import (
@@ -64,24 +65,35 @@ def children_store(store: RunStore) -> ChildStore | None:
     return store if keeps else None  # type: ignore[return-value]  # checked by the isinstance above
 
 
-def store_children(store: ChildStore) -> Performers:
+def store_children(store: ChildStore, nest: Nesting | None = None) -> Performers:
     """The performers of child-run effects for a durable parent in ``store`` (see the module docstring)."""
 
     def one(effect: ChildRun) -> object:
         key = effect_key()
         parent, seq = ("", 0) if key is None else (key.run_id, key.seq)
         run_id = effect.run_id or child_run_id(parent, seq)
+        _nest(store, nest, (run_id,))
         return _request(store, parent, seq, effect.program, ((run_id, effect.memory),), 1, False, True)
 
     def many(effect: Children) -> object:
         key = effect_key()
         parent, seq = ("", 0) if key is None else (key.run_id, key.seq)
         ids = tuple((child_run_id(parent, seq, i), m) for i, m in enumerate(effect.memories))
+        _nest(store, nest, tuple(run_id for run_id, _ in ids))
         return _request(
             store, parent, seq, effect.program, ids, effect.limit, effect.policy.name == "CANCEL_REST", False
         )
 
     return Performers().on(ChildRun, one).on(Children, many)
+
+
+def _nest(store: ChildStore, nest: Nesting | None, run_ids: tuple[str, ...]) -> None:
+    """Save the trace context the children nest under as theirs (advisory; the first saved is kept)."""
+    if nest is None or not isinstance(store, TraceContexts):
+        return
+    found = nest()
+    for run_id in run_ids if found else ():
+        store.save_trace_context(run_id, found)  # a failure leaves that child's spans unnested
 
 
 def _request(
@@ -232,12 +244,12 @@ def cancel_tree(store: ChildStore, run_id: str, program: str, now: float) -> lis
     return cancelled
 
 
-def with_children(store: RunStore, performers: Performers) -> Performers:
+def with_children(store: RunStore, performers: Performers, nest: Nesting | None = None) -> Performers:
     """``performers`` and, in a store that keeps child runs, :func:`store_children` (unless given)."""
     keeps = children_store(store)
     if keeps is None or ChildRun in performers.sync or Children in performers.sync:
         return performers
-    return store_children(keeps).merge(performers)
+    return store_children(keeps, nest).merge(performers)
 
 
 def settle_waiting(store: RunStore, records: Iterable[RunRecord]) -> int:

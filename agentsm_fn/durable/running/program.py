@@ -32,7 +32,7 @@ from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.durable.errors import Diverged, DurableError, RunBusy, Stopped
 from agentsm_fn.durable.running import _contract
 from agentsm_fn.durable.running._loading import Loaded, load_for_resume, release
-from agentsm_fn.durable.running._tracing import carry, continued
+from agentsm_fn.durable.running._tracing import carry, continued, nesting
 from agentsm_fn.durable.running.run_ids import refused_run_id
 from agentsm_fn.durable.running.session import Pause, Session
 from agentsm_fn.durable.running.templates import template_mismatch
@@ -321,11 +321,11 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
             return self._inline(store, self._loop(session, shell, loaded.start))
 
     @staticmethod
-    def _with_children(store: RunStore, performers: Performers) -> Performers:
-        """``performers`` and, in a store that keeps child runs, those of child-run effects (unless given)."""
+    def _with_children(store: RunStore, shell: Shell) -> Performers:
+        """The shell's performers and, in a store keeping child runs, child-run effects' (unless given)."""
         from agentsm_fn.durable.running.children import with_children  # noqa: PLC0415  # builds on this module
 
-        return with_children(store, performers)
+        return with_children(store, shell.performers, nesting(shell))
 
     def _inline(
         self, store: RunStore, result: Result[StoredRun[StateT, MemoryT], DurableError]
@@ -359,7 +359,7 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
     def _loop(
         self, session: Session, shell: Shell, start: MemoryT | Snapshot[StateT, MemoryT]
     ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
-        performers = session.performers(self._with_children(session.store, shell.performers))
+        performers = session.performers(self._with_children(session.store, shell))
         journaled = attrs.evolve(shell, performers=performers, clock=session.clock)
         while True:
             settled = self._settle(session, shell, run(self.machine, start, journaled))
@@ -370,7 +370,7 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
     async def _aloop(
         self, session: Session, shell: Shell, start: MemoryT | Snapshot[StateT, MemoryT]
     ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
-        performers = session.performers(self._with_children(session.store, shell.performers))
+        performers = session.performers(self._with_children(session.store, shell))
         journaled = attrs.evolve(shell, performers=performers, clock=session.clock)
         while True:
             result = await arun(self.machine, start, journaled)
