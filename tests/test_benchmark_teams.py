@@ -25,5 +25,5 @@ def test_every_parent_of_the_benchmark_ends_with_its_childs_work() -> None:
     bench = load_benchmark("teams")
     side = bench.side
     for parent in (side.AS_CHILD, side.EMBEDDED):
-        assert bench.per_parent(parent, 2, 1) > 0
+        assert bench.per_parent(parent, 2) > 0
     assert side.TWENTY_MACHINE.name == "bench-child" and side.EFFECTS == 20

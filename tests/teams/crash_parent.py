@@ -1,7 +1,7 @@
 """Resume a queued parent and SIGKILL this process at one store write (the crash test's parent process).
 
-python -m tests.teams.crash_parent DB RUN_ID WRITE   (WRITE: ``enqueue``, the child's run being queued
-after its row was stored; or ``wait``, the parent's wait being stored after its child was queued)
+python -m tests.teams.crash_parent DB RUN_ID WRITE   (WRITE: ``add_children``, the child's row and run
+being stored; or ``wait``, the parent's wait being stored after its child was stored and queued)
 """
 
 from __future__ import annotations

@@ -41,8 +41,8 @@ def decoded(record: ChildRecord) -> ChildOutcome | None:
     )
 
 
-def fresh(row: NewChild) -> ChildRecord:
-    """The record of a child just stored: not started, not ended."""
+def fresh(row: NewChild, started: bool = False) -> ChildRecord:
+    """The record of a child just stored: not ended; queued if ``started``."""
     return ChildRecord(
         run_id=row.run_id,
         parent=row.parent,
@@ -54,7 +54,7 @@ def fresh(row: NewChild) -> ChildRecord:
         limit=row.limit,
         cancel_rest=row.cancel_rest,
         outcome=None,
-        status=None,
+        status=RunStatus.READY if started else None,
     )
 
 

@@ -133,9 +133,12 @@ def _request(
                 cancel_rest=cancel_rest,
             )
         )
-    added = store.add_children(tuple(rows)).alt(_raise).unwrap()
+    program_ = loaded.unwrap()
+    now = time.time()
+    first = tuple(_queued(program_, row, now) for row in rows[:limit])
+    added = store.add_children(tuple(rows), first).alt(_raise).unwrap()
     group = (
-        tuple(fresh(row) for row in rows)  # a new group: nothing started, nothing ended
+        tuple(fresh(row, started=at < limit) for at, row in enumerate(rows))  # a new group: the first queued
         if added == len(rows)
         else store.children_of(parent, seq).alt(_raise).unwrap()
     )
@@ -183,18 +186,22 @@ def _start(store: ChildStore, record: ChildRecord, programs: dict[str, AnyProgra
             store.end_child(record.run_id, encoded(outcome))
             return
         program = programs[record.program] = loaded.unwrap()
-    now = time.time()
-    new = NewRun(
-        run_id=record.run_id,
+    new = _queued(program, record, time.time())
+    if isinstance(store.enqueue(new), Failure) and isinstance(store.get(record.run_id), Failure):
+        store.enqueue(new).alt(_raise)  # not a second start of the same child: try once more, or fail
+
+
+def _queued(program: AnyProgram, child: NewChild | ChildRecord, now: float) -> NewRun:
+    """The READY run of a child, as it is queued."""
+    return NewRun(
+        run_id=child.run_id,
         machine=program.name,
         fingerprint=program.fingerprint,
-        memory=record.memory,
+        memory=child.memory,
         created=now,
         owner="",
         lease_until=0.0,
     )
-    if isinstance(store.enqueue(new), Failure) and isinstance(store.get(record.run_id), Failure):
-        store.enqueue(new).alt(_raise)  # not a second start of the same child: try once more, or fail
 
 
 def settle(store: ChildStore, parent: str, seq: int) -> bool:
@@ -217,12 +224,29 @@ def child_ended(store: RunStore, run_id: str, outcome: ChildOutcome) -> None:
     found = keeps.child(run_id).value_or(None)
     if found is None or found.ended:
         return
-    stored = encoded(outcome)
-    keeps.end_child(run_id, stored)
-    if found.size == 1 and found.index < 0:  # the one child of a ChildRun: its outcome is the answer
-        keeps.answer(found.parent, found.seq, stored, time.time())
+    single = found.size == 1 and found.index < 0  # the one child of a ChildRun: its outcome is the answer
+    keeps.end_child(run_id, encoded(outcome), (found.parent, found.seq, time.time()) if single else None)
+    if single:
+        return
+    if found.cancel_rest and not isinstance(outcome, ChildFinished):
+        settle(keeps, found.parent, found.seq)  # the policy reads the whole group
     else:
-        settle(keeps, found.parent, found.seq)
+        _next(keeps, found)
+
+
+def _next(store: ChildStore, ended: ChildRecord) -> None:
+    """A fan-out's child ended: start the one ``limit`` after it; answer the parent if it was the last.
+
+    A few rows read, not the group (a fan-out of N children reads N rows once, to gather): each
+    child ends after its own outcome is stored, so the last of them to count sees none unended.
+    """
+    later = ended.index + ended.limit
+    if later < ended.size:
+        waiting = store.child(child_run_id(ended.parent, ended.seq, later)).value_or(None)
+        if waiting is not None and not waiting.started and not waiting.ended:
+            _start(store, waiting, {})
+    if store.unended(ended.parent, ended.seq).value_or(1) == 0:
+        settle(store, ended.parent, ended.seq)
 
 
 def cancel_tree(store: ChildStore, run_id: str, program: str, now: float) -> list[str]:

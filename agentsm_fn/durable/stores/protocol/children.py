@@ -18,7 +18,7 @@ from returns.result import Result
 
 from agentsm_fn.durable.errors import StoreFailure
 from agentsm_fn.durable.stores.protocol.queue import RunQueue
-from agentsm_fn.durable.stores.protocol.store import RunStatus
+from agentsm_fn.durable.stores.protocol.store import NewRun, RunStatus
 
 __all__ = ["ChildRecord", "ChildStore", "NewChild"]
 
@@ -84,8 +84,13 @@ class ChildRecord:
 class ChildStore(RunQueue, Protocol):
     """A queue store that keeps child runs (both stores do)."""
 
-    def add_children(self, children: tuple[NewChild, ...]) -> Result[int, StoreFailure]:
-        """Store a group of children's rows in one transaction (rows stored are kept); how many are new."""
+    def add_children(
+        self, children: tuple[NewChild, ...], start: tuple[NewRun, ...] = ()
+    ) -> Result[int, StoreFailure]:
+        """Store a group of children's rows in one transaction (rows stored are kept); how many are new.
+
+        A new group's children of ``start`` are queued in the same transaction.
+        """
         ...
 
     def children_of(
@@ -98,8 +103,14 @@ class ChildStore(RunQueue, Protocol):
         """The child row of run ``run_id``; None if that run is nobody's child."""
         ...
 
-    def end_child(self, run_id: str, outcome: bytes) -> Result[bool, StoreFailure]:
-        """Store the child's outcome unless it has one (one conditional write); whether this wrote it."""
+    def unended(self, parent: str, seq: int) -> Result[int, StoreFailure]:
+        """How many children of ``parent``'s effect ``seq`` have no outcome yet."""
+        ...
+
+    def end_child(
+        self, run_id: str, outcome: bytes, answer: tuple[str, int, float] | None = None
+    ) -> Result[bool, StoreFailure]:
+        """Store the child's outcome unless it has one; whether this wrote it (and answered ``answer``)."""
         ...
 
     def cancel_run(self, run_id: str, at: float) -> Result[bool, StoreFailure]:

@@ -12,9 +12,10 @@ from returns.result import Result
 
 from agentsm_fn.durable.errors import StoreFailure
 from agentsm_fn.durable.stores.protocol.children import ChildRecord, NewChild
-from agentsm_fn.durable.stores.protocol.store import RunStatus
+from agentsm_fn.durable.stores.protocol.store import NewRun, RunStatus
 from agentsm_fn.durable.stores.sql.reads import Rows, comparable
-from agentsm_fn.durable.stores.sql.writes import Execute, StoreWrites
+from agentsm_fn.durable.stores.sql.rows import new_run_values
+from agentsm_fn.durable.stores.sql.writes import INSERT_RUN, Execute, StoreWrites, answering
 
 __all__ = ["StoreChildren", "child_schema"]
 
@@ -89,10 +90,13 @@ def _records(rows: Rows) -> tuple[ChildRecord, ...]:
 class StoreChildren(StoreWrites):
     """Both databases' child rows (:class:`~agentsm_fn.durable.stores.protocol.children.ChildStore`)."""
 
-    def add_children(self, children: tuple[NewChild, ...]) -> Result[int, StoreFailure]:
+    def add_children(
+        self, children: tuple[NewChild, ...], start: tuple[NewRun, ...] = ()
+    ) -> Result[int, StoreFailure]:
         """Store the rows of a group of children, in one transaction; rows stored already are kept.
 
-        How many rows were new (all of them: the group was not stored before).
+        How many rows were new. When all were (the group was not stored before), the runs of
+        ``start`` are queued in the same transaction (the children that start at once).
         """
 
         def work(execute: Execute) -> int:
@@ -113,10 +117,13 @@ class StoreChildren(StoreWrites):
                         int(c.cancel_rest),
                     ),
                 ).rowcount
+            if added == len(children):
+                for run in start:
+                    execute(INSERT_RUN, new_run_values(run, queued=True))
             return added
 
         parent = children[0].parent if children else ""
-        return self._change("add children", work, parent, one_statement=len(children) == 1)
+        return self._change("add children", work, parent, one_statement=len(children) == 1 and not start)
 
     def children_of(
         self, parent: str, seq: int | None = None
@@ -141,14 +148,30 @@ class StoreChildren(StoreWrites):
             lambda rows: (_records(rows) or (None,))[0],
         )
 
-    def end_child(self, run_id: str, outcome: bytes) -> Result[bool, StoreFailure]:
-        """Store the child's outcome unless it has one (one conditional write); whether this wrote it."""
+    def unended(self, parent: str, seq: int) -> Result[int, StoreFailure]:
+        """How many children of ``parent``'s effect ``seq`` have no outcome yet (one count on the index)."""
+        sql = "SELECT count(*) FROM children WHERE parent = ? AND seq = ? AND outcome IS NULL"
+        return self._query(
+            "count unended children", sql, (parent, comparable(seq)), lambda rows: int(str(rows[0][0]))
+        )
+
+    def end_child(
+        self, run_id: str, outcome: bytes, answer: tuple[str, int, float] | None = None
+    ) -> Result[bool, StoreFailure]:
+        """Store the child's outcome unless it has one (one conditional write); whether this wrote it.
+
+        ``answer`` (parent, seq, when): the outcome also answers that waiting effect, in the same
+        transaction (the one child of a ``ChildRun``).
+        """
 
         def work(execute: Execute) -> bool:
             sql = "UPDATE children SET outcome = ? WHERE run_id = ? AND outcome IS NULL"
-            return execute(sql, (outcome, run_id)).rowcount > 0
+            wrote = execute(sql, (outcome, run_id)).rowcount > 0
+            if wrote and answer is not None:
+                answering(execute, answer[0], answer[1], outcome, answer[2])
+            return wrote
 
-        return self._change("end child", work, run_id, one_statement=True)
+        return self._change("end child", work, run_id, one_statement=answer is None)
 
     def cancel_run(self, run_id: str, at: float) -> Result[bool, StoreFailure]:
         """Mark an unfinished run CANCELLED and let go of it (its owner's next write is refused)."""

@@ -25,7 +25,7 @@ from agentsm_fn.durable.stores.sql.rows import (
     refusal,
 )
 
-__all__ = ["INSERT_RUN", "Execute", "StoreWrites"]
+__all__ = ["INSERT_RUN", "Execute", "StoreWrites", "answering"]
 
 T = TypeVar("T")
 
@@ -50,6 +50,24 @@ class Cursor(Protocol):
 
 Execute = Callable[[str, tuple[object, ...]], Cursor]
 """Run one statement (``?`` marks a parameter) in the write's transaction."""
+
+
+def answering(execute: Execute, run_id: str, seq: int, outcome: bytes, at: float) -> bool:
+    """The answer's statements, in a write's transaction: whether the waiting effect took it (once).
+
+    A run that waits on it is made READY; a finished or cancelled run takes no answer.
+    """
+    updated = execute(
+        "UPDATE journal SET outcome = ?, at = ? WHERE run_id = ? AND seq = ? AND waiting "
+        "AND outcome IS NULL AND NOT EXISTS (SELECT 1 FROM runs WHERE id = ? "
+        "AND status IN ('finished', 'cancelled'))",
+        (outcome, at, run_id, comparable(seq), run_id),
+    ).rowcount
+    if updated:
+        execute(
+            "UPDATE runs SET status = 'ready', updated = ? WHERE id = ? AND status = 'waiting'", (at, run_id)
+        )
+    return updated > 0
 
 
 class StoreWrites(StoreReads):
@@ -107,17 +125,7 @@ class StoreWrites(StoreReads):
         entry = comparable(seq)
 
         def work(execute: Execute) -> tuple[AnswerRefusal, str] | None:
-            updated = execute(
-                "UPDATE journal SET outcome = ?, at = ? WHERE run_id = ? AND seq = ? AND waiting "
-                "AND outcome IS NULL AND NOT EXISTS (SELECT 1 FROM runs WHERE id = ? "
-                "AND status IN ('finished', 'cancelled'))",
-                (outcome, at, run_id, entry, run_id),
-            ).rowcount
-            if updated:
-                execute(
-                    "UPDATE runs SET status = 'ready', updated = ? WHERE id = ? AND status = 'waiting'",
-                    (at, run_id),
-                )
+            if answering(execute, run_id, seq, outcome, at):
                 return None
             found = execute(
                 "SELECT waiting, outcome IS NOT NULL FROM journal WHERE run_id = ? AND seq = ?",
