@@ -14,6 +14,10 @@ from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 from temporalio.service import RPCError
 
 from agentsm_fn import Machine
+from agentsm_fn.agents.react.states import State
+from agentsm_fn.durable import Durable
+from agentsm_fn.llm import LlmReply, LlmRequest, ToolCall, ToolResultMessage, UserMessage
+from agentsm_fn.shell.react_agent import AgentBuilder
 from agentsm_fn.teams import ChildCancelled, ChildFailed, ChildFinished, GatherPolicy, fan_out
 from agentsm_fn.temporal import RunCancelled, TemporalMachine, machine_replayer, machine_worker, start_run
 from tests.teams.programs import (
@@ -133,3 +137,41 @@ async def test_cancelling_a_parent_cancels_its_child_and_cancel_rest_cancels_run
     assert [type(o) for o in ended.memory.gathered.outcomes] == [ChildCancelled] * 2 + [ChildFailed] + [
         ChildCancelled
     ] * 2
+
+
+class Both:
+    """One model for both agents (a worker has one set of performers): the desk asks, refunds refunds."""
+
+    def complete(self, request: LlmRequest) -> LlmReply:
+        if not any(t.name == "ask_refunds" for t in request.tools):
+            asked = [m.content for m in request.messages if isinstance(m, UserMessage)][-1]
+            return LlmReply(content=f"Order {asked.split()[-1]} is refunded in full.")
+        seen = [m.content for m in request.messages if isinstance(m, ToolResultMessage)]
+        return LlmReply(content=" | ".join(seen)) if seen else LlmReply(tool_calls=(ASK,))
+
+
+def _agent(name: str, builder: AgentBuilder[str]) -> Durable[Any, Any, Any]:
+    built = builder.build().unwrap()
+    return Durable(name=name, machine=built.machine, shell=built.shell, template=built.memory)
+
+
+ASK = ToolCall("c1", "ask_refunds", {"input": "Refund A-17"})
+REFUNDS = _agent("tests.temporal.test_children:REFUNDS", AgentBuilder.new("").llm(Both()))
+DESK = _agent(
+    "tests.temporal.test_children:DESK",
+    AgentBuilder.new("Please refund A-17").llm(Both()).agent_tool("ask_refunds", "Refunds", REFUNDS),
+)
+
+
+async def test_an_agent_tool_runs_the_other_agent_as_a_child_workflow(client: Client) -> None:
+    task_queue = queue()
+    async with machine_worker(
+        client, task_queue, [DESK.machine], DESK.shell().performers, programs=[REFUNDS]
+    ):
+        run_id = f"desk-{task_queue}"
+        run = await start_run(client, DESK.machine, DESK.template, run_id=run_id, task_queue=task_queue)
+        done = (await run.result()).unwrap()
+        child = await client.get_workflow_handle(f"{run_id}.c1").describe()
+    assert done.state is State.Done
+    assert done.memory.final_answer == "SUCCESS: Order A-17 is refunded in full."
+    assert child.workflow_type == REFUNDS.machine.name and child.status is WorkflowExecutionStatus.COMPLETED
