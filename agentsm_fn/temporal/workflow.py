@@ -257,7 +257,8 @@ class MachineWorkflow:
         self._pending = PendingEffect(seq=seq, effect=effect, awaited=awaited)
         try:
             if isinstance(target, ChildRun | Children):  # child workflows, started from here
-                return await run_children(target, seq)
+                with traced.current():  # their runs' spans nest under this run's
+                    return await run_children(target, seq)
             if awaited:
                 await workflow.wait_condition(lambda: bool(self._answer))
                 return self._answer.pop()

@@ -36,6 +36,7 @@ from agentsm_fn.temporal import (
     machine_replayer,
     start_run,
 )
+from tests.teams.programs import DELEGATOR, Boss, P
 from tests.temporal.helpers import ROOT, WorkerPool, child_env, queue, wait_for
 from tests.temporal.machines import ORDERS, Order
 from tests.temporal.traced_worker import CONTINUED, SENTINEL, sentinel_agent
@@ -130,6 +131,26 @@ async def test_a_machines_run_span_and_effect_spans_nest_under_the_callers_span(
     # the recorded history replays with no non-determinism error; that a worker replaying it exports no
     # second span is shown by the takeover test below (the second worker replays Charge, ends one run span)
     await machine_replayer([SPEC]).replay_workflow(await run.handle.fetch_history())
+
+
+async def test_a_child_workflows_run_span_nests_under_its_parents_run_span(
+    workers: TracedWorkers, temporal_target: str
+) -> None:
+    workers.start("team")
+    client = await connect(temporal_target, tracing=True)
+    with handling_request() as (span, _):
+        run_id = f"boss-{workers.task_queue}"
+        run = await start_run(
+            client, DELEGATOR.machine, Boss(n=4), run_id=run_id, task_queue=workers.task_queue
+        )
+        assert (await run.result()).unwrap().state is P.DONE
+    trace_id, caller_id = ids(span)
+    rows = workers.spans()
+    (parent,) = named(rows, "invoke_agent teams-delegator")
+    (child,) = named(rows, "invoke_agent teams-child")
+    assert {r["trace_id"] for r in rows} == {trace_id}
+    assert parent["parent"] == caller_id and child["parent"] == parent["span_id"]
+    assert children(rows, child["span_id"]) == ["Note"]
 
 
 async def test_a_react_run_with_a_tool_call_has_the_local_span_tree_and_no_secret(

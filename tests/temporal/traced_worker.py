@@ -3,7 +3,8 @@
     python -m tests.temporal.traced_worker TARGET QUEUE DIR KIND [SLOW,...]
 
 KIND: ``orders`` (the crash test's orders spec), ``orders-continued`` (continues as new after
-each effect) or ``react`` (the ReAct agent on an OpenAI-compatible provider whose HTTP
+each effect), ``team`` (a parent that delegates to a child, tests/teams/programs.py) or
+``react`` (the ReAct agent on an OpenAI-compatible provider whose HTTP
 transport is in-process, with the sentinel API key). The global tracer provider is the
 Temporal SDK's replay-safe one, as docs/temporal.md says to set it.
 """
@@ -29,7 +30,8 @@ from agentsm_fn.agents.react import AgentConfig
 from agentsm_fn.otel import OtelObserver
 from agentsm_fn.providers import openai_provider
 from agentsm_fn.shell.react_agent import Agent, AgentBuilder
-from agentsm_fn.temporal import TemporalMachine, connect, machine_worker, react_on_temporal
+from agentsm_fn.temporal import TemporalMachine, as_temporal, connect, machine_worker, react_on_temporal
+from tests.teams.programs import CHILD, DELEGATOR
 from tests.temporal.agents import search
 from tests.temporal.helpers import serve_until_killed, slow_arg
 from tests.temporal.machines import order_performers
@@ -106,10 +108,13 @@ async def serve(target: str, task_queue: str, directory: Path, kind: str, slow: 
     provider.add_span_processor(SimpleSpanProcessor(JsonLines(directory / f"spans-{os.getpid()}.jsonl")))
     trace.set_tracer_provider(provider)
     client = await connect(target, tracing=True)
+    programs: list[Any] = []
     if kind == "react":
         agent = sentinel_agent()
         spec: TemporalMachine[Any, Any, Any] = react_on_temporal(agent)
         performers = agent.shell().performers
+    elif kind == "team":  # the teams tests' delegating parent, its child served as a child workflow
+        spec, performers, programs = as_temporal(DELEGATOR.machine), CHILD.shell().performers, [CHILD]
     else:
         spec = CONTINUED if kind == "orders-continued" else SPEC
         performers = order_performers(directory, slow)
@@ -122,6 +127,7 @@ async def serve(target: str, task_queue: str, directory: Path, kind: str, slow: 
         passed_through=["tests"],
         sticky_timeout=1.0,
         observer=observer,
+        programs=programs,
     )
     await serve_until_killed(worker, directory)
 
