@@ -175,3 +175,22 @@ async def test_an_agent_tool_runs_the_other_agent_as_a_child_workflow(client: Cl
     assert done.state is State.Done
     assert done.memory.final_answer == "SUCCESS: Order A-17 is refunded in full."
     assert child.workflow_type == REFUNDS.machine.name and child.status is WorkflowExecutionStatus.COMPLETED
+
+
+async def test_a_child_program_the_worker_does_not_serve_fails_the_workflow_task(client: Client) -> None:
+    task_queue = queue()
+    async with machine_worker(client, task_queue, [DELEGATOR.machine], PERFORMERS):  # no programs
+        run_id = f"unserved-{task_queue}"
+        await start_run(client, DELEGATOR.machine, Boss(n=4), run_id=run_id, task_queue=task_queue)
+        handle = client.get_workflow_handle(run_id)
+        for _ in range(500):  # a bounded poll: the first workflow task fails within a second
+            history = await handle.fetch_history()
+            failed = [e for e in history.events if e.HasField("workflow_task_failed_event_attributes")]
+            if failed:
+                break
+            await asyncio.sleep(0.02)
+        else:
+            raise AssertionError("the workflow task never failed")
+        message = failed[0].workflow_task_failed_event_attributes.failure.message
+        assert f"no child program {CHILD.name!r} is served on {task_queue!r}" in message
+        await handle.terminate()
