@@ -32,9 +32,11 @@ from agentsm_fn.shell._stream_buffer import Buffer
 from agentsm_fn.shell.observers import Both
 from agentsm_fn.shell.run import Shell
 from agentsm_fn.shell.streaming import buffered_shell
+from agentsm_fn.stream.children import ChildEvent
 
 __all__ = [
     "FEED_SIZE",
+    "ChildStepped",
     "EffectEnded",
     "EffectStarted",
     "Feed",
@@ -87,13 +89,22 @@ class Streamed:
 
 
 @attrs.frozen
+class ChildStepped:
+    """A child run of the run did something (its event, as the store shows it)."""
+
+    event: ChildEvent
+
+
+@attrs.frozen
 class RunStopped:
     """The run stopped: finished, waiting, or failed (``end.reason``)."""
 
     end: RunEnd
 
 
-Happening: TypeAlias = Moved | MemoryAfter | EffectStarted | EffectEnded | Streamed | RunStopped
+Happening: TypeAlias = (
+    Moved | MemoryAfter | EffectStarted | EffectEnded | Streamed | ChildStepped | RunStopped
+)
 """Anything a :class:`Feed` reports."""
 
 FEED_SIZE: Final = 256

@@ -16,12 +16,14 @@ The stream opens with ``RUN_STARTED`` (its metadata names the stored run:
     failed             RUN_ERROR: code = the typed reason (``InvalidTransition``,
                        ``EffectFailed``, ``RunBusy``, ...), message redacted
 
-A client that goes away does not stop the run: it is stored, and runs on to where it
-stops (finished, waiting, or failed), as if the client had stayed. A slow client slows the
-run down: the run waits for room in the bounded feed before each effect, as a run stream
-waits for its consumer; once the client left, the run no longer waits. The endpoint answers
-with :func:`~agentsm_fn.server.streaming.streamed_response`, which stops writing as soon as
-the client left and closes this stream then (its feed with it).
+A run that waits for its child runs has them run here and goes on (their steps are named
+for them: :mod:`agentsm_fn.server.agui.children`). A client that goes away does not stop the
+run: it is stored, and runs on to where it stops (finished, waiting, or failed), as if the
+client had stayed. A slow client slows the run down: the run waits for room in the bounded
+feed before each effect, as a run stream waits for its consumer; once the client left, the
+run no longer waits. The endpoint answers with
+:func:`~agentsm_fn.server.streaming.streamed_response`, which stops writing as soon as the client
+left and closes this stream then (its feed with it).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from ag_ui.core import (
 from ag_ui.encoder import EventEncoder
 from returns.result import Failure, Result
 
-from agentsm_fn.durable.errors import Stopped
+from agentsm_fn.durable.errors import DurableError, Stopped
 from agentsm_fn.durable.operations.answers import pending
 from agentsm_fn.durable.operations.threads import fork_thread
 from agentsm_fn.durable.running.durable import Durable
@@ -53,6 +55,7 @@ from agentsm_fn.durable.stores.protocol.store import RunStore
 from agentsm_fn.durable.thread_errors import ThreadError
 from agentsm_fn.llm.json import JsonObject
 from agentsm_fn.server.agui.agent import AguiAgent
+from agentsm_fn.server.agui.children import with_children
 from agentsm_fn.server.agui.feed import FEED_SIZE, Feed, observed, watched
 from agentsm_fn.server.agui.interrupts import interrupt_for
 from agentsm_fn.server.agui.request import AguiRequest
@@ -161,8 +164,19 @@ def _go(
         return _turned(base, store, opening, feed)
     durable: Durable[Any, Any, Any] = attrs.evolve(base, shell=lambda: observed(base.shell(), feed))
     if opening.memory is None:
-        return durable.aresume(store, opening.stored)
-    return durable.astart(store, opening.memory, run_id=opening.stored)
+        return _children_too(base, store, feed, durable.aresume(store, opening.stored))
+    return _children_too(base, store, feed, durable.astart(store, opening.memory, run_id=opening.stored))
+
+
+async def _children_too(
+    base: Durable[Any, Any, Any],
+    store: RunStore,
+    feed: Feed,
+    started: Awaitable[Result[StoredRun[Any, Any], DurableError]],
+) -> Outcome:
+    """Where the run stops; one that waits for its children has them run here, and goes on (on a thread)."""
+    threaded: Durable[Any, Any, Any] = attrs.evolve(base, shell=lambda: watched(base.shell(), feed))
+    return await with_children(threaded, store, await started, feed.put)
 
 
 def _started(request: AguiRequest, opening: StartingPoint) -> RunStartedEvent:

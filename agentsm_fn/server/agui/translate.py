@@ -20,6 +20,8 @@ One :class:`Translator` per AG-UI run. It is fed the run's happenings in order
                                and the plan-and-execute agent's batch (``RunTools``)
     the run stops in S         STATE_DELTA (what changed since the last one: a memory a
                                request left, say), STEP_FINISHED S
+    a child run moved          STEP_STARTED / STEP_FINISHED named CHILD_RUN_ID/STATE
+                               (:mod:`agentsm_fn.server.agui.children`)
 
 RUN_STARTED, RUN_FINISHED and RUN_ERROR are the endpoint's: they depend on where the
 stored run stands. Message ids are ``RUN:m1``, ``RUN:m2``, ... (RUN: the AG-UI run id), a
@@ -44,7 +46,9 @@ from agentsm_fn.llm.call import LlmCall
 from agentsm_fn.llm.json import JsonObject
 from agentsm_fn.llm.replies import LlmReply
 from agentsm_fn.providers.events import TextDelta, ToolCallArguments, ToolCallStarted
+from agentsm_fn.server.agui.children import child_steps, waits_on_children
 from agentsm_fn.server.agui.feed import (
+    ChildStepped,
     EffectEnded,
     EffectStarted,
     Happening,
@@ -131,6 +135,10 @@ class Translator:
                 return [self._result(result.call_id, result.observation) for result in results]
             case EffectEnded(outcome=ToolBatch(results=results)):
                 return [self._result(result.call_id, result.content) for result in results]
+            case ChildStepped(event=child):
+                return child_steps(child)
+            case RunStopped(end=end) if waits_on_children(end.snapshot):
+                return self._delta(self.shown(end.snapshot.memory))  # its step goes on around its children
             case RunStopped(end=end):
                 return self.stopping(self.shown(end.snapshot.memory))
         return []
