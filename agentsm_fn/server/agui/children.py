@@ -33,7 +33,7 @@ from agentsm_fn.stream.children import ChildEvent
 from agentsm_fn.stream.events import Failed, Finished, RunStarted, Transitioned
 from agentsm_fn.teams.values import Children, ChildRun
 
-__all__ = ["child_steps", "waits_on_children", "with_children"]
+__all__ = ["child_steps", "children_run_here", "waits_on_children"]
 
 LOOK_EVERY: Final = 0.02
 """Seconds between two looks at the children while they run."""
@@ -87,7 +87,7 @@ class _LookingFirst:
         return self.durable.resume(store, run_id)
 
 
-async def with_children(
+async def children_run_here(
     durable: Durable[Any, Any, Any],
     store: RunStore,
     result: Result[StoredRun[Any, Any], DurableError],

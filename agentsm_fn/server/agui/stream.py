@@ -55,7 +55,7 @@ from agentsm_fn.durable.stores.protocol.store import RunStore
 from agentsm_fn.durable.thread_errors import ThreadError
 from agentsm_fn.llm.json import JsonObject
 from agentsm_fn.server.agui.agent import AguiAgent
-from agentsm_fn.server.agui.children import with_children
+from agentsm_fn.server.agui.children import children_run_here
 from agentsm_fn.server.agui.feed import FEED_SIZE, Feed, observed, watched
 from agentsm_fn.server.agui.interrupts import interrupt_for
 from agentsm_fn.server.agui.request import AguiRequest
@@ -176,7 +176,7 @@ async def _children_too(
 ) -> Outcome:
     """Where the run stops; one that waits for its children has them run here, and goes on (on a thread)."""
     threaded: Durable[Any, Any, Any] = attrs.evolve(base, shell=lambda: watched(base.shell(), feed))
-    return await with_children(threaded, store, await started, feed.put)
+    return await children_run_here(threaded, store, await started, feed.put)
 
 
 def _started(request: AguiRequest, opening: StartingPoint) -> RunStartedEvent:
