@@ -18,7 +18,7 @@ from agentsm_fn.agents.react.states import State
 from agentsm_fn.durable import Durable
 from agentsm_fn.llm import LlmReply, LlmRequest, ToolCall, ToolResultMessage, UserMessage
 from agentsm_fn.shell.react_agent import AgentBuilder
-from agentsm_fn.teams import ChildCancelled, ChildFailed, ChildFinished, GatherPolicy, fan_out
+from agentsm_fn.teams import ChildCancelled, ChildFailed, ChildFinished, GatherPolicy, delegate, fan_out
 from agentsm_fn.temporal import RunCancelled, TemporalMachine, machine_replayer, machine_worker, start_run
 from tests.teams.programs import (
     CHILD,
@@ -28,9 +28,11 @@ from tests.teams.programs import (
     PE,
     STRICT,
     Boss,
+    C,
     Note,
     P,
     _gathered,
+    _kept,
 )
 from tests.temporal.helpers import queue, wait_for_pending
 
@@ -177,11 +179,27 @@ async def test_an_agent_tool_runs_the_other_agent_as_a_child_workflow(client: Cl
     assert child.workflow_type == REFUNDS.machine.name and child.status is WorkflowExecutionStatus.COMPLETED
 
 
+NOWHERE = "tests.temporal.test_children:NOWHERE"
+UNSERVED = DELEGATOR.machine.extend(
+    handlers={
+        P.ASK: delegate(
+            program=NOWHERE,  # served by no worker (nor replayer) of this process
+            child=CHILD_MACHINE,
+            start=lambda boss: boss.n,
+            ends={C.DONE: PE.ANSWERED, C.REFUSED: PE.DECLINED},
+            failed=PE.BROKE,
+            cancelled=PE.STOPPED,
+            merge=_kept,
+        )
+    }
+)
+
+
 async def test_a_child_program_the_worker_does_not_serve_fails_the_workflow_task(client: Client) -> None:
     task_queue = queue()
-    async with machine_worker(client, task_queue, [DELEGATOR.machine], PERFORMERS):  # no programs
+    async with machine_worker(client, task_queue, [UNSERVED], PERFORMERS, programs=[CHILD]):
         run_id = f"unserved-{task_queue}"
-        await start_run(client, DELEGATOR.machine, Boss(n=4), run_id=run_id, task_queue=task_queue)
+        await start_run(client, UNSERVED, Boss(n=4), run_id=run_id, task_queue=task_queue)
         handle = client.get_workflow_handle(run_id)
         for _ in range(500):  # a bounded poll: the first workflow task fails within a second
             history = await handle.fetch_history()
@@ -192,5 +210,5 @@ async def test_a_child_program_the_worker_does_not_serve_fails_the_workflow_task
         else:
             raise AssertionError("the workflow task never failed")
         message = failed[0].workflow_task_failed_event_attributes.failure.message
-        assert f"no child program {CHILD.name!r} is served on {task_queue!r}" in message
+        assert f"no child program {NOWHERE!r} is served on {task_queue!r}" in message
         await handle.terminate()
