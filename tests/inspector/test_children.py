@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from contextlib import closing
 from pathlib import Path
 from typing import Any, cast
 
@@ -13,7 +15,7 @@ from agentsm_fn.inspector import run_view
 from tests.inspector.pages import shot, text_of, until_text, visit
 from tests.inspector.serving import Served
 from tests.inspector.teams import GRAND
-from tests.teams.programs import CHILD, DELEGATOR, FANNER, Boss
+from tests.teams.programs import CHILD, DELEGATOR, FANNER, STRICT, Boss
 
 
 def _objects(value: object) -> list[dict[str, Any]]:
@@ -56,3 +58,16 @@ def test_the_tree_shows_and_links_both_ways(browser: WebDriver, store: SqliteSto
         browser.find_element(By.CSS_SELECTOR, ".child-of a").click()
         until_text(browser, "h1", "Run g.c0 ")
         until_text(browser, ".started-children", "g.c0.c0")
+
+
+def test_a_waiting_parents_tree_follows_its_children_as_they_run(
+    browser: WebDriver, store: SqliteStore, tmp_path: Path
+) -> None:
+    asyncio.run(STRICT.astart(store, Boss(items=(1, 2)), run_id="s"))  # one child at a time; the parent waits
+    with Served(store, [STRICT, CHILD]) as base:
+        visit(browser, f"{base}/#/runs/s", "run")
+        assert "ready" in text_of(browser, 'li.child[data-run="s.c0.0"]')
+        with closing(SqliteStore.open(tmp_path / "runs.db").unwrap()) as worker:
+            CHILD.resume(worker, "s.c0.0").unwrap()  # the first child ends; the parent still waits
+        until_text(browser, 'li.child[data-run="s.c0.0"]', "finished")
+        assert store.get("s").unwrap().status.value == "waiting"

@@ -187,7 +187,7 @@ export async function runPage(main, runId, params) {
   let stamp = "";
   async function refresh() {
     const fresh = await api(`/inspector/api/runs/${enc(runId)}`);
-    const next = JSON.stringify([fresh.run, fresh.steps.length, fresh.journal.length, fresh.forks]);
+    const next = JSON.stringify([fresh.run, fresh.steps.length, fresh.journal.length, fresh.forks, fresh.children]);
     if (next === stamp) return;
     stamp = next;
     view = fresh;
@@ -210,10 +210,19 @@ export async function runPage(main, runId, params) {
   }
   let events = null;
   let timer = null;
+  // A child moved (its event in this run's stream): the tree is fetched again, at most every quarter second.
+  let childTimer = null;
+  function childMoved() {
+    if (childTimer || closed) return;
+    childTimer = setTimeout(() => {
+      childTimer = null;
+      refresh().catch(() => {});
+    }, 250);
+  }
   function follow(answered = false) {
     const live = answered || LIVE.has(view.run.status);
     if (live && !events && !closed) {
-      events = listen(`/runs/${enc(runId)}/events`, () => check().catch(() => {}));
+      events = listen(`/runs/${enc(runId)}/events`, (e) => (e.event === "child" ? childMoved() : check().catch(() => {})));
       events.opened.catch(() => {});  // the look at the record every second still follows the run
     }
     if (live && !timer && !closed) timer = setInterval(() => check().catch(() => {}), 1000);
@@ -233,7 +242,7 @@ export async function runPage(main, runId, params) {
     }
   };
   const goTo = (e) => toStep?.(e.detail);
-  stamp = JSON.stringify([view.run, view.steps.length, view.journal.length, view.forks]);
+  stamp = JSON.stringify([view.run, view.steps.length, view.journal.length, view.forks, view.children]);
   await build();
   document.addEventListener("keydown", keys);
   document.addEventListener("agentsm-step", goTo);
@@ -244,5 +253,6 @@ export async function runPage(main, runId, params) {
     document.removeEventListener("agentsm-step", goTo);
     events?.close();
     clearInterval(timer);
+    clearTimeout(childTimer);
   };
 }
