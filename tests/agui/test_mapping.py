@@ -125,7 +125,15 @@ def test_a_memory_shows_the_same_whether_its_tools_were_used_before_or_not() -> 
     assert public_state(memory) == before
     tools = before["tools"]
     assert isinstance(tools, list) and isinstance(tools[0], dict)
-    assert set(tools[0]) == {"name", "description", "parameters", "needs_approval", "timeout", "retry_safe"}
+    assert set(tools[0]) == {
+        "name",
+        "description",
+        "parameters",
+        "needs_approval",
+        "timeout",
+        "retry_safe",
+        "agent",
+    }
 
 
 @given(st.sampled_from(["resolved", "cancelled"]), st.booleans(), st.text(max_size=10), st.booleans())
