@@ -67,7 +67,8 @@ def test_a_finished_parent_streams_its_childrens_and_grandchildrens_events(store
 def test_a_waiting_parents_stream_carries_its_child_live_as_it_runs(
     store: SqliteStore, tmp_path: Path
 ) -> None:
-    asyncio.run(DELEGATOR.astart(store, Boss(n=2), run_id="boss"))  # the parent waits, its child is queued
+    # the parent waits, its child is queued
+    asyncio.run(DELEGATOR.astart(store, Boss(n=2), run_id="boss", inline=False))
     seen: list[ServerSentEvent] = []
     with (
         serving(create_app(store, [DELEGATOR, CHILD], poll_interval=0.01)) as url,

@@ -15,6 +15,7 @@ import attrs
 from returns.result import Failure, Result
 
 from agentsm_fn import Effect, Fault, Perform, Performers, Shell, define_machine, effectful, emit, perform
+from agentsm_fn.core import SUSPEND
 from agentsm_fn.durable import Durable
 from agentsm_fn.teams import ChildOutcome, FanningOut, Gathered, GatherPolicy, delegate, fan_out
 
@@ -163,3 +164,61 @@ STRICT_MACHINE = FANNER_MACHINE.extend(handlers={P.ASK: _fan(GatherPolicy.CANCEL
 STRICT = Durable(name="tests.teams.programs:STRICT", machine=STRICT_MACHINE)
 WIDE_MACHINE = FANNER_MACHINE.extend(handlers={P.ASK: _fan(GatherPolicy.GO_ON, 10)})
 WIDE = Durable(name="tests.teams.programs:WIDE", machine=WIDE_MACHINE)
+
+
+@attrs.frozen
+class Approve(Effect[bool]):
+    """Ask a person to approve the child's number (it waits for their answer: ``durable.answer``)."""
+
+    outcome_types: ClassVar[tuple[type, ...]] = (bool,)
+    n: int
+
+
+def _ask(n: int) -> Result[tuple[CE, int] | Perform[bool, int], Fault]:
+    return perform(Approve(n), n)
+
+
+def _approved(n: int, yes: bool) -> Result[tuple[CE, int], Fault]:
+    return emit(CE.FINISH if yes else CE.REFUSE, n * 10)
+
+
+ASKING_MACHINE = CHILD_MACHINE.extend(
+    handlers={C.WORK: effectful(_ask, _approved, events={CE.FINISH, CE.REFUSE})}, name="teams-asking"
+)
+ASKING = Durable(
+    name="tests.teams.programs:ASKING",
+    machine=ASKING_MACHINE,
+    shell=lambda: Shell(Performers().on(Approve, lambda effect: SUSPEND)),
+    result=lambda n: n,
+)
+
+ASKER_MACHINE = DELEGATOR_MACHINE.extend(
+    handlers={
+        P.ASK: delegate(
+            program=ASKING.name,
+            child=ASKING_MACHINE,
+            start=lambda boss: boss.n,
+            ends={C.DONE: PE.ANSWERED, C.REFUSED: PE.DECLINED},
+            failed=PE.BROKE,
+            cancelled=PE.STOPPED,
+            merge=_kept,
+        )
+    },
+    name="teams-asker",
+)
+ASKER = Durable(name="tests.teams.programs:ASKER", machine=ASKER_MACHINE)
+GRAND_MACHINE = DELEGATOR_MACHINE.extend(
+    handlers={
+        P.ASK: delegate(
+            program=ASKER.name,
+            child=ASKER_MACHINE,
+            start=lambda boss: boss,
+            ends={P.DONE: PE.ANSWERED, P.GAVE_UP: PE.BROKE},
+            failed=PE.BROKE,
+            cancelled=PE.STOPPED,
+            merge=_kept,
+        )
+    },
+    name="teams-grand",
+)
+GRAND = Durable(name="tests.teams.programs:GRAND", machine=GRAND_MACHINE)

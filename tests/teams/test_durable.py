@@ -1,7 +1,7 @@
 """Child runs in a store (SQLite and PostgreSQL, the ``store`` fixture): started once, answering once.
 
 With plain ``Durable.start`` the children run inline and the parent finishes in one call; with
-``astart`` (as a worker runs) the parent waits holding no worker and its children are queued;
+``inline=False`` (as a worker runs) the parent waits holding no worker and its children are queued;
 ``recover`` finishes what is left; ``cancel`` cancels a run and its unfinished children.
 """
 
@@ -122,7 +122,7 @@ def test_cancel_rest_cancels_the_children_left_after_a_failure(store: RunStore) 
 def test_a_parent_on_a_queue_waits_holding_nothing_and_recover_finishes_it(
     store: RunStore, notes: Path
 ) -> None:
-    waiting = asyncio.run(FANNER.astart(store, Boss(items=(1, 2, 3, 4, 5)), run_id="fan"))
+    waiting = asyncio.run(FANNER.astart(store, Boss(items=(1, 2, 3, 4, 5)), run_id="fan", inline=False))
     assert not waiting.unwrap().finished
     record = store.get("fan").unwrap()
     assert record.status is RunStatus.WAITING and record.owner == ""
@@ -136,9 +136,9 @@ def test_a_parent_on_a_queue_waits_holding_nothing_and_recover_finishes_it(
 def test_recover_answers_a_parent_whose_children_ended_before_its_wait_was_stored(
     store: RunStore, store_db: str
 ) -> None:
-    asyncio.run(DELEGATOR.astart(store, Boss(n=2), run_id="boss"))
+    asyncio.run(DELEGATOR.astart(store, Boss(n=2), run_id="boss", inline=False))
     child_id = child_run_id("boss", 0)
-    CHILD.resume(store, child_id).unwrap()
+    CHILD.resume(store, child_id, inline=False).unwrap()
     # as if the child's answer had been lost: the parent waits again, its child's outcome stored
     execute(store_db, "UPDATE journal SET outcome = NULL WHERE run_id = ?", ("boss",))
     execute(store_db, "UPDATE runs SET status = 'waiting' WHERE id = ?", ("boss",))
@@ -147,7 +147,7 @@ def test_recover_answers_a_parent_whose_children_ended_before_its_wait_was_store
 
 
 def test_cancel_cancels_a_run_and_its_unfinished_children(store: RunStore) -> None:
-    asyncio.run(FANNER.astart(store, Boss(items=(1, 2, 3, 4)), run_id="fan"))
+    asyncio.run(FANNER.astart(store, Boss(items=(1, 2, 3, 4)), run_id="fan", inline=False))
     cancelled = cancel(store, "fan").unwrap()
     assert set(cancelled) == {"fan", *(child_run_id("fan", 0, i) for i in range(3))}
     rows = stored_children(store, "fan").unwrap()
@@ -159,7 +159,7 @@ def test_cancel_cancels_a_run_and_its_unfinished_children(store: RunStore) -> No
 
 
 def test_a_cancelled_child_gives_its_parent_child_cancelled(store: RunStore) -> None:
-    asyncio.run(DELEGATOR.astart(store, Boss(n=2), run_id="boss"))
+    asyncio.run(DELEGATOR.astart(store, Boss(n=2), run_id="boss", inline=False))
     assert cancel(store, child_run_id("boss", 0)).unwrap() == (child_run_id("boss", 0),)
     assert store.get("boss").unwrap().status is RunStatus.READY
     done = DELEGATOR.resume(store, "boss").unwrap()
@@ -172,7 +172,7 @@ def test_an_unknown_child_program_and_a_changed_child_machine_are_failed_childre
     gone = GONE.start(store, Boss(n=1), run_id="gone").unwrap()
     outcome = gone.snapshot.memory.outcome
     assert isinstance(outcome, ChildFailed) and outcome.reason.startswith("unknown child program")
-    asyncio.run(DELEGATOR.astart(store, Boss(n=2), run_id="boss"))
+    asyncio.run(DELEGATOR.astart(store, Boss(n=2), run_id="boss", inline=False))
     execute(store_db, "UPDATE runs SET fingerprint = 'old' WHERE id = ?", (child_run_id("boss", 0),))
     done = DELEGATOR.resume(store, "boss").unwrap()
     changed = done.snapshot.memory.outcome
@@ -211,7 +211,7 @@ def test_an_older_store_gains_the_children_table(tmp_path: Path) -> None:
 def test_agentsm_runs_cancel_cancels_a_run_and_its_children(
     store: RunStore, store_db: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    asyncio.run(DELEGATOR.astart(store, Boss(n=2), run_id="boss"))
+    asyncio.run(DELEGATOR.astart(store, Boss(n=2), run_id="boss", inline=False))
     assert main(["--db", store_db, "cancel", "boss"]) == 0
     assert capsys.readouterr().out.split("\n")[:2] == [
         "cancelled boss",

@@ -23,6 +23,7 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import DurableError, StoreFailure
 from agentsm_fn.durable.running.children import settle_waiting
+from agentsm_fn.durable.running.children_inline import staying
 from agentsm_fn.durable.running.program import StoredRun
 from agentsm_fn.durable.stores.protocol.owners import owner_holds
 from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStatus, RunStore
@@ -111,6 +112,7 @@ def _pass(
         # Durable[S, E, M].resume gives a StoredRun[S, M]: frozen, so read as the wider
         # StoredRun[enum.Enum, object] it is (StoredRun's type parameters are invariant only
         # because attrs classes cannot declare them covariant).
-        result = cast(Result[AnyStoredRun, DurableError], durable.resume(store, record.run_id))
+        with staying():  # every run listed is resumed here: a child's end does not resume its parent too
+            result = cast(Result[AnyStoredRun, DurableError], durable.resume(store, record.run_id))
         done.append(Recovered(run_id=record.run_id, machine=record.machine, result=result))
     return done

@@ -3,7 +3,8 @@
 :func:`serve` claims runs of the given durable machines from a
 :class:`~agentsm_fn.durable.stores.protocol.queue.RunQueue` (READY runs: enqueued, answered, let go; and
 orphaned ones: RUNNING with no live owner), up to ``concurrency`` at a time, each resumed with
-``Durable.aresume`` under this process's owner. It
+``Durable.aresume`` under this process's owner (``inline=False``: the children a run waits on, and
+the parent a child's end answers, are left queued for the workers). It
 renews the leases of the runs it holds every third of the shortest lease, and between claims it
 waits for the store to say there may be work (PostgreSQL: ``LISTEN``; SQLite: it polls).
 
@@ -120,7 +121,7 @@ class _Worker:
             if record is None:  # none, or the store failed: look again after the wait
                 return
             durable = self.by_name[record.machine]
-            task = asyncio.create_task(durable.aresume(self.store, record.run_id))
+            task = asyncio.create_task(durable.aresume(self.store, record.run_id, inline=False))
             self.held[task] = (record.run_id, durable.lease)
             self.taken += 1
 

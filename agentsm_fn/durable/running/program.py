@@ -200,14 +200,19 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
         return self._loop(session, shell, snapshot)
 
     def start(
-        self, store: RunStore, memory: MemoryT, run_id: str | None = None
+        self, store: RunStore, memory: MemoryT, run_id: str | None = None, *, inline: bool = True
     ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
-        """Store a new run from ``memory`` and run it until it finishes, waits, or fails."""
+        """Store a new run from ``memory`` and run it until it finishes, waits, or fails.
+
+        Children it waits on run here, then it goes on, unless ``inline`` is False (a worker's
+        way: they are left queued): :mod:`~agentsm_fn.durable.running.children_inline`.
+        """
         made = self._new(store, None, memory, run_id)
         if isinstance(made, Failure):
             return made
         session, shell = made.unwrap()
-        return self._inline(store, self._loop(session, shell, memory))
+        ran = self._loop(session, shell, memory)
+        return self._inline(store, ran) if inline else ran
 
     def enqueue(
         self, store: RunQueue, memory: MemoryT, run_id: str | None = None
@@ -232,14 +237,15 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
         return store.enqueue(attrs.evolve(new, owner="", lease_until=0.0)).map(lambda _: new.run_id)
 
     async def astart(
-        self, store: RunStore, memory: MemoryT, run_id: str | None = None
+        self, store: RunStore, memory: MemoryT, run_id: str | None = None, *, inline: bool = True
     ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
-        """:meth:`start` on asyncio (async performers are awaited)."""
+        """:meth:`start` on asyncio (async performers are awaited; a fan-out's children run concurrently)."""
         made = self._new(store, None, memory, run_id)
         if isinstance(made, Failure):
             return made
         session, shell = made.unwrap()
-        return await self._aloop(session, shell, memory)
+        ran = await self._aloop(session, shell, memory)
+        return await self._ainline(store, ran) if inline else ran
 
     def _taken(self, store: RunStore, run_id: str, size: int) -> tuple[Session, Shell]:
         shell = self.shell()
@@ -306,19 +312,28 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
         return Success((session, shell, found))
 
     def resume(
-        self, store: RunStore, run_id: str, allow_changed: bool = False
+        self, store: RunStore, run_id: str, allow_changed: bool = False, *, inline: bool = True
     ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
         """Continue a stored run in this process: replay its journal, then run on.
 
         A run stored by a machine with another fingerprint is refused
-        (:class:`~agentsm_fn.durable.errors.MachineChanged`) unless ``allow_changed``.
+        (:class:`~agentsm_fn.durable.errors.MachineChanged`) unless ``allow_changed``. Unless
+        ``inline`` is False (a worker's way), children it waits on run here, and a child whose end
+        answered its parent goes on with the parent here, up the chain (it returns its own run):
+        :mod:`~agentsm_fn.durable.running.children_inline`.
         """
         ready = self._resumable(store, run_id, allow_changed)
         if isinstance(ready, Failure):
             return ready
         session, shell, loaded = ready.unwrap()
         with continued(store, run_id, shell):  # linked to the trace that started the run
-            return self._inline(store, self._loop(session, shell, loaded.start))
+            ran = self._loop(session, shell, loaded.start)
+            ran = self._inline(store, ran) if inline else ran
+        if inline:
+            from agentsm_fn.durable.running.children_inline import go_up  # noqa: PLC0415  # builds on this
+
+            go_up(store, run_id)
+        return ran
 
     @staticmethod
     def _with_children(store: RunStore, shell: Shell) -> Performers:
@@ -337,6 +352,16 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
 
         return run_inline(self, store, result)
 
+    async def _ainline(
+        self, store: RunStore, result: Result[StoredRun[StateT, MemoryT], DurableError]
+    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+        """:meth:`_inline` on asyncio: a fan-out's children run concurrently."""
+        if isinstance(result, Failure) or result.unwrap().snapshot.pending is None:
+            return result
+        from agentsm_fn.durable.running.children_inline import arun_inline  # noqa: PLC0415  # builds on this
+
+        return await arun_inline(self, store, result)
+
     def _told(
         self, store: RunStore, run_id: str, snapshot: Snapshot[StateT, MemoryT], reason: str | None, seq: int
     ) -> None:
@@ -346,15 +371,24 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
         after_stop(self, store, run_id, snapshot, reason, seq)
 
     async def aresume(
-        self, store: RunStore, run_id: str, allow_changed: bool = False
+        self, store: RunStore, run_id: str, allow_changed: bool = False, *, inline: bool = True
     ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
-        """:meth:`resume` on asyncio; claiming and loading the run (store reads) run in a thread meanwhile."""
+        """:meth:`resume` on asyncio; claiming and loading the run (store reads) run in a thread meanwhile.
+
+        A worker passes ``inline=False``: the children and the parent are left to the workers.
+        """
         ready = await asyncio.to_thread(self._resumable, store, run_id, allow_changed)
         if isinstance(ready, Failure):
             return ready
         session, shell, loaded = ready.unwrap()
         with continued(store, run_id, shell):
-            return await self._aloop(session, shell, loaded.start)
+            ran = await self._aloop(session, shell, loaded.start)
+            ran = await self._ainline(store, ran) if inline else ran
+        if inline:
+            from agentsm_fn.durable.running.children_inline import ago_up  # noqa: PLC0415  # builds on this
+
+            await ago_up(store, run_id)
+        return ran
 
     def _loop(
         self, session: Session, shell: Shell, start: MemoryT | Snapshot[StateT, MemoryT]
