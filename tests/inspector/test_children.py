@@ -63,11 +63,13 @@ def test_the_tree_shows_and_links_both_ways(browser: WebDriver, store: SqliteSto
 def test_a_waiting_parents_tree_follows_its_children_as_they_run(
     browser: WebDriver, store: SqliteStore, tmp_path: Path
 ) -> None:
-    asyncio.run(STRICT.astart(store, Boss(items=(1, 2)), run_id="s"))  # one child at a time; the parent waits
+    # one child at a time; the parent waits
+    asyncio.run(STRICT.astart(store, Boss(items=(1, 2)), run_id="s", inline=False))
     with Served(store, [STRICT, CHILD]) as base:
         visit(browser, f"{base}/#/runs/s", "run")
         assert "ready" in text_of(browser, 'li.child[data-run="s.c0.0"]')
         with closing(SqliteStore.open(tmp_path / "runs.db").unwrap()) as worker:
-            CHILD.resume(worker, "s.c0.0").unwrap()  # the first child ends; the parent still waits
+            # the first child ends; the parent still waits (inline=False: a worker's way)
+            CHILD.resume(worker, "s.c0.0", inline=False).unwrap()
         until_text(browser, 'li.child[data-run="s.c0.0"]', "finished")
         assert store.get("s").unwrap().status.value == "waiting"

@@ -164,8 +164,11 @@ def _go(
         return _turned(base, store, opening, feed)
     durable: Durable[Any, Any, Any] = attrs.evolve(base, shell=lambda: observed(base.shell(), feed))
     if opening.memory is None:
-        return _children_too(base, store, feed, durable.aresume(store, opening.stored))
-    return _children_too(base, store, feed, durable.astart(store, opening.memory, run_id=opening.stored))
+        return _children_too(base, store, feed, durable.aresume(store, opening.stored, inline=False))
+    # inline=False: the children are run by _children_too, which shows their steps as they run
+    return _children_too(
+        base, store, feed, durable.astart(store, opening.memory, run_id=opening.stored, inline=False)
+    )
 
 
 async def _children_too(
