@@ -7,6 +7,7 @@ the file ``TEAMS_NOTES`` names (when set), so a test can count how often each ch
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import os
 from typing import ClassVar
@@ -222,3 +223,39 @@ GRAND_MACHINE = DELEGATOR_MACHINE.extend(
     name="teams-grand",
 )
 GRAND = Durable(name="tests.teams.programs:GRAND", machine=GRAND_MACHINE)
+
+
+MEETING_BARRIER: list[asyncio.Barrier] = []
+"""Set by a test: each MEETING child's effect waits at it, so the children must run at the same time."""
+
+
+async def _meet(effect: Note) -> int:
+    for barrier in MEETING_BARRIER:
+        await asyncio.wait_for(barrier.wait(), timeout=30)  # a bound on a failure, not a delay
+    return effect.n * 2
+
+
+MEETING = Durable(
+    name="tests.teams.programs:MEETING",
+    machine=CHILD_MACHINE,
+    shell=lambda: Shell(Performers().on_async(Note, _meet)),
+    result=lambda n: n,
+)
+MEET = Durable(
+    name="tests.teams.programs:MEET",
+    machine=FANNER_MACHINE.extend(
+        handlers={
+            P.ASK: fan_out(
+                program=MEETING.name,
+                child=CHILD_MACHINE,
+                items=lambda boss: boss.items,
+                all_finished=PE.ANSWERED,
+                some_failed=PE.BROKE,
+                limit=3,
+                policy=GatherPolicy.GO_ON,
+                merge=_gathered,
+            )
+        },
+        name="teams-meet",
+    ),
+)

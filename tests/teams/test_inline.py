@@ -15,7 +15,19 @@ import pytest
 from agentsm_fn.durable import RunStatus, RunStore, child_run_id
 from agentsm_fn.durable.operations.answers import answer
 from agentsm_fn.teams import ChildFinished, Gathered
-from tests.teams.programs import ASKER, ASKING, CHILD, DELEGATOR, FANNER, GRAND, NOTES_ENV, Boss, P
+from tests.teams.programs import (
+    ASKER,
+    ASKING,
+    CHILD,
+    DELEGATOR,
+    FANNER,
+    GRAND,
+    MEET,
+    MEETING_BARRIER,
+    NOTES_ENV,
+    Boss,
+    P,
+)
 
 
 @pytest.fixture
@@ -76,3 +88,15 @@ def test_inline_false_leaves_the_parent_ready_for_a_worker(store: RunStore) -> N
     done = ASKER.resume(store, "asker").unwrap()
     outcome = done.snapshot.memory.outcome
     assert done.snapshot.state is P.DONE and isinstance(outcome, ChildFinished) and outcome.state == "REFUSED"
+
+
+def test_astart_runs_a_fan_outs_children_concurrently_up_to_its_limit(store: RunStore) -> None:
+    # each child's effect waits until three are in flight: run one after the other, none would finish
+    MEETING_BARRIER.append(asyncio.Barrier(3))
+    try:
+        done = asyncio.run(MEET.astart(store, Boss(items=(1, 2, 3, 4, 5, 6)), run_id="meet")).unwrap()
+    finally:
+        MEETING_BARRIER.clear()
+    gathered = done.snapshot.memory.gathered
+    assert done.snapshot.state is P.DONE and gathered is not None
+    assert [o.result for o in gathered.outcomes if isinstance(o, ChildFinished)] == [2, 4, 6, 8, 10, 12]
