@@ -81,3 +81,10 @@ def test_support_chat_remembers_refuses_a_message_while_a_refund_waits_and_forks
         "the fork's conversation: ['My name is Ada.', 'Where is my order B-42?', 'What is my name?']" in out
     )
     assert "support-1 is left as it was: 4 turns" in out
+
+
+def test_team_orders_checks_one_order_as_a_child_and_a_batch_as_a_fan_out() -> None:
+    out = run_example("team_orders.py")
+    assert "one: DONE, team_orders:CHECK one.c0 finished in OK" in out
+    assert "many: GAVE_UP" in out and "many.c0.1 finished in REFUSED" in out
+    assert "many.c0.2 failed: handler of CHECKING failed: order 13 is unlucky" in out
