@@ -34,7 +34,8 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.agents.guardrails import Guardrail
 from agentsm_fn.agents.output.result_type import TEXT, ResultT, ResultType, Validator, result_type
-from agentsm_fn.agents.react.agent_tools import agent_tool
+from agentsm_fn.agents.react.acting import acting_with
+from agentsm_fn.agents.react.agent_tools import InputFilter, agent_tool, handoff_tool
 from agentsm_fn.agents.react.config import AgentConfig, TokenBudget
 from agentsm_fn.agents.react.errors import BuildError
 from agentsm_fn.agents.react.guards import INPUT, OUTPUT, TOOL_CALL, ReactGuardrails, each_call
@@ -50,6 +51,7 @@ from agentsm_fn.shell.clock import Clock
 from agentsm_fn.shell.human import Approver, AsyncApprover
 from agentsm_fn.shell.react_performers import async_provider, sync_provider
 from agentsm_fn.shell.react_runnable import Agent
+from agentsm_fn.teams.team import keep_everything
 from agentsm_fn.tools.registry import Tool, ToolFn, ToolRegistry
 
 __all__ = ["Agent", "AgentBuilder"]
@@ -78,6 +80,7 @@ class _BuilderChanges(TypedDict, total=False):
     async_approver: AsyncApprover | None
     clock: Clock | None
     observer: RunObserver | None
+    filters: tuple[tuple[str, InputFilter], ...]
 
 
 @attrs.frozen(kw_only=True, slots=False)  # not slotted: _with copies one dict
@@ -104,6 +107,8 @@ class AgentBuilder(Generic[ResultT]):
     async_approver: AsyncApprover | None = None
     clock: Clock | None = None
     observer: RunObserver | None = None
+    filters: tuple[tuple[str, InputFilter], ...] = ()
+    """The input filters of handoffs that do not show everything, by tool name."""
 
     @staticmethod
     def new(task: str) -> AgentBuilder[str]:
@@ -305,6 +310,36 @@ class AgentBuilder(Generic[ResultT]):
         program = agent if isinstance(agent, str) else agent.name
         return self._with(registry=self.registry.add(Tool(agent_tool(name, description, program), _child)))
 
+    def handoff(
+        self,
+        agent: str | Named,
+        *,
+        target: str | None = None,
+        description: str = "",
+        input_filter: InputFilter = keep_everything,
+    ) -> AgentBuilder[ResultT]:
+        """Offer ``transfer_to_<target>``: a call hands the conversation to the durable ``agent``.
+
+        The receiving agent runs as a child run, from what ``input_filter`` keeps of the earlier
+        turns and the user's message; its answer is this run's answer (``Acting --HandedOff-->
+        Done``). ``target`` defaults to the agent's attribute name, lower case.
+
+        Example:
+            >>> from agentsm_fn.shell.scripted_llm import ScriptedLlm
+            >>> b = AgentBuilder.new("Refund A-17").handoff("shop:REFUNDS", input_filter=lambda ms: ms[-1:])
+            >>> agent = b.llm(ScriptedLlm([])).build().unwrap()
+            >>> acting = agent.machine.handlers[State.Acting].functions[0]
+            >>> agent.memory.tool("transfer_to_refunds").hands_off, acting.__name__
+            (True, 'act_filtered')
+        """
+        program = agent if isinstance(agent, str) else agent.name
+        name = target or program.rpartition(":")[2].lower()
+        definition = handoff_tool(name, description, program)
+        new = self._with(registry=self.registry.add(Tool(definition, _child)))
+        if input_filter is not keep_everything:
+            new.__dict__.update(filters=(*self.filters, (definition.name, input_filter)))
+        return new
+
     def blacklist_tool(self, name: str) -> AgentBuilder[ResultT]:
         """Forbid the tool ``name`` (it is not offered, and a call to it is refused)."""
         return self._with(memory=self.memory.blacklist_tool(name))
@@ -354,6 +389,8 @@ class AgentBuilder(Generic[ResultT]):
             )
         typed = self.output.spec is not None or self.output.validators
         machine = react_machine(self.output, self.guards) if typed or self.guards.stages else REACT_MACHINE
+        if self.filters:
+            machine = machine.extend(handlers={State.Acting: acting_with(dict(self.filters))})
         if handlers:
             try:
                 machine = machine.extend(handlers=handlers)

@@ -89,6 +89,9 @@ class ToolDef:
     agent: str | None = None
     """The durable agent (its program's ``module:attribute`` name) a call of this tool runs as a child
     run, its ``input`` argument as the agent's message (None: an ordinary tool, run by its function)."""
+    hands_off: bool = False
+    """With ``agent``: a call hands the conversation over (``transfer_to_<agent>``); the agent's answer
+    is the run's answer, not an observation."""
 
     @property
     def spec(self) -> ToolSpec:

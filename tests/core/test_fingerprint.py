@@ -20,8 +20,9 @@ STORED = {
     # The ReAct machine gained rows in November 2026: Correcting (OutputInvalid, typed results),
     # Idle -ThreadTooLong-> Reflecting (threads), and the guarding, reviewing and Refused states of
     # guardrails. Runs stored by the machine before them are reported as "machine changed" by the
-    # changed-machine check, as they must be.
-    "react": "a7831091b92a1f9ff2896ab0dae7f48447bd0786c681aa739aca6d67a96f950b",
+    # changed-machine check, as they must be. Then Acting -HandedOff-> Done (a handoff: the receiving
+    # agent's answer is the run's, issue 29), a new event and row: its runs stored before it are refused too.
+    "react": "5ce73efe6405d718a50ee9a311a809b3ca73d780562c6a81067e13715405d7ff",
     "plan_execute": "467e6fc4bb7586ec4a0ff1352f174176f11cd1de0d2e62b7d3a20fa3a8afc36b",
     "orders": "bc752ec51858251655ff7f2944e2126ac8d0c22278821999d83c814f5f30d22d",
 }

@@ -38,8 +38,11 @@ TOOL_POOL: tuple[ToolDef, ...] = (
     ToolDef(name="calculator", description="Evaluate arithmetic", parameters=_QUERY),
     ToolDef(name="delete_file", description="Delete a file", parameters=_QUERY, needs_approval=True),
     ToolDef(name="shell", description="Run a command", parameters={"type": "object"}),
+    ToolDef(name="ask_expert", description="Ask an agent", parameters={"type": "object"}, agent="kit:EXPERT"),
+    ToolDef(name="transfer_to_refunds", description="Hand over", agent="kit:REFUNDS", hands_off=True),
 )
-"""The tools generated memories know (``delete_file`` needs approval)."""
+"""The tools generated memories know (``delete_file`` needs approval; ``ask_expert`` is an agent, run as a
+child run; ``transfer_to_refunds`` hands the conversation over)."""
 
 _NAMES = (*(t.name for t in TOOL_POOL), "unknown_tool")
 _ANSWER = "The answer is Paris, the capital of France."

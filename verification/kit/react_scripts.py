@@ -129,7 +129,7 @@ def react_script_entries() -> tuple[tuple[State, AgentMemory], ...]:
 
     Example:
         >>> [s.name for s, _ in react_script_entries()]
-        ['Acting', 'ParallelActing', 'WaitingForHuman', 'Planning', 'Correcting', 'Correcting']
+        ['Acting', 'ParallelActing', 'WaitingForHuman', 'Planning', 'Correcting', 'Correcting', 'Planning']
     """
     memories = react_script_memories()
     corrupt = tuple((s, memories[1]) for s in (State.Acting, State.ParallelActing, State.WaitingForHuman))
@@ -142,7 +142,8 @@ def react_script_entries() -> tuple[tuple[State, AgentMemory], ...]:
         (State.Correcting, spent),
         (State.Correcting, typed.evolve(output_retries=1)),
     )  # retry, or not
-    return (*corrupt, (State.Planning, memories[-2]), *correcting)
+    # memories[4] has no step left: its MaxSteps row, which the covering paths may set aside
+    return (*corrupt, (State.Planning, memories[-2]), *correcting, (State.Planning, memories[4]))
 
 
 def react_guard_entries() -> tuple[tuple[State, AgentMemory], ...]:

@@ -7,7 +7,8 @@
 * :func:`react_llm_outcomes` (from :mod:`verification.kit.react_replies`): LLM replies;
 * :func:`tool_results`: successes, failures and timeouts of one tool call;
   :func:`tool_batch_results`: one result per call, sometimes one missing or extra;
-* :func:`approval_decisions`: approved, rejected, modified;
+* :func:`approval_decisions`: approved, rejected, modified; a child agent's outcomes are
+  :mod:`verification.kit.react_children`'s;
 * :func:`react_outcomes`: the :class:`~verification.kit.outcomes.Outcomes` registry
   for every effect the agent requests (LLM replies name the pool's tools, blacklisted
   and unknown ones included, with valid and invalid arguments);
@@ -45,8 +46,10 @@ from agentsm_fn.agents.react import (
 )
 from agentsm_fn.agents.react.policy import approval_reason
 from agentsm_fn.llm import LlmCall, ToolCall, freeze_object
+from agentsm_fn.teams import ChildRun
 from agentsm_fn.tools.spec import ToolDef
 from verification.kit.outcomes import Outcomes
+from verification.kit.react_children import batch_examples, child_examples, child_outcomes, tool_examples
 from verification.kit.react_replies import (
     ANSWER_OUTPUT,
     GUARDRAIL_POOL,
@@ -217,8 +220,9 @@ def react_outcomes() -> Outcomes:
     return (
         Outcomes()
         .on(LlmCall, react_llm_outcomes, examples=llm_examples)
-        .on(RunTool, lambda e: tool_results(e.call), examples=_tool_examples)
-        .on(RunToolBatch, tool_batch_results, examples=_batch_examples)
+        .on(RunTool, lambda e: tool_results(e.call), examples=tool_examples)
+        .on(RunToolBatch, tool_batch_results, examples=batch_examples)
+        .on(ChildRun, child_outcomes, examples=child_examples)
         .on(
             AskHuman,
             approval_decisions,
@@ -227,27 +231,14 @@ def react_outcomes() -> Outcomes:
     )
 
 
-def _tool_examples(run: RunTool) -> tuple[object, ...]:
-    c = run.call
-    return (
-        ReactToolResult(call_id=c.id, name=c.name, ok=True, output="4"),
-        ReactToolResult.failure(c.id, c.name, "Timeout", "timed out after 5s"),
-    )
-
-
-def _batch_examples(batch: RunToolBatch) -> tuple[object, ...]:
-    ok = tuple(ReactToolResult(call_id=r.call.id, name=r.call.name, ok=True, output="4") for r in batch.runs)
-    failed = tuple(ReactToolResult.failure(r.call.id, r.call.name, "ValueError", "bad") for r in batch.runs)
-    return ToolBatchResult(ok), ToolBatchResult(failed)
-
-
 def react_entries(
     memories: st.SearchStrategy[AgentMemory] | None = None,
 ) -> st.SearchStrategy[tuple[State, AgentMemory]]:
     """Runs entering states few generated runs reach: a tool state with a corrupt memory, guarded ones.
 
     Tool states with the corrupt memory their FatalError guard exists for; GuardingToolCalls (a call
-    chosen), GuardingOutput (an answer), Planning, GuardingInput with a guardrail, any action.
+    chosen), GuardingOutput (an answer), Planning, GuardingInput with a guardrail, any action; Acting
+    with a handoff called.
 
     Example:
         >>> isinstance(react_entries(), st.SearchStrategy)
@@ -281,7 +272,15 @@ def react_entries(
         | st.tuples(st.just(State.GuardingToolCalls), called)
         | st.tuples(st.just(State.Planning), st.builds(_guarded, base, st.sampled_from(output_guards)))
         | st.tuples(st.just(State.GuardingInput), st.builds(_guarded, base, st.sampled_from(input_guards)))
+        | st.tuples(st.just(State.Acting), planned.map(_handing))
     )
+
+
+def _handing(memory: AgentMemory) -> AgentMemory:
+    """``memory`` as Planning leaves it with the handoff of the pool called (Acting hands over)."""
+    tools = (*(t for t in memory.tools if t.name != TOOL_POOL[-1].name), TOOL_POOL[-1])
+    call = ToolCall("call_1", TOOL_POOL[-1].name, {})
+    return memory.evolve(step=1, tools=tools, blacklisted_tools=frozenset(), current_tool_call=call)
 
 
 def _guarded(memory: AgentMemory, guard: GuardrailSpec) -> AgentMemory:

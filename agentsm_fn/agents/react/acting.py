@@ -16,11 +16,12 @@ call order whatever order they finished in. ``ToolSuccess`` if all succeeded.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal, TypeAlias
 
 from returns.result import Result
 
-from agentsm_fn.agents.react.agent_tools import agent_run, child_result
+from agentsm_fn.agents.react.agent_tools import InputFilter, agent_run, child_result, child_text
 from agentsm_fn.agents.react.effects import RunTool, RunToolBatch
 from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.outcomes import ReactToolResult, ToolBatchResult
@@ -28,13 +29,14 @@ from agentsm_fn.agents.react.policy import precheck
 from agentsm_fn.agents.react.states import Event
 from agentsm_fn.core.effects import Perform
 from agentsm_fn.core.faults import Fault
-from agentsm_fn.core.handlers import emit, perform
+from agentsm_fn.core.handlers import Effectful, effectful, emit, perform
 from agentsm_fn.llm.messages import ToolCall
-from agentsm_fn.teams.values import ChildOutcome
+from agentsm_fn.teams.values import ChildFinished, ChildOutcome
 
-__all__ = ["act", "act_in_parallel", "receive_act", "receive_parallel"]
+__all__ = ["act", "act_in_parallel", "acting_with", "receive_act", "receive_parallel"]
 
 Acted: TypeAlias = Literal[Event.ToolSuccess, Event.ToolFailure]
+Handed: TypeAlias = Literal[Event.ToolSuccess, Event.ToolFailure, Event.HandedOff]
 
 
 def _run(memory: AgentMemory, call: ToolCall) -> RunTool:
@@ -50,7 +52,7 @@ def _observe(memory: AgentMemory, result: ReactToolResult) -> Result[tuple[Acted
 
 
 def act(
-    memory: AgentMemory,
+    memory: AgentMemory, filters: Mapping[str, InputFilter] | None = None
 ) -> Result[
     tuple[Literal[Event.FatalError, Event.ToolFailure], AgentMemory]
     | Perform[ReactToolResult | ChildOutcome, AgentMemory],
@@ -69,7 +71,7 @@ def act(
     failed = precheck(memory, call)
     if failed is not None:
         return emit(Event.ToolFailure, memory.evolve(last_observation=failed.observation))
-    child = agent_run(memory, call)
+    child = agent_run(memory, call, filters)
     if child is not None:
         return perform(child, memory)
     return perform(_run(memory, call), memory)
@@ -77,7 +79,7 @@ def act(
 
 def receive_act(
     memory: AgentMemory, outcome: ReactToolResult | ChildOutcome
-) -> Result[tuple[Acted, AgentMemory] | Perform[ReactToolResult | ChildOutcome, AgentMemory], Fault]:
+) -> Result[tuple[Handed, AgentMemory] | Perform[ReactToolResult | ChildOutcome, AgentMemory], Fault]:
     """Record the tool's result as ``last_observation``.
 
     Example:
@@ -86,9 +88,38 @@ def receive_act(
         >>> event.name, m.last_observation
         ('ToolSuccess', 'SUCCESS: 4')
     """
-    if not isinstance(outcome, ReactToolResult):
-        outcome = child_result(memory.current_tool_call or ToolCall("", outcome.program, {}), outcome)
-    return _observe(memory, outcome)
+    if isinstance(outcome, ReactToolResult):
+        return _observe(memory, outcome)
+    call = memory.current_tool_call or ToolCall("", outcome.program, {})
+    definition = memory.tool(call.name)
+    if isinstance(outcome, ChildFinished) and definition is not None and definition.hands_off:
+        answer = child_text(outcome.result)
+        return emit(
+            Event.HandedOff, memory.evolve(final_answer=answer, last_observation=f"SUCCESS: {answer}")
+        )
+    return _observe(memory, child_result(call, outcome))
+
+
+def acting_with(
+    filters: Mapping[str, InputFilter],
+) -> Effectful[Event, AgentMemory, ReactToolResult | ChildOutcome]:
+    """Acting whose handoffs show the receiving agent what ``filters`` (by tool name) keep.
+
+    Example:
+        >>> acting_with({"transfer_to_refunds": lambda messages: ()}).failure_event.name
+        'ToolFailure'
+    """
+
+    def act_filtered(
+        memory: AgentMemory,
+    ) -> Result[
+        tuple[Literal[Event.FatalError, Event.ToolFailure], AgentMemory]
+        | Perform[ReactToolResult | ChildOutcome, AgentMemory],
+        Fault,
+    ]:
+        return act(memory, filters)
+
+    return effectful(act_filtered, receive_act, failure_event=Event.ToolFailure)
 
 
 def _prechecked(memory: AgentMemory) -> tuple[ReactToolResult | None, ...]:

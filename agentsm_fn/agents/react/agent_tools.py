@@ -5,24 +5,44 @@ is offered to the model like any tool; calling it requests a :class:`~agentsm_fn
 that program, started as a new turn (:class:`~agentsm_fn.teams.StartTurn`) whose message is the call's
 ``input``. The child's outcome becomes the call's result: its final answer (or typed result, as JSON)
 on success, an error observation when it failed or was cancelled, never a crash.
+
+A handoff (:func:`handoff_tool`, ``transfer_to_<agent>``) is the same child run, but the receiving
+agent's turn starts from the conversation so far as an input filter keeps it (the earlier turns'
+messages; the user's current message is always its message), and its answer is the run's answer
+(``Acting --HandedOff--> Done``). A failed or cancelled handoff is an error observation: the agent
+goes on itself. In a batch of calls (ParallelActing) a handoff is run as an agent tool.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import attrs
-from pyrsistent import PMap, PVector, thaw
+from pyrsistent import PMap, PVector, pvector, thaw
 
 from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.outcomes import ReactToolResult
-from agentsm_fn.llm.messages import ToolCall
+from agentsm_fn.llm.conversation import Conversation
+from agentsm_fn.llm.messages import Message, SystemMessage, ToolCall
+from agentsm_fn.teams.team import keep_everything
 from agentsm_fn.teams.turns import StartTurn
 from agentsm_fn.teams.values import ChildCancelled, ChildFailed, ChildOutcome, ChildRun
 from agentsm_fn.tools.spec import ToolDef
 
-__all__ = ["AGENT_INPUT", "agent_run", "agent_tool", "child_result"]
+__all__ = [
+    "AGENT_INPUT",
+    "InputFilter",
+    "agent_run",
+    "agent_tool",
+    "child_result",
+    "child_text",
+    "handed_thread",
+    "handoff_tool",
+]
+
+InputFilter = Callable[[tuple[Message, ...]], tuple[Message, ...]]
+"""What a receiving agent sees of the earlier conversation (``keep_everything``: all of it)."""
 
 AGENT_INPUT = "input"
 """The argument of an agent tool that is the agent's message."""
@@ -43,7 +63,38 @@ def agent_tool(name: str, description: str, program: str) -> ToolDef:
     return ToolDef(name=name, description=description, parameters=schema, agent=program)
 
 
-def agent_run(memory: AgentMemory, call: ToolCall) -> ChildRun | None:
+def handoff_tool(target: str, description: str, program: str) -> ToolDef:
+    """The ``transfer_to_<target>`` tool: a call hands the conversation to the durable agent ``program``.
+
+    Example:
+        >>> handoff_tool("refunds", "Refunds and returns", "shop:REFUNDS").name
+        'transfer_to_refunds'
+    """
+    said = description or f"Hand the conversation to the {target} agent."
+    return ToolDef(name=f"transfer_to_{target}", description=said, agent=program, hands_off=True)
+
+
+def handed_thread(memory: AgentMemory, keep: InputFilter = keep_everything) -> Conversation:
+    """What the receiving agent of a handoff sees of the earlier turns: what ``keep`` keeps, nothing else.
+
+    The earlier turns' summary is kept only with ``keep_everything`` (it may tell what a filter drops).
+
+    Example:
+        >>> from agentsm_fn.llm.messages import AssistantMessage, UserMessage
+        >>> thread = Conversation().then([UserMessage("I am Ada."), AssistantMessage("Hello, Ada!")])
+        >>> m = AgentMemory.new("Refund A-17").evolve(conversation=thread)
+        >>> [x.content for x in handed_thread(m).messages], handed_thread(m, lambda ms: ()).messages
+        (['I am Ada.', 'Hello, Ada!'], pvector([]))
+    """
+    earlier = memory.conversation
+    kept = tuple(m for m in keep(tuple(earlier.messages)) if not isinstance(m, SystemMessage))
+    summary = earlier.summary if keep is keep_everything else ""
+    return Conversation(messages=pvector(kept), summary=summary)
+
+
+def agent_run(
+    memory: AgentMemory, call: ToolCall, filters: Mapping[str, InputFilter] | None = None
+) -> ChildRun | None:
     """The child run a call asks for when its tool is an agent (None: an ordinary tool).
 
     Example:
@@ -55,6 +106,10 @@ def agent_run(memory: AgentMemory, call: ToolCall) -> ChildRun | None:
     definition = memory.tool(call.name)
     if definition is None or definition.agent is None:
         return None
+    if definition.hands_off:
+        keep = keep_everything if filters is None else filters.get(call.name, keep_everything)
+        start = StartTurn(message=memory.task, thread=handed_thread(memory, keep))
+        return ChildRun(program=definition.agent, memory=start)
     said = call.arguments.get(AGENT_INPUT)
     message = said if isinstance(said, str) else json.dumps(thaw(call.arguments), sort_keys=True)
     return ChildRun(program=definition.agent, memory=StartTurn(message=message))
@@ -72,7 +127,13 @@ def _plain(value: object) -> object:
     return value
 
 
-def _text(result: object) -> str:
+def child_text(result: object) -> str:
+    """A child agent's result as text: its answer, or its typed result as JSON.
+
+    Example:
+        >>> child_text("Refunded."), child_text({"amount": 6})
+        ('Refunded.', '{"amount": 6}')
+    """
     if isinstance(result, AgentMemory):
         result = result.final_answer if result.result is None else result.result
     if isinstance(result, str):
@@ -94,4 +155,4 @@ def child_result(call: ToolCall, outcome: ChildOutcome) -> ReactToolResult:
     """
     if isinstance(outcome, ChildFailed | ChildCancelled):
         return ReactToolResult.failure(call.id, call.name, type(outcome).__name__, outcome.describe())
-    return ReactToolResult(call_id=call.id, name=call.name, ok=True, output=_text(outcome.result))
+    return ReactToolResult(call_id=call.id, name=call.name, ok=True, output=child_text(outcome.result))

@@ -96,6 +96,7 @@ class Event(enum.Enum):
     # Acting outcomes
     ToolSuccess = "ToolSuccess"
     ToolFailure = "ToolFailure"
+    HandedOff = "HandedOff"
     # Observing outcomes
     Continue = "Continue"
     NeedsReflection = "NeedsReflection"

@@ -31,6 +31,7 @@ WaitingForHuman     FatalError              Error               no pending appro
 Acting              ToolSuccess             Observing           commit the result
 Acting              ToolFailure             Observing           failure is data: commit it too
 Acting              FatalError              Error               no current tool call (000 section 4.9)
+Acting              HandedOff               Done                a handoff: the receiving agent's answer
 ParallelActing      ToolSuccess             Observing           every call of the batch succeeded
 ParallelActing      ToolFailure             Observing           some call failed: still data
 ParallelActing      FatalError              Error               no pending calls (corrupt memory)
@@ -94,6 +95,7 @@ TRANSITIONS: Mapping[tuple[State, Event], State] = MappingProxyType(
         (State.Acting, Event.ToolSuccess): State.Observing,
         (State.Acting, Event.ToolFailure): State.Observing,
         (State.Acting, Event.FatalError): State.Error,
+        (State.Acting, Event.HandedOff): State.Done,
         (State.ParallelActing, Event.ToolSuccess): State.Observing,
         (State.ParallelActing, Event.ToolFailure): State.Observing,
         (State.ParallelActing, Event.FatalError): State.Error,

@@ -42,7 +42,8 @@ def test_machine_definition_has_no_problems() -> None:
 
 
 def test_table_is_001s_table_plus_budget_fatal_guards_typed_results_threads_and_guardrails() -> None:
-    assert len(TRANSITIONS) == 49
+    assert len(TRANSITIONS) == 50
+    assert TRANSITIONS[(State.Acting, Event.HandedOff)] is State.Done  # a handoff (issue 29)
     assert TRANSITIONS[(State.Idle, Event.CheckInput)] is State.GuardingInput
     assert TRANSITIONS[(State.GuardingInput, Event.ThreadTooLong)] is State.Reflecting
     assert TRANSITIONS[(State.GuardingToolCalls, Event.GuardrailRefused)] is State.Observing
