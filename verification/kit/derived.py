@@ -42,6 +42,7 @@ from hypothesis.stateful import (
 from agentsm_fn.core.effects import Effect
 from agentsm_fn.core.failures import RunFailed
 from agentsm_fn.core.machine import Machine
+from verification.kit._constants import fixed_constants
 from verification.kit._render import render
 from verification.kit._runner import CheckedRun, PathStep, RunRules, RunViolation, ViolationKind
 from verification.kit.coverage import CoverageRecorder, CoverageReport, row_label
@@ -216,6 +217,9 @@ def check_machine(
     chosen = settings or kit_settings()
     if chosen.derandomize:  # the same runs on every Python: Hypothesis's own seed is not (see CI_SEED)
         derived = seed(CI_SEED)(derived)
-    run_state_machine_as_test(derived, settings=chosen)
+        with fixed_constants():  # and whatever modules are loaded (see verification.kit._constants)
+            run_state_machine_as_test(derived, settings=chosen)
+    else:
+        run_state_machine_as_test(derived, settings=chosen)
     report = recorder.report()
     return report.require_all_transitions() if require_all_transitions else report

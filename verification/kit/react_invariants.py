@@ -108,7 +108,7 @@ def _tool_call_ownership(t: Transition[State, AgentMemory]) -> bool:
     before, after = t.before.current_tool_call, t.after.current_tool_call
     if before == after or t.source is State.Planning:
         return True
-    if t.source is State.WaitingForHuman:
+    if t.source in (State.WaitingForHuman, State.ReviewingToolCalls):  # a person's Modified arguments
         return before is not None and after is not None and (before.id, before.name) == (after.id, after.name)
     return t.source is State.Observing
 
