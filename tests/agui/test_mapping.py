@@ -133,6 +133,7 @@ def test_a_memory_shows_the_same_whether_its_tools_were_used_before_or_not() -> 
         "timeout",
         "retry_safe",
         "agent",
+        "hands_off",
     }
 
 
