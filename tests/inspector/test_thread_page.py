@@ -28,8 +28,9 @@ def test_read_a_thread_answer_its_waiting_turn_and_edit_an_earlier_message(
         assert text_of(browser, f"{turn} .answer") == "Order A-17 ships tomorrow, Ada."
         folded = browser.find_element(By.CSS_SELECTOR, f"{turn} details.steps")
         assert folded.get_attribute("open") is None and folded.text == "1 tool call"  # folded
-        folded.find_element(By.TAG_NAME, "summary").click()
-        assert 'order_status({"order":"A-17"})\n→ SUCCESS: ships tomorrow' in folded.text
+        folded.find_element(By.TAG_NAME, "summary").click()  # the list is made when opened: wait for it
+        called = 'order_status({"order":"A-17"})\n→ SUCCESS: ships tomorrow'
+        until_text(browser, f"{turn} details.steps", called)
         shot(browser, shots / "thread.png")
 
         browser.find_element(By.CSS_SELECTOR, f"{turn} a.turn-run").click()  # each turn links to its run
