@@ -29,16 +29,14 @@ def fixed_constants() -> Iterator[None]:
     local = getattr(providers, "_get_local_constants", None)
     cache = getattr(providers, "CONSTANTS_CACHE", None)
     constants = getattr(providers, "Constants", None)
-    if local is None or not isinstance(cache, dict) or constants is None:
+    if local is None or cache is None or constants is None:
         yield
         return
     empty = constants()
-    saved = dict(cache)
-    cache.clear()
     providers._get_local_constants = lambda: empty  # the pool has no public switch
+    providers.CONSTANTS_CACHE = type(cache)(1024)  # drawn constants are cached: our own cache
     try:
         yield
     finally:
         providers._get_local_constants = local
-        cache.clear()
-        cache.update(saved)
+        providers.CONSTANTS_CACHE = cache
