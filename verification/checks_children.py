@@ -69,7 +69,7 @@ def check_children(a: Analysis) -> list[PropertyViolation]:
         >>> from verification.model import graph_of
         >>> from verification._examples import DELEGATING  # WAITING delegates to ONE_STEP, ends={}
         >>> [(v.code, v.states) for v in check_children(analyse(graph_of(DELEGATING)))]
-        [('SM016', ('WAITING', 'B'))]
+        [('SM016', ('WAITING', 'pkg.child:RUN:B'))]
     """
     found: list[PropertyViolation] = []
     machine = a.model.name or "<unnamed>"

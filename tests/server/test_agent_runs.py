@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import pytest
 
 from agentsm_fn.agents.react import State
 from agentsm_fn.durable import Durable, RunStatus, SqliteStore
@@ -14,9 +16,16 @@ from tests.example_modules import example
 from tests.server.live import serving
 
 
-def test_the_served_example_agent_runs_again_and_again(tmp_path: Path) -> None:
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SqliteStore]:
+    """A SQLite store for one test, closed after it (the served app does not close the store it is given)."""
+    opened = SqliteStore.open(tmp_path / "runs.db").unwrap()
+    yield opened
+    opened.close()
+
+
+def test_the_served_example_agent_runs_again_and_again(store: SqliteStore) -> None:
     agents = example("human_approval_agent")
-    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
     with serving(create_app(store, [agents.EMAIL_AGENT])) as url:
         for n in range(3):  # one shared one-reply script failed every run after the first
             body = {"machine": agents.EMAIL_AGENT.name, "memory": {"task": agents.TASK}}
@@ -30,9 +39,8 @@ def test_the_served_example_agent_runs_again_and_again(tmp_path: Path) -> None:
             assert (record["status"], record["state"], record["reason"]) == ("finished", "Done", ""), record
 
 
-def test_a_run_started_over_http_has_the_agents_tools_and_waits_for_approval(tmp_path: Path) -> None:
+def test_a_run_started_over_http_has_the_agents_tools_and_waits_for_approval(store: SqliteStore) -> None:
     agents = example("human_approval_agent")
-    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
     with serving(create_app(store, [agents.EMAIL_AGENT])) as url:
         body = {"machine": agents.EMAIL_AGENT.name, "memory": {"task": "Tell the team."}, "run_id": "mail"}
         made = httpx.post(f"{url}/runs", json=body, timeout=30)
@@ -52,9 +60,8 @@ def test_a_run_started_over_http_has_the_agents_tools_and_waits_for_approval(tmp
         ]
 
 
-def test_a_field_that_does_not_fit_the_template_is_a_422_and_stores_nothing(tmp_path: Path) -> None:
+def test_a_field_that_does_not_fit_the_template_is_a_422_and_stores_nothing(store: SqliteStore) -> None:
     agents = example("human_approval_agent")
-    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
     with serving(create_app(store, [agents.EMAIL_AGENT])) as url:
         for memory, named in (({"task": 3}, "memory.task: "), ({"nope": 1}, "has no field nope")):
             body = {"machine": agents.EMAIL_AGENT.name, "memory": memory, "run_id": "bad"}
@@ -65,9 +72,8 @@ def test_a_field_that_does_not_fit_the_template_is_a_422_and_stores_nothing(tmp_
         assert httpx.get(f"{url}/runs").json()["runs"] == []
 
 
-def test_an_agent_that_ends_in_error_is_stored_as_failed_with_its_reason(tmp_path: Path) -> None:
+def test_an_agent_that_ends_in_error_is_stored_as_failed_with_its_reason(store: SqliteStore) -> None:
     agents = example("human_approval_agent")
-    store = SqliteStore.open(tmp_path / "runs.db").unwrap()
     agent = agents.make_agent(ScriptedLlm([]))  # the LLM fails on its first call
     ended = agents.durable_for(agent).start(store, agent.memory, "broken").unwrap()
     assert ended.snapshot.state is State.Error
