@@ -21,7 +21,8 @@ Wire form: msgpack (msgspec) of ``[FORMAT, classes, tree]``. ``classes`` lists e
 once as ``[module:qualname, version, field names]``; an instance is ``[9, class index,
 field values...]`` and is rebuilt by field *name*, so a field added since (with a
 default) or fields reordered still decode. Sets are written in a canonical order, so
-equal values have equal bytes (the journal's effect digests rely on it).
+equal values have equal bytes (so equal memories store equal payloads; the journal's effect digests
+are a separate msgspec hash, :mod:`agentsm_fn.durable.running.digest`).
 
 A class that sets ``__codec_packed__ = True`` (a large frozen value met in many payloads:
 a thread's ``Conversation``) is written as a payload of its own, ``[14, bytes]`` inside
