@@ -13,10 +13,12 @@ as ``Authorization: Bearer`` on every API call.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Header, Query, Response
 from fastapi.responses import JSONResponse
 
 from agentsm_fn.durable.running.durable import Durable
@@ -57,15 +59,33 @@ PAGE_PATHS = frozenset(
 """The page and its files: served without the token (they are the same for everyone and hold no run)."""
 
 
+_IF_NONE_MATCH = Header(default=None, max_length=1000)
+
 _RUNS = Query(default=None, max_length=100, description="a run's id (repeated: at most 100)")
 
 
-def _asset(name: str) -> Response:
+@lru_cache(maxsize=8)
+def _asset_file(name: str) -> tuple[bytes, str] | None:
+    """A page file's bytes and their ETag (a digest), read once per process: the files never change."""
     suffix = name[name.rfind(".") :] if "." in name else ""
     path = ASSETS / name
     if "/" in name or name.startswith(".") or suffix not in _TYPES or not path.is_file():
+        return None
+    body = path.read_bytes()
+    return body, '"' + hashlib.blake2b(body, digest_size=16).hexdigest() + '"'
+
+
+def _asset(name: str, if_none_match: str | None) -> Response:
+    """The file, or 304 when the browser holds these bytes already (``no-cache``: it always asks)."""
+    found = _asset_file(name) if f"/inspector/{name}" in PAGE_PATHS else None
+    if found is None:
         raise ApiError(404, "not_found", f"the inspector has no file {name!r}")
-    return Response(path.read_bytes(), media_type=_TYPES[suffix], headers={"cache-control": "no-cache"})
+    body, etag = found
+    headers = {"cache-control": "no-cache", "etag": etag}
+    if if_none_match is not None and etag in (tag.strip() for tag in if_none_match.split(",")):
+        return Response(status_code=304, headers=headers)
+    suffix = name[name.rfind(".") :]
+    return Response(body, media_type=_TYPES[suffix], headers=headers)
 
 
 def inspector_routes(ctx: ServerContext) -> APIRouter:
@@ -77,12 +97,12 @@ def inspector_routes(ctx: ServerContext) -> APIRouter:
         return of(ctx.store, ctx.durable(record.machine), record)
 
     @routes.get("/", include_in_schema=False)
-    def index() -> Response:
-        return _asset("index.html")
+    def index(if_none_match: str | None = _IF_NONE_MATCH) -> Response:
+        return _asset("index.html", if_none_match)
 
     @routes.get("/inspector/{name}", include_in_schema=False)
-    def asset(name: str) -> Response:
-        return _asset(name)
+    def asset(name: str, if_none_match: str | None = _IF_NONE_MATCH) -> Response:
+        return _asset(name, if_none_match)
 
     @routes.get("/inspector/api/runs/{run_id}", tags=["inspector"])
     def one_run(run_id: str) -> JSONResponse:

@@ -34,6 +34,18 @@ def test_the_page_and_its_files_are_served_with_their_types(client: TestClient) 
     assert client.get("/inspector/api/runs/o-1").json()["run"]["status"] == "finished"
 
 
+def test_a_page_file_the_browser_holds_is_not_sent_again(client: TestClient) -> None:
+    first = client.get("/inspector/app.js")
+    etag = first.headers["etag"]
+    assert first.headers["cache-control"] == "no-cache" and first.content
+    again = client.get("/inspector/app.js", headers={"if-none-match": f'"other", {etag}'})
+    assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == etag
+    stale = client.get("/inspector/app.js", headers={"if-none-match": '"not-this-one"'})
+    assert stale.status_code == 200 and stale.content == first.content
+    assert client.get("/inspector/app.css").headers["etag"] != etag
+    assert client.get("/", headers={"if-none-match": client.get("/").headers["etag"]}).status_code == 304
+
+
 names = st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=30).filter(
     lambda n: (
         n not in {"index.html", "app.js", "app.css", "LICENSES.txt", ".", ".."}

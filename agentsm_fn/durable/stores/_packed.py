@@ -20,8 +20,10 @@ import weakref
 
 __all__ = ["bytes_of", "keep_bytes"]
 
-_LIMIT = 128
-"""The most packed values remembered at once (the oldest is forgotten first)."""
+_LIMIT = 256
+"""The most packed values remembered at once (the oldest is forgotten first); as many as the
+threads whose last turn a process keeps (``durable.running._so_far``), so every thread warm in a
+process starts its next turn without re-encoding its conversation."""
 
 _BYTES: dict[int, tuple[weakref.ref[object], bytes]] = {}
 _LOCK = threading.RLock()
