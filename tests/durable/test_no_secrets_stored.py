@@ -43,6 +43,7 @@ def _stored_bytes(db: str) -> bytes:
         "experiment_runs",
         "threads",
         "thread_turns",
+        "turn_holders",
         "children",
     )
     rows = [row for table in tables for row in execute(db, f"SELECT * FROM {table}")]

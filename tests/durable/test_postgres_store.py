@@ -92,6 +92,7 @@ def test_the_store_keeps_to_its_own_schema_in_a_shared_database(postgres_url: st
         "thread_turns",
         "threads",
         "trace_contexts",
+        "turn_holders",
     ]
 
 

@@ -18,6 +18,9 @@ A thread forked at turn N (:meth:`ThreadStore.fork_thread`) holds the turns befo
 thread it came from (the same runs: a run belongs to every thread whose turns name it) and its
 own turn N, a run forked from the original turn N's run. Deleting a thread deletes its turns
 and the runs no other thread names, with their journals, in one transaction.
+
+A turn whose run handed the conversation to another agent (a handoff) names that agent, its
+holder: the next turn is a run of the holder's program (``TurnRecord.holder``).
 """
 
 from __future__ import annotations
@@ -120,6 +123,10 @@ class TurnRecord:
     created: float
     status: TurnStatus
     so_far_kept: bool = False
+    holder: str = ""
+    """The program (``module:attribute``) that holds the conversation after this turn: the agent
+    its run handed the conversation to, else its run's own program ('' while queued). Known
+    once ``so_far_kept``: the next turn is started on it."""
 
 
 @attrs.frozen(kw_only=True)
@@ -140,6 +147,16 @@ class ThreadRecord:
     parent: str = ""
     parent_turn: int = -1
     last: TurnRecord | None = None
+
+    @property
+    def holder(self) -> str:
+        """The program that holds the conversation: its last turn's holder, else the thread's machine.
+
+        Example:
+            >>> ThreadRecord(thread_id="t1", machine="app:TRIAGE", created=1.0, updated=1.0).holder
+            'app:TRIAGE'
+        """
+        return self.last.holder if self.last is not None and self.last.holder else self.machine
 
 
 @attrs.frozen(kw_only=True)
@@ -201,8 +218,11 @@ class ThreadStore(RunStore, Protocol):
         """The encoded thread so far after turn ``turn`` (None: not kept yet, or no such turn)."""
         ...
 
-    def keep_so_far(self, run_id: str, so_far: bytes) -> Result[None, StoreFailure]:
-        """Keep the thread so far after the turn whose run is ``run_id`` (the first value kept stays)."""
+    def keep_so_far(self, run_id: str, so_far: bytes, holder: str = "") -> Result[None, StoreFailure]:
+        """Keep the thread so far after the turn whose run is ``run_id`` (the first value kept stays).
+
+        ``holder`` names the agent its run handed the conversation to ('': none, its own program holds it).
+        """
         ...
 
     def fork_thread(

@@ -61,17 +61,24 @@ def thread_schema(text: str, real: str, integer: str, blob: str) -> tuple[str, .
             PRIMARY KEY (thread_id, turn)
         )""",
         "CREATE INDEX IF NOT EXISTS thread_turns_by_run ON thread_turns (run_id)",
+        f"""CREATE TABLE IF NOT EXISTS turn_holders (
+            run_id {text} PRIMARY KEY,
+            holder {text} NOT NULL
+        )""",
     )
 
 
-_TURN = "u.thread_id, u.turn, u.run_id, u.message, u.created, r.status, u.so_far IS NOT NULL"
+_TURN = (
+    "u.thread_id, u.turn, u.run_id, u.message, u.created, r.status, u.so_far IS NOT NULL, "
+    "COALESCE(h.holder, r.machine, '')"
+)
 _THREAD = f"t.id, t.machine, t.created, t.updated, t.turns, t.title, t.parent, t.parent_turn, {_TURN}"
+_HOLDER = "LEFT JOIN runs r ON r.id = u.run_id LEFT JOIN turn_holders h ON h.run_id = u.run_id"
 THREADS = (
     f"SELECT {_THREAD} FROM threads t "
-    "LEFT JOIN thread_turns u ON u.thread_id = t.id AND u.turn = t.turns - 1 "
-    "LEFT JOIN runs r ON r.id = u.run_id"
+    f"LEFT JOIN thread_turns u ON u.thread_id = t.id AND u.turn = t.turns - 1 {_HOLDER}"
 )
-TURNS = f"SELECT {_TURN} FROM thread_turns u LEFT JOIN runs r ON r.id = u.run_id"
+TURNS = f"SELECT {_TURN} FROM thread_turns u {_HOLDER}"
 
 ONLY_HERE = (
     "SELECT u.run_id FROM thread_turns u WHERE u.thread_id = ? AND NOT EXISTS "
@@ -90,7 +97,7 @@ def _status(value: object) -> TurnStatus:
 
 
 def _turn(row: tuple[object, ...]) -> TurnRecord:
-    thread_id, turn, run_id, message, created, status, kept = row
+    thread_id, turn, run_id, message, created, status, kept, holder = row
     return TurnRecord(
         thread_id=str(thread_id),
         turn=int(turn),  # type: ignore[call-overload]  # an INTEGER column
@@ -99,6 +106,7 @@ def _turn(row: tuple[object, ...]) -> TurnRecord:
         created=float(created),  # type: ignore[arg-type]  # a REAL column
         status=_status(status),
         so_far_kept=bool(kept),
+        holder=str(holder),
     )
 
 

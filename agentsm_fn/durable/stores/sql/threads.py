@@ -154,14 +154,17 @@ class StoreThreads(StoreWrites):
         sql = "SELECT so_far FROM thread_turns WHERE thread_id = ? AND turn = ?"
         return self._query("read thread so far", sql, (thread_id, turn), build)
 
-    def keep_so_far(self, run_id: str, so_far: bytes) -> Result[None, StoreFailure]:
-        """Keep the thread so far after the turn whose run is ``run_id`` (the first value kept stays)."""
+    def keep_so_far(self, run_id: str, so_far: bytes, holder: str = "") -> Result[None, StoreFailure]:
+        """Keep the thread so far after the turn whose run is ``run_id`` and its holder (first kept stays)."""
 
         def work(execute: Execute) -> None:
             sql = "UPDATE thread_turns SET so_far = ? WHERE run_id = ? AND so_far IS NULL"
             execute(sql, (so_far, run_id))
+            if holder:
+                named = "INSERT INTO turn_holders(run_id, holder) VALUES (?, ?) "
+                execute(named + "ON CONFLICT (run_id) DO NOTHING", (run_id, holder))
 
-        return self._change("keep thread so far", work, run_id, one_statement=True)
+        return self._change("keep thread so far", work, run_id, one_statement=not holder)
 
     def fork_thread(
         self, thread: NewThread, turn: NewTurn, run: NewRun
@@ -210,6 +213,7 @@ class StoreThreads(StoreWrites):
                 return None
             doomed = tuple(str(row[0]) for row in _fetch_all(execute, ONLY_HERE, (thread_id,)))
             for table, column in (
+                ("turn_holders", "run_id"),
                 ("journal", "run_id"),
                 ("checkpoints", "run_id"),
                 ("trace_contexts", "run_id"),
