@@ -88,3 +88,12 @@ def test_team_orders_checks_one_order_as_a_child_and_a_batch_as_a_fan_out() -> N
     assert "one: DONE, team_orders:CHECK one.c0 finished in OK" in out
     assert "many: GAVE_UP" in out and "many.c0.1 finished in REFUSED" in out
     assert "many.c0.2 failed: handler of CHECKING failed: order 13 is unlucky" in out
+
+
+def test_triage_refunds_hands_off_over_agui_and_the_refund_waits_for_approval() -> None:
+    out = run_example("triage_refunds.py")
+    assert (
+        "steps: Idle, Planning, Acting, turn-1.c1/Idle, turn-1.c1/Planning, turn-1.c1/WaitingForHuman" in out
+    )
+    assert "turn-1.c1 waits: AskHuman issue_refund" in out
+    assert "refunds issued: []" in out

@@ -113,4 +113,5 @@ async def children_run_here(
         await asyncio.wait({inline}, timeout=LOOK_EVERY)
         if not inline.done():
             await asyncio.to_thread(look)
+    await asyncio.to_thread(look)  # what the children did last (a child that now waits resumed no parent)
     return inline.result()

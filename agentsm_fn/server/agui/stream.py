@@ -44,7 +44,7 @@ from ag_ui.core import (
     RunStartedEvent,
 )
 from ag_ui.encoder import EventEncoder
-from returns.result import Failure, Result
+from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import DurableError, Stopped
 from agentsm_fn.durable.operations.answers import pending
@@ -153,7 +153,17 @@ async def _turned(
         chatted = await asyncio.to_thread(
             fork_thread, durable, store, turn.thread_id, turn.turn, turn.message, turn.fork, opening.stored
         )
-    return chatted.map(lambda done: done.run)
+    if isinstance(chatted, Failure):
+        return Failure(chatted.failure())
+    # a turn that waits for its children (a handoff, an agent tool) has them run here, as a run does
+    return await _children_too(base, store, feed, _now(Success(chatted.unwrap().run)))
+
+
+async def _now(
+    result: Result[StoredRun[Any, Any], DurableError],
+) -> Result[StoredRun[Any, Any], DurableError]:
+    """``result``, awaited (what :func:`_children_too` takes)."""
+    return result
 
 
 def _go(

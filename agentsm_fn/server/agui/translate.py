@@ -21,7 +21,9 @@ One :class:`Translator` per AG-UI run. It is fed the run's happenings in order
     the run stops in S         STATE_DELTA (what changed since the last one: a memory a
                                request left, say), STEP_FINISHED S
     a child run moved          STEP_STARTED / STEP_FINISHED named CHILD_RUN_ID/STATE
-                               (:mod:`agentsm_fn.server.agui.children`)
+                               (:mod:`agentsm_fn.server.agui.children`); a child's step still
+                               open when the run stops (the child waits for an answer) ends
+                               there, before the parent's
 
 RUN_STARTED, RUN_FINISHED and RUN_ERROR are the endpoint's: they depend on where the
 stored run stands. Message ids are ``RUN:m1``, ``RUN:m2``, ... (RUN: the AG-UI run id), a
@@ -97,6 +99,8 @@ class Translator:
         self.reply: ReplyEvents | None = None
         """The LLM call in progress."""
         self.shown = Shown()
+        self.children: dict[str, str] = {}
+        """The open step of each child run (a child run id's ``CHILD/STATE``), in the order they began."""
 
     def opening(self, state: str, shown: JsonObject) -> list[BaseEvent]:
         """The first events: the state the run starts from, and its first step."""
@@ -136,7 +140,7 @@ class Translator:
             case EffectEnded(outcome=ToolBatch(results=results)):
                 return [self._result(result.call_id, result.content) for result in results]
             case ChildStepped(event=child):
-                return child_steps(child)
+                return self._child(child.child_run_id, child_steps(child))
             case RunStopped(end=end) if waits_on_children(end.snapshot):
                 return self._delta(self.shown(end.snapshot.memory))  # its step goes on around its children
             case RunStopped(end=end):
@@ -146,6 +150,8 @@ class Translator:
     def stopping(self, shown: JsonObject) -> list[BaseEvent]:
         """The last events of a run that stopped with memory ``shown``: the state's change, the step's end."""
         events = self._delta(shown)
+        for child in reversed(list(self.children)):  # the innermost first: grandchildren began last
+            events.append(StepFinishedEvent(step_name=self.children.pop(child)))
         if self.step:
             events.append(StepFinishedEvent(step_name=self.step))
             self.step = ""
@@ -162,6 +168,15 @@ class Translator:
             return []
         reply = ReplyEvents(self._message_id, self.announced)
         return reply.text(text) + reply.finish(None)
+
+    def _child(self, run_id: str, events: list[BaseEvent]) -> list[BaseEvent]:
+        """A child's steps, its open one kept (to end it if the run stops first)."""
+        for event in events:
+            if isinstance(event, StepStartedEvent):
+                self.children[run_id] = event.step_name
+            elif isinstance(event, StepFinishedEvent) and self.children.get(run_id) == event.step_name:
+                del self.children[run_id]
+        return events
 
     def _delta(self, shown: JsonObject) -> list[BaseEvent]:
         """A STATE_DELTA from the last state sent to ``shown``, if they differ; ``shown`` is sent from now."""

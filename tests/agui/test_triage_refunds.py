@@ -1,0 +1,71 @@
+"""The triage example over AG-UI, driven by the official client: triage hands a refund to the refunds agent.
+
+``examples/triage_refunds.py``: the triage agent calls ``transfer_to_refunds``; the refunds agent
+runs as a child run of the triage run (its steps nested in triage's ``Acting``), from what the
+input filter keeps (the customer's words only), and asks to call ``issue_refund``, which needs a
+person's approval: the AG-UI run ends with an interrupt, and nothing is refunded yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from agentsm_fn.agents.react import AgentMemory, AskHuman
+from agentsm_fn.durable import SqliteStore, stored_children
+from agentsm_fn.durable.operations.answers import pending
+from agentsm_fn.durable.stores.codec import from_bytes
+from agentsm_fn.server.agui import AguiAgent, agui_for
+from tests.agui.conftest import Lines, Served
+from tests.example_modules import example
+
+triage_refunds = example("triage_refunds")
+
+Serve = Callable[[Sequence[AguiAgent[Any, Any, Any]]], Served]
+Client = Callable[[Mapping[str, object]], Lines]
+
+
+def _served(serve: Serve) -> str:
+    agents = [agui_for(triage_refunds.TRIAGE).unwrap(), agui_for(triage_refunds.REFUNDS).unwrap()]
+    return serve(agents).url(f"/agui/{triage_refunds.TRIAGE.name}")
+
+
+def _events(lines: Lines, run: int) -> list[dict[str, Any]]:
+    assert not [line for line in lines if "error" in line or "fatal" in line], lines
+    return [line["event"] for line in lines if line.get("run") == run and "event" in line]
+
+
+def test_triage_hands_the_refund_to_the_refunds_agent_whose_refund_waits_for_approval(
+    serve: Serve, client: Client, store: SqliteStore
+) -> None:
+    triage_refunds.REFUNDED.clear()
+    plan = {
+        "url": _served(serve),
+        "threadId": "chat-1",
+        "messages": [{"id": "u1", "role": "user", "content": "Hello, this is Ada."}],
+        "runs": [{"runId": "turn-1"}, {"runId": "turn-2", "say": "Please refund my order B-42."}],
+    }
+    lines = client(plan)
+    first = _events(lines, 0)
+    assert first[-1]["type"] == "RUN_FINISHED" and first[-1]["outcome"]["type"] == "success"
+    events = _events(lines, 1)
+    calls = [e["toolCallName"] for e in events if e["type"] == "TOOL_CALL_START"]
+    assert calls == ["transfer_to_refunds"]
+    steps = [(e["type"], e["stepName"]) for e in events if e["type"].startswith("STEP_")]
+    child = [name for kind, name in steps if name.startswith("turn-2.c1/") and kind == "STEP_STARTED"]
+    assert child == ["turn-2.c1/Idle", "turn-2.c1/Planning", "turn-2.c1/WaitingForHuman"]
+    acting = steps.index(("STEP_STARTED", "Acting"))  # the child's steps are nested in triage's Acting
+    assert steps[acting + 1 : acting + 2] == [("STEP_STARTED", "turn-2.c1/Idle")]
+    assert steps[-2:] == [("STEP_FINISHED", "turn-2.c1/WaitingForHuman"), ("STEP_FINISHED", "Acting")]
+    assert events[-1]["type"] == "RUN_FINISHED" and events[-1]["outcome"]["type"] == "interrupt"
+
+    (handed,) = stored_children(store, "turn-2").unwrap()
+    started = from_bytes(handed.memory, AgentMemory).unwrap()
+    assert started.task == "Please refund my order B-42."
+    shown = [(type(m).__name__, m.content) for m in started.conversation.messages]
+    assert shown == [("UserMessage", "Hello, this is Ada.")]  # customer_only: triage's answer is not shown
+    (waiting,) = [p for p in pending(store).unwrap() if p.run_id == handed.run_id]
+    assert isinstance(waiting.effect, AskHuman)
+    assert waiting.effect.request.tool_call.name == "issue_refund"
+    assert waiting.effect.request.tool_call.arguments["order"] == "B-42"
+    assert triage_refunds.REFUNDED == []  # not before a person approves
