@@ -227,6 +227,8 @@ class AnswerRefusal(enum.Enum):
     """The waiting effect does not accept an outcome of this type."""
     NOTHING_WAITS = "nothing waits"
     """No such entry, an entry that waits for no answer, or a run that waits for nothing (finished)."""
+    NOT_BELOW = "not below"
+    """The run answered through another is not that run nor one of its children, down its tree."""
 
 
 @attrs.frozen(kw_only=True)

@@ -18,9 +18,10 @@ from fastapi import APIRouter, Path, Response
 from returns.result import Failure, Result
 
 from agentsm_fn.durable.errors import DurableError, Stopped
-from agentsm_fn.durable.operations.answers import answer, answer_for, pending, waiting_effect
+from agentsm_fn.durable.operations.answers import answer_for, pending, waiting_effect
 from agentsm_fn.durable.operations.forks import fork
 from agentsm_fn.durable.operations.recovery import recover
+from agentsm_fn.durable.operations.waiting_below import answer_below
 from agentsm_fn.durable.running.fields import FieldProblem, changed_fields, memory_from_json
 from agentsm_fn.durable.running.program import StoredRun
 from agentsm_fn.durable.running.replay import replay_stored
@@ -144,8 +145,14 @@ def action_routes(ctx: ServerContext) -> APIRouter:
     def answer_effect(
         run_id: str, body: AnswerRequest, response: Response, seq: int = Path(ge=0, le=10**12)
     ) -> RunSummary:
-        """Answer the effect ``seq`` the run waits on, once: a second answer is a 409 ``answered_already``."""
-        waiting = unwrapped(waiting_effect(ctx.store, run_id, seq))  # this run's entry: no other run is read
+        """Answer the effect ``seq`` the run waits on, once: a second answer is a 409 ``answered_already``.
+
+        With ``run_id`` in the body, the effect is that run's: a child's, down this run's tree (a
+        run not under this one is a 409 ``not_below``); ``resume`` then resumes this run, which
+        runs the child on here and goes on.
+        """
+        below = body.run_id or run_id
+        waiting = unwrapped(waiting_effect(ctx.store, below, seq))  # that run's entry: no other run is read
         effect = None if waiting is None else waiting.effect
         arguments = body.arguments if body.decision == "modify" else None
         if body.decision == "modify" and arguments is None:
@@ -156,7 +163,7 @@ def action_routes(ctx: ServerContext) -> APIRouter:
         if outcome is None:
             kind = waiting.summary if waiting else "that effect"
             raise ApiError(422, "wrong_answer_type", f"{kind} accepts no {body.decision} decision")
-        unwrapped(answer(ctx.store, run_id, seq, outcome))
+        unwrapped(answer_below(ctx.store, run_id, below, seq, outcome))
         if body.resume:
             return go_on(run_id, False, body.wait, response)
         return RunSummary.model_validate(record_json(unwrapped(ctx.store.get(run_id))))

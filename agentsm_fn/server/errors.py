@@ -56,6 +56,7 @@ _REFUSALS = {
     AnswerRefusal.ANSWERED_ALREADY: (409, "answered_already"),
     AnswerRefusal.WRONG_TYPE: (422, "wrong_answer_type"),
     AnswerRefusal.NOTHING_WAITS: (409, "nothing_waits"),
+    AnswerRefusal.NOT_BELOW: (409, "not_below"),
 }
 
 

@@ -128,13 +128,19 @@ class PendingItem(BaseModel):
         description="the effect's class, e.g. AskHuman (None: its class is not loaded in the server)"
     )
     summary: str
+    path: list[str] = Field(
+        default_factory=list,
+        description="listed under another run (GET /runs/{id}/pending): the runs from that one down to this "
+        "run's parent; empty for a run's own effect",
+    )
 
 
 class RunDetail(RunSummary):
     """One stored run, as of its last stop, with the effect it waits on if it waits."""
 
     pending: PendingItem | None = Field(
-        description="the effect a waiting run waits on, as GET /pending lists it (None: it waits on nothing)"
+        description="what a waiting run waits on: its own effect, or, waiting on child runs, the first "
+        "waiting descendant's (GET /runs/{id}/pending lists them all; None: it waits on nothing)"
     )
     result: JsonValue = Field(
         default=None,
@@ -229,6 +235,12 @@ class AnswerRequest(_Request):
     decision: Literal["approve", "reject", "modify"]
     reason: str = Field(default="", max_length=10_000)
     arguments: dict[str, JsonValue] | None = None
+    run_id: str | None = Field(
+        default=None,
+        pattern=RUN_ID,
+        description="the run below this one whose effect seq this answers (a child's, as "
+        "GET /runs/{id}/pending names it); None: this run's own",
+    )
     resume: bool = Field(default=False, description="then run the run on in the server's process")
     wait: bool = Field(
         default=True,

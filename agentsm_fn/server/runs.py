@@ -17,7 +17,8 @@ from returns.result import Failure, Result
 
 from agentsm_fn.core.effects import describe_effect
 from agentsm_fn.durable.errors import DurableError, NoSuchStep
-from agentsm_fn.durable.operations.answers import PendingAnswer, waiting_on
+from agentsm_fn.durable.operations.answers import PendingAnswer
+from agentsm_fn.durable.operations.waiting_below import pending_of
 from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.durable.stores.codec import from_bytes
 from agentsm_fn.durable.stores.protocol.pages import RunQuery, runs_page
@@ -109,7 +110,11 @@ def pending_item(waiting: PendingAnswer) -> PendingItem:
     """A waiting effect as the API shows it: its run, number, class and summary (redacted)."""
     kind = None if waiting.effect is None else redact_credentials(type(waiting.effect).__qualname__)
     return PendingItem(
-        run_id=waiting.run_id, seq=waiting.seq, type=kind, summary=redact_credentials(waiting.summary)
+        run_id=waiting.run_id,
+        seq=waiting.seq,
+        type=kind,
+        summary=redact_credentials(waiting.summary),
+        path=list(waiting.path),
     )
 
 
@@ -156,9 +161,15 @@ def run_routes(ctx: ServerContext) -> APIRouter:
     def run(run_id: str) -> RunDetail:
         """One stored run, as of its last stop; a waiting one with the effect it waits on (``pending``)."""
         found = record(run_id)
-        waiting = unwrapped(waiting_on(ctx.store, found))
-        pending = None if waiting is None else pending_item(waiting)
+        waiting = unwrapped(pending_of(ctx.store, run_id)) if found.status is RunStatus.WAITING else ()
+        pending = pending_item(waiting[0]) if waiting else None
         return RunDetail.model_validate({**record_json(found), "pending": pending, "result": result(found)})
+
+    @routes.get("/runs/{run_id}/pending", response_model=list[PendingItem])
+    def run_pending(run_id: str) -> list[PendingItem]:
+        """What the run waits for: its own effect, or, waiting on child runs, each waiting descendant's."""
+        record(run_id)  # 404 for a run not stored
+        return [pending_item(p) for p in unwrapped(pending_of(ctx.store, run_id))]
 
     def result(found: RunRecord) -> Json:
         """A finished run's result as JSON, by replay (None: not finished, or its program names none)."""

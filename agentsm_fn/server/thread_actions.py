@@ -25,8 +25,8 @@ from returns.result import Failure, Result
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from agentsm_fn.durable.errors import Stopped
-from agentsm_fn.durable.operations.answers import waiting_on
 from agentsm_fn.durable.operations.threads import fork_thread
+from agentsm_fn.durable.operations.waiting_below import pending_of
 from agentsm_fn.durable.running.chat import Turn
 from agentsm_fn.durable.stores.protocol.store import RunStatus
 from agentsm_fn.durable.thread_errors import OtherMachine, ThreadBusy, ThreadError, ThreadNotFound
@@ -97,13 +97,13 @@ def _result(ctx: ServerContext, durable: AnyDurable, thread_id: str, chatted: Ch
     if record.status in (RunStatus.FINISHED, RunStatus.FAILED) and durable.turns is not None:
         latest = durable.turns.so_far(memory).latest_turn
         added = [Numbered(turn, place, message) for place, message in enumerate(latest)]
-    waiting = unwrapped(waiting_on(ctx.store, record))
+    waiting = unwrapped(pending_of(ctx.store, run_id)) if record.status is RunStatus.WAITING else ()
     return TurnResult(
         thread_id=thread_id,
         turn=turn,
         run=RunSummary.model_validate(record_json(record)),
         messages=[message_json(item) for item in added],
-        pending=None if waiting is None else pending_item(waiting),
+        pending=pending_item(waiting[0]) if waiting else None,
     )
 
 

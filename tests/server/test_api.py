@@ -259,7 +259,7 @@ def test_machines_with_graph_mermaid_and_the_verifiers_report(client: httpx.Clie
 
 def test_a_waiting_run_names_the_effect_it_waits_on_as_pending_lists_it(client: httpx.Client) -> None:
     waiting = client.get("/runs/wait-0").json()
-    expected = {"run_id": "wait-0", "seq": 4, "type": "AskApproval", "summary": "AskApproval"}
+    expected = {"run_id": "wait-0", "seq": 4, "type": "AskApproval", "summary": "AskApproval", "path": []}
     assert waiting["status"] == "waiting" and waiting["effects"] == 4
     assert waiting["pending"] == expected == client.get("/pending").json()[0]
     assert client.get("/runs/done-0").json()["pending"] is None
@@ -279,7 +279,7 @@ def test_the_openapi_document_describes_every_route(client: httpx.Client) -> Non
     assert {"anyOf": [{"$ref": "#/components/schemas/PendingItem"}, {"type": "null"}]}.items() <= schemas[
         "RunDetail"
     ]["properties"]["pending"].items()
-    assert set(schemas["PendingItem"]["properties"]) == {"run_id", "seq", "type", "summary"}
+    assert set(schemas["PendingItem"]["properties"]) == {"run_id", "seq", "type", "summary", "path"}
 
 
 OUT_OF_RANGE = st.one_of(st.integers(max_value=-1), st.integers(min_value=10**12 + 1))

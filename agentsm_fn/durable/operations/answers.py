@@ -30,7 +30,9 @@ class PendingAnswer:
     """An effect a stored run waits on: the run, the effect's number and summary, the effect itself.
 
     ``effect`` is None when its class is not loaded in this process (``problem`` says so);
-    the summary is always there.
+    the summary is always there. ``path`` is the runs above ``run_id`` when it was found under
+    another run (:func:`~agentsm_fn.durable.operations.waiting_below.pending_of`): from the run
+    asked about down to its parent; empty for a run's own effect.
     """
 
     run_id: str
@@ -38,6 +40,7 @@ class PendingAnswer:
     summary: str
     effect: Effect[object] | None
     problem: CodecFailure | None = None
+    path: tuple[str, ...] = ()
 
 
 def pending(store: RunStore) -> Result[tuple[PendingAnswer, ...], DurableError]:

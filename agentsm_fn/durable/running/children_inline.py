@@ -56,6 +56,9 @@ _DRIVEN: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("_DRIVE
 """The parents whose children this context runs (down): their children do not go up to them."""
 
 
+_DEEPEST = 64
+"""How deep a waiting child's children are looked at for one to run."""
+
 _STAYING: contextvars.ContextVar[bool] = contextvars.ContextVar("_STAYING", default=False)
 
 
@@ -92,12 +95,29 @@ def _waits_on_children(result: Ran) -> bool:
 
 
 def _ready(keeps: ChildStore, run_id: str, tried: set[str]) -> list[ChildRecord] | RunStatus | None:
-    """The parent's READY children not tried yet; its status if it is not WAITING (None: gone)."""
+    """The parent's children to run, not tried yet; its status if it is not WAITING (None: gone).
+
+    A child to run is READY, or WAITING on children of its own of which one is to run (a
+    grandchild whose approval was answered through the parent: ``answer_below``).
+    """
     record = keeps.get(run_id).value_or(None)
     if record is None or record.status is not RunStatus.WAITING:
         return None if record is None else record.status
     group = keeps.children_of(run_id, record.effects).value_or(())
-    return [r for r in group if r.status is RunStatus.READY and not r.ended and r.run_id not in tried]
+    return [r for r in group if r.run_id not in tried and _to_run(keeps, r, 0)]
+
+
+def _to_run(keeps: ChildStore, child: ChildRecord, depth: int) -> bool:
+    """Whether ``child`` is READY, or WAITING on a group of its own with a child to run."""
+    if child.ended or child.status not in (RunStatus.READY, RunStatus.WAITING):
+        return False
+    if child.status is RunStatus.READY:
+        return True
+    record = keeps.get(child.run_id).value_or(None)
+    if record is None or record.status is not RunStatus.WAITING or depth >= _DEEPEST:
+        return False
+    group = keeps.children_of(child.run_id, record.effects).value_or(())
+    return any(_to_run(keeps, r, depth + 1) for r in group)
 
 
 def run_inline(program: AnyProgram, store: RunStore, result: Ran) -> Ran:
