@@ -23,7 +23,9 @@ STORED = {
     # changed-machine check, as they must be. Then Acting -HandedOff-> Done (a handoff: the receiving
     # agent's answer is the run's, issue 29), a new event and row: its runs stored before it are refused too.
     "react": "5ce73efe6405d718a50ee9a311a809b3ca73d780562c6a81067e13715405d7ff",
-    "plan_execute": "467e6fc4bb7586ec4a0ff1352f174176f11cd1de0d2e62b7d3a20fa3a8afc36b",
+    # The plan-and-execute machine gained CORRECTING in November 2026 (typed results: an answer
+    # that is not a valid result goes back to the model); its runs stored before are "machine changed".
+    "plan_execute": "4c8179ee0e2d343a56f96ac1174c3daa66f5bd560713a261c5fc8d8d34e6d153",
     "orders": "bc752ec51858251655ff7f2944e2126ac8d0c22278821999d83c814f5f30d22d",
 }
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+import attrs
 import pytest
 
 from agentsm_fn.agents.plan_execute import (
@@ -16,12 +17,13 @@ from agentsm_fn.agents.plan_execute import (
     DecideMode,
     DeciderConfig,
     Event,
+    FinalizerConfig,
     PlanExecuteConfig,
     PlanExecuteMemory,
     State,
 )
 from tests.agents.plan_execute.helpers import READ_SPEC, SEARCH_SPEC
-from tests.agents.plan_execute.test_properties import FINAL, INVARIANTS, OUTCOMES, entries, memories
+from tests.agents.plan_execute.test_properties import ACK, FINAL, INVARIANTS, OUTCOMES, entries, memories
 from verification.kit import ScriptedCase, check_machine, covering_cases, kit_settings, run_case
 from verification.kit._graph import reachable_rows
 
@@ -40,15 +42,24 @@ def _configs() -> tuple[PlanExecuteConfig, ...]:
 
 
 CANDIDATES = tuple(
-    PlanExecuteMemory(input="Find the best PDF library for Ruby", config=c, max_iterations=k)
+    PlanExecuteMemory(input="Find the best PDF library for Ruby", config=c, max_iterations=k, output=output)
+    for output in (None, ACK)  # a typed result takes CORRECTING's rows
     for c in _configs()
     for k in (3, 0)
+) + tuple(  # a typed result with one retry: a second invalid answer halts
+    PlanExecuteMemory(
+        input="x",
+        config=attrs.evolve(c, finalizer=FinalizerConfig(max_output_retries=1)),
+        max_iterations=3,
+        output=ACK,
+    )
+    for c in _configs()
 )
 SUITE = covering_cases(PLAN_EXECUTE_MACHINE, CANDIDATES, OUTCOMES)
 
 
 def test_generated_runs_take_every_row_and_keep_every_invariant() -> None:
-    # 60 examples reach every row in the CI profile; the deep profile uses its own size.
+    # 80 examples reach every row in the CI profile (a typed result doubles the space); deep: its own size.
     deep = os.environ.get("HYPOTHESIS_PROFILE", "") not in ("", "ci")
     report = check_machine(
         PLAN_EXECUTE_MACHINE,
@@ -57,7 +68,7 @@ def test_generated_runs_take_every_row_and_keep_every_invariant() -> None:
         invariants=INVARIANTS,
         outcomes=OUTCOMES,
         budget=_budget,
-        settings=kit_settings() if deep else kit_settings(max_examples=60),
+        settings=kit_settings() if deep else kit_settings(max_examples=80),
     )
     assert report.missing == ()
 

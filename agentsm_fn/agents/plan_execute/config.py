@@ -233,6 +233,8 @@ class FinalizerConfig:
     summarize: bool = False
     prompt: str = DEFAULT_SUMMARY_PROMPT
     model: str = ""
+    max_output_retries: int = 3
+    """With a typed result: how many times CORRECTING sends an invalid final answer back."""
 
 
 def _specs(value: Iterable[ToolSpec]) -> tuple[ToolSpec, ...]:

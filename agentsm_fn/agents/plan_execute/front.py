@@ -53,7 +53,9 @@ IntakeOut = Result[
 ]
 PlanOut = Result[tuple[Literal[Event.VALID_PLAN, Event.INVALID_PLAN], Mem] | Perform[LlmOutcome, Mem], Fault]
 DecideOut = Result[
-    tuple[Literal[Event.CONTINUE, Event.STOP, Event.INVALID], Mem] | Perform[LlmOutcome, Mem], Fault
+    tuple[Literal[Event.CONTINUE, Event.STOP, Event.INVALID, Event.OUTPUT_INVALID], Mem]
+    | Perform[LlmOutcome, Mem],
+    Fault,
 ]
 
 

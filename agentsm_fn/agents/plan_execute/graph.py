@@ -15,9 +15,15 @@ The table is exactly the seed's "State Transitions" section::
     LOOP_CHECK  --continue----------------> EXECUTE    (the only loop)
     LOOP_CHECK  --stop--------------------> FINALIZE
     LOOP_CHECK  --violation---------------> HALT
+    DECIDE      --output_invalid----------> CORRECTING   (typed result: a stop gives none)
+    EXECUTE     --output_invalid----------> CORRECTING   (typed result: the answer is not one)
+    LOOP_CHECK  --output_invalid----------> CORRECTING   (a finish tool's result is not one)
+    CORRECTING  --retry_output------------> EXECUTE      (the problems go back to the model)
+    CORRECTING  --output_retries_exhausted> HALT
 
-FINALIZE and HALT are terminal. EXECUTE is the only state that can be visited
-more than once per run; every visit consumes one of ``max_iterations``.
+FINALIZE and HALT are terminal. EXECUTE and CORRECTING can be visited more than
+once per run: every EXECUTE visit consumes one of ``max_iterations``, every
+CORRECTING visit one of ``finalizer.max_output_retries`` (or leaves for HALT).
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ __all__ = ["TABLE", "Event", "State"]
 
 
 class State(enum.Enum):
-    """The eight states of the seed; values are the seed's S0..S7 numbers.
+    """The eight states of the seed (values: the seed's S0..S7 numbers), and CORRECTING (8).
 
     Example:
         >>> State.EXECUTE.value, State(7).name
@@ -54,6 +60,8 @@ class State(enum.Enum):
     """Terminal: the run produced its final result."""
     HALT = 7
     """Terminal: the run aborted; ``memory.error`` says why."""
+    CORRECTING = 8
+    """A final answer that is not a valid typed result goes back to the model, a bounded number of times."""
 
 
 class Event(enum.Enum):
@@ -75,6 +83,9 @@ class Event(enum.Enum):
     ERROR = "error"
     OBSERVED = "observed"
     VIOLATION = "violation"
+    OUTPUT_INVALID = "output_invalid"
+    RETRY_OUTPUT = "retry_output"
+    OUTPUT_RETRIES_EXHAUSTED = "output_retries_exhausted"
 
 
 TABLE: Final[Mapping[tuple[State, Event], State]] = MappingProxyType(
@@ -92,6 +103,11 @@ TABLE: Final[Mapping[tuple[State, Event], State]] = MappingProxyType(
         (State.LOOP_CHECK, Event.CONTINUE): State.EXECUTE,
         (State.LOOP_CHECK, Event.STOP): State.FINALIZE,
         (State.LOOP_CHECK, Event.VIOLATION): State.HALT,
+        (State.DECIDE, Event.OUTPUT_INVALID): State.CORRECTING,
+        (State.EXECUTE, Event.OUTPUT_INVALID): State.CORRECTING,
+        (State.LOOP_CHECK, Event.OUTPUT_INVALID): State.CORRECTING,
+        (State.CORRECTING, Event.RETRY_OUTPUT): State.EXECUTE,
+        (State.CORRECTING, Event.OUTPUT_RETRIES_EXHAUSTED): State.HALT,
     }
 )
 """The transition table, frozen: ``(state, event) -> next state``.

@@ -51,13 +51,13 @@ __all__ = [
 
 Mem = PlanExecuteMemory
 ExecuteOut = Result[
-    tuple[Literal[Event.TOOL_CALLS_PRESENT, Event.NO_TOOL_CALLS, Event.ERROR], Mem]
+    tuple[Literal[Event.TOOL_CALLS_PRESENT, Event.NO_TOOL_CALLS, Event.ERROR, Event.OUTPUT_INVALID], Mem]
     | Perform[LlmOutcome, Mem],
     Fault,
 ]
 ObserveOut = Result[tuple[Literal[Event.OBSERVED], Mem] | Perform[ToolBatch, Mem], Fault]
 LoopOut = Result[
-    tuple[Literal[Event.CONTINUE, Event.STOP, Event.VIOLATION], Mem]
+    tuple[Literal[Event.CONTINUE, Event.STOP, Event.VIOLATION, Event.OUTPUT_INVALID], Mem]
     | Perform[float | LlmOutcome | EffectFailure, Mem],
     Fault,
 ]

@@ -1,8 +1,8 @@
 """``PLAN_EXECUTE_MACHINE``: the seed's plan-and-execute FSM as one frozen, validated constant.
 
-EXECUTE is budgeted (every visit consumes one of ``memory.max_iterations``) and
-is the only state in a cycle. The safety cap bounds one run's transitions by
-the same budget: 3 before the loop, 3 per iteration, 1 to a terminal.
+EXECUTE is budgeted (every visit consumes one of ``memory.max_iterations``), and so is
+CORRECTING (a typed result's retries, each leading back to EXECUTE). The safety cap bounds
+one run's transitions by the same budget: 4 before the loop, 4 per iteration, 1 to a terminal.
 Each effectful state declares the event it emits when its effect fails.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from agentsm_fn.agents.plan_execute.correcting import correct
 from agentsm_fn.agents.plan_execute.front import (
     decide_enter,
     decide_receive,
@@ -28,7 +29,7 @@ from agentsm_fn.agents.plan_execute.loop import (
     observe_receive,
 )
 from agentsm_fn.agents.plan_execute.memory import PlanExecuteMemory
-from agentsm_fn.core.handlers import effectful
+from agentsm_fn.core.handlers import effectful, pure
 from agentsm_fn.core.machine import Machine, define_machine
 
 __all__ = ["PLAN_EXECUTE_MACHINE", "narrate_plan_execute", "transitions_cap"]
@@ -37,11 +38,14 @@ __all__ = ["PLAN_EXECUTE_MACHINE", "narrate_plan_execute", "transitions_cap"]
 def transitions_cap(mem: PlanExecuteMemory) -> int:
     """The most transitions a run from ``mem`` can take (the engine's safety cap).
 
+    4 before the loop (DECIDE may go through CORRECTING), 4 per iteration (EXECUTE, OBSERVE,
+    LOOP_CHECK, CORRECTING back to EXECUTE), 1 to a terminal.
+
     Example:
         >>> transitions_cap(PlanExecuteMemory(input="x", max_iterations=3))
-        13
+        17
     """
-    return 3 + 3 * mem.max_iterations + 1
+    return 4 + 4 * mem.max_iterations + 1
 
 
 def narrate_plan_execute(state: State, event: Event, mem: PlanExecuteMemory) -> str:
@@ -70,8 +74,9 @@ PLAN_EXECUTE_MACHINE: Final[Machine[State, Event, PlanExecuteMemory]] = define_m
         State.EXECUTE: effectful(execute_enter, execute_receive, failure_event=Event.ERROR),
         State.OBSERVE: effectful(observe_enter, observe_receive, failure_event=Event.OBSERVED),
         State.LOOP_CHECK: effectful(loop_check_enter, loop_check_receive, failure_event=Event.VIOLATION),
+        State.CORRECTING: pure(correct),
     },
-    budgeted={State.EXECUTE},
+    budgeted={State.EXECUTE, State.CORRECTING},
     safety_cap=transitions_cap,
     narrate=narrate_plan_execute,
 )
@@ -80,5 +85,5 @@ PLAN_EXECUTE_MACHINE: Final[Machine[State, Event, PlanExecuteMemory]] = define_m
 Example:
     >>> PLAN_EXECUTE_MACHINE.table[(State.LOOP_CHECK, Event.CONTINUE)], sorted(s.name for s in
     ...     PLAN_EXECUTE_MACHINE.budgeted)
-    (<State.EXECUTE: 3>, ['EXECUTE'])
+    (<State.EXECUTE: 3>, ['CORRECTING', 'EXECUTE'])
 """

@@ -15,6 +15,7 @@ from typing import Self
 import attrs
 from pyrsistent import PVector, pvector
 
+from agentsm_fn.agents.output.values import OutputSpec, RejectedOutput
 from agentsm_fn.agents.plan_execute.config import PlanExecuteConfig
 from agentsm_fn.agents.plan_execute.policy import PolicyViolation
 from agentsm_fn.agents.plan_execute.values import (
@@ -65,6 +66,10 @@ def _max_iterations(_instance: object, _attribute: object, value: object) -> Non
         raise ValueError(f"max_iterations must be an int >= 0, got {value!r}")
 
 
+def _rejected(value: Iterable[RejectedOutput]) -> tuple[RejectedOutput, ...]:
+    return tuple(value)
+
+
 def _tuple_calls(value: Iterable[ToolCall]) -> tuple[ToolCall, ...]:
     return tuple(value)
 
@@ -105,6 +110,14 @@ class PlanExecuteMemory:
     awaiting: Awaiting = Awaiting.NOTHING
     conversation: Conversation = attrs.field(factory=Conversation)
     """A thread's earlier turns, the planner's context (empty for a run that is no thread's turn)."""
+    output: OutputSpec | None = None
+    """The typed result asked for (name, JSON Schema), None for text: set when the memory is made."""
+    result: object = None
+    """The valid typed result (frozen JSON; the agent reads it as its class), set on the way to FINALIZE."""
+    rejected_outputs: tuple[RejectedOutput, ...] = attrs.field(default=(), converter=_rejected)
+    """Every final answer that was not a valid typed result, with its problems."""
+    output_retries: int = 0
+    """CORRECTING's budget counter."""
 
     @property
     def goal(self) -> str:
@@ -124,7 +137,11 @@ class PlanExecuteMemory:
             ('My name?', 3, 1, 0)
         """
         return type(self)(
-            input=message, config=self.config, max_iterations=self.max_iterations, conversation=thread
+            input=message,
+            config=self.config,
+            max_iterations=self.max_iterations,
+            conversation=thread,
+            output=self.output,
         )
 
     def thread_so_far(self) -> Conversation:

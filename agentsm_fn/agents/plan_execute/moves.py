@@ -12,11 +12,15 @@ handler. Their work happens on the way in:
 
 from __future__ import annotations
 
-from typing import TypeVar
+import functools
+import json
+from typing import Literal, TypeVar, cast
 
 import attrs
-from returns.result import Result
+from returns.result import Result, Success
 
+from agentsm_fn.agents.output.result_type import ResultType, result_type
+from agentsm_fn.agents.output.values import OutputSpec, RejectedOutput
 from agentsm_fn.agents.plan_execute.graph import TABLE, Event, State
 from agentsm_fn.agents.plan_execute.memory import Awaiting, PlanExecuteMemory
 from agentsm_fn.agents.plan_execute.prompts import summary_request
@@ -25,9 +29,10 @@ from agentsm_fn.core.effects import Perform
 from agentsm_fn.core.faults import Fault
 from agentsm_fn.core.handlers import emit, perform
 from agentsm_fn.llm.call import LlmCall
+from agentsm_fn.llm.json import dumps
 from agentsm_fn.llm.replies import LlmFailure, LlmOutcome, LlmReply
 
-__all__ = ["advance", "audit", "finish", "halt", "summarized"]
+__all__ = ["advance", "audit", "checker", "finalized", "finish", "halt", "summarized"]
 
 EventT = TypeVar("EventT", bound=Event)
 
@@ -76,7 +81,7 @@ def halt(event: EventT, mem: Mem, error: HaltError) -> Result[tuple[EventT, Mem]
 
 def finish(
     event: EventT, source: State, mem: Mem, content: str, stopped_by: str
-) -> Result[tuple[EventT, Mem] | Perform[LlmOutcome, Mem], Fault]:
+) -> Result[tuple[EventT | Literal[Event.OUTPUT_INVALID], Mem] | Perform[LlmOutcome, Mem], Fault]:
     """Emit the event that leads to FINALIZE with the final result (after a summary call if asked).
 
     Example:
@@ -91,12 +96,63 @@ def finish(
         waiting = attrs.evolve(ready, awaiting=Awaiting.SUMMARY)
         return perform(LlmCall(summary_request(waiting), purpose="finalize"), waiting)
     logged = audit(ready, source, "finalize", f"final result ({stopped_by})")
-    return advance(event, source, logged, f"Finalized ({stopped_by})")
+    return finalized(event, source, logged, f"Finalized ({stopped_by})")
+
+
+def finalized(
+    event: EventT, source: State, mem: Mem, reason: str
+) -> Result[tuple[EventT | Literal[Event.OUTPUT_INVALID], Mem], Fault]:
+    """Emit ``event`` to FINALIZE, unless a typed result is asked for and the answer is none: OUTPUT_INVALID.
+
+    The answer must be a JSON object that satisfies ``mem.output``'s schema; it is kept as
+    ``mem.result``, else kept with every problem in ``mem.rejected_outputs`` (CORRECTING sends it back).
+
+    Example:
+        >>> from agentsm_fn.agents.output.values import OutputSpec
+        >>> spec = OutputSpec(name="Ack", schema={"type": "object", "required": ["ok"]})
+        >>> done = PlanExecuteMemory(input="x", output=spec, final_result=FinalResult(
+        ...     content='{"ok": true}', iterations=1, stopped_by="no_tool_calls"))
+        >>> event, after = finalized(Event.NO_TOOL_CALLS, State.EXECUTE, done, "ok").unwrap()
+        >>> event.name, dict(after.result)
+        ('NO_TOOL_CALLS', {'ok': True})
+        >>> bad = attrs.evolve(done, final_result=attrs.evolve(done.final_result, content="{}"))
+        >>> event, after = finalized(Event.NO_TOOL_CALLS, State.EXECUTE, bad, "ok").unwrap()
+        >>> event.name, after.rejected_outputs[0].describe()
+        ('OUTPUT_INVALID', "$: 'ok' is a required property")
+    """
+    spec, done = mem.output, mem.final_result
+    if spec is None or done is None:
+        return advance(event, source, mem, reason)
+    checked = checker(spec).check(done.answer)
+    if isinstance(checked, Success):
+        return advance(event, source, attrs.evolve(mem, result=checked.unwrap()), reason)
+    rejected = RejectedOutput(step=mem.iteration, reply=done.answer, problems=checked.failure())
+    invalid = attrs.evolve(mem, rejected_outputs=(*mem.rejected_outputs, rejected))
+    logged = audit(invalid, source, "output_invalid", rejected.describe()[:300])
+    return advance(
+        Event.OUTPUT_INVALID, source, logged, f"Not a valid {spec.name}: {rejected.describe()[:200]}"
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _checker(name: str, schema: str) -> ResultType[object]:
+    return cast(ResultType[object], result_type(json.loads(schema), name=name))
+
+
+def checker(spec: OutputSpec) -> ResultType[object]:
+    """The result type that checks answers against ``spec`` (its schema; made once per schema).
+
+    Example:
+        >>> from agentsm_fn.agents.output.values import OutputSpec
+        >>> checker(OutputSpec(name="Ack", schema={"type": "object"})).name
+        'Ack'
+    """
+    return _checker(spec.name, dumps(spec.schema))
 
 
 def summarized(
     event: EventT, source: State, mem: Mem, outcome: LlmOutcome
-) -> Result[tuple[EventT, Mem], Fault]:
+) -> Result[tuple[EventT | Literal[Event.OUTPUT_INVALID], Mem], Fault]:
     """Finish after the summary call: keep its text, or keep the answer if it failed.
 
     Example:
@@ -120,4 +176,4 @@ def summarized(
             logged = audit(
                 mem, source, "finalize", f"summary failed, answer kept (no retries): {outcome.describe()}"
             )
-    return advance(event, source, logged, f"Finalized ({draft.stopped_by})")
+    return finalized(event, source, logged, f"Finalized ({draft.stopped_by})")

@@ -12,6 +12,9 @@
 
 from __future__ import annotations
 
+import attrs
+
+from agentsm_fn.agents.output.values import OutputSpec
 from agentsm_fn.agents.plan_execute.config import DECISION_SCHEMA
 from agentsm_fn.agents.plan_execute.memory import PlanExecuteMemory
 from agentsm_fn.agents.plan_execute.values import Plan
@@ -21,6 +24,7 @@ from agentsm_fn.llm.json import dumps, freeze
 from agentsm_fn.llm.messages import AssistantMessage, Message, SystemMessage, UserMessage
 
 __all__ = [
+    "typed_request",
     "decide_request",
     "execute_request",
     "plan_prompt",
@@ -154,12 +158,29 @@ def execute_request(mem: PlanExecuteMemory) -> LlmRequest:
     """
     executor = mem.config.executor
     messages: tuple[Message, ...] = (_system(mem), *mem.messages)
-    return LlmRequest(
+    request = LlmRequest(
         model=mem.config.model_for(executor.model),
         messages=messages,
         tools=mem.config.visible_tools,
         temperature=executor.temperature,
         max_tokens=executor.max_tokens,
+    )
+    return request if mem.output is None else typed_request(request, mem.output)
+
+
+def typed_request(request: LlmRequest, spec: OutputSpec) -> LlmRequest:
+    """``request`` asking for the typed result ``spec`` (each provider's codec asks its own way).
+
+    Example:
+        >>> spec = OutputSpec(name="Ack", schema={"type": "object"})
+        >>> typed_request(LlmRequest(model="", messages=()), spec).response_name
+        'Ack'
+    """
+    return attrs.evolve(
+        request,
+        response_schema=spec.schema,
+        response_name=spec.name,
+        response_description=spec.description,
     )
 
 
@@ -172,7 +193,8 @@ def summary_request(mem: PlanExecuteMemory) -> LlmRequest:
     """
     finalizer = mem.config.finalizer
     messages: tuple[Message, ...] = (_system(mem), *mem.messages, UserMessage(finalizer.prompt))
-    return LlmRequest(model=mem.config.model_for(finalizer.model), messages=messages)
+    request = LlmRequest(model=mem.config.model_for(finalizer.model), messages=messages)
+    return request if mem.output is None else typed_request(request, mem.output)
 
 
 def intake_compression_request(mem: PlanExecuteMemory, budget: int) -> LlmRequest:

@@ -108,6 +108,7 @@ class HaltCause(enum.Enum):
     POLICY_VIOLATION = "policy_violation"
     TIMEOUT = "timeout"
     MAX_ITERATIONS = "max_iterations"
+    OUTPUT_INVALID = "output_invalid"
 
 
 def cause_of(failure: LlmFailure) -> HaltCause:

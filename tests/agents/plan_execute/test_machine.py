@@ -22,15 +22,23 @@ SEED_ROWS = {
     ("LOOP_CHECK", "stop", "FINALIZE"),
     ("LOOP_CHECK", "violation", "HALT"),
 }
+# A typed result's rows: an answer that is not one is corrected, a bounded number of times.
+TYPED_ROWS = {
+    ("DECIDE", "output_invalid", "CORRECTING"),
+    ("EXECUTE", "output_invalid", "CORRECTING"),
+    ("LOOP_CHECK", "output_invalid", "CORRECTING"),
+    ("CORRECTING", "retry_output", "EXECUTE"),
+    ("CORRECTING", "output_retries_exhausted", "HALT"),
+}
 
 
 def test_the_table_is_exactly_the_seeds() -> None:
     rows = {(s.name, e.value, t.name) for (s, e), t in PLAN_EXECUTE_MACHINE.table.items()}
-    assert rows == SEED_ROWS
+    assert rows == SEED_ROWS | TYPED_ROWS
     assert PLAN_EXECUTE_MACHINE.table == TABLE
 
 
-def test_states_are_the_seeds_s0_to_s7() -> None:
+def test_states_are_the_seeds_s0_to_s7_and_correcting() -> None:
     assert [(s.name, s.value) for s in State] == [
         ("INTAKE", 0),
         ("PLAN", 1),
@@ -40,13 +48,14 @@ def test_states_are_the_seeds_s0_to_s7() -> None:
         ("LOOP_CHECK", 5),
         ("FINALIZE", 6),
         ("HALT", 7),
+        ("CORRECTING", 8),
     ]
     assert PLAN_EXECUTE_MACHINE.initial is State.INTAKE
     assert PLAN_EXECUTE_MACHINE.terminals == {State.FINALIZE, State.HALT}
 
 
-def test_execute_is_budgeted_and_the_only_state_that_loops() -> None:
-    assert PLAN_EXECUTE_MACHINE.budgeted == {State.EXECUTE}
+def test_execute_and_correcting_are_budgeted_and_every_loop_goes_through_execute() -> None:
+    assert PLAN_EXECUTE_MACHINE.budgeted == {State.EXECUTE, State.CORRECTING}
     edges = {(s, t) for (s, _), t in TABLE.items() if State.EXECUTE not in (s, t)}
 
     def reaches(start: State, goal: State, seen: frozenset[State] = frozenset()) -> bool:
@@ -61,10 +70,11 @@ def test_every_handler_declares_exactly_its_seed_events() -> None:
     expected = {
         State.INTAKE: {Event.NORMALIZED},
         State.PLAN: {Event.VALID_PLAN, Event.INVALID_PLAN},
-        State.DECIDE: {Event.CONTINUE, Event.STOP, Event.INVALID},
-        State.EXECUTE: {Event.TOOL_CALLS_PRESENT, Event.NO_TOOL_CALLS, Event.ERROR},
+        State.DECIDE: {Event.CONTINUE, Event.STOP, Event.INVALID, Event.OUTPUT_INVALID},
+        State.EXECUTE: {Event.TOOL_CALLS_PRESENT, Event.NO_TOOL_CALLS, Event.ERROR, Event.OUTPUT_INVALID},
         State.OBSERVE: {Event.OBSERVED},
-        State.LOOP_CHECK: {Event.CONTINUE, Event.STOP, Event.VIOLATION},
+        State.LOOP_CHECK: {Event.CONTINUE, Event.STOP, Event.VIOLATION, Event.OUTPUT_INVALID},
+        State.CORRECTING: {Event.RETRY_OUTPUT, Event.OUTPUT_RETRIES_EXHAUSTED},
     }
     for state, events in expected.items():
         assert emittable_events(PLAN_EXECUTE_MACHINE, state) == frozenset(events), state
@@ -73,6 +83,9 @@ def test_every_handler_declares_exactly_its_seed_events() -> None:
 def test_effectful_states_declare_a_failure_event_with_a_row() -> None:
     halting = set()
     for state, handler in PLAN_EXECUTE_MACHINE.handlers.items():
+        if state is State.CORRECTING:  # pure: it performs nothing that could fail
+            assert not handler.effectful
+            continue
         event = handler.failure_event
         assert handler.effectful and isinstance(event, Event), state
         assert (state, event) in TABLE
@@ -88,6 +101,7 @@ def test_the_verifier_proves_every_property() -> None:
 
 
 def test_the_safety_cap_leaves_room_for_the_longest_run() -> None:
-    # 3 transitions to reach EXECUTE, 3 per iteration, and the last one into a terminal.
-    assert transitions_cap(PlanExecuteMemory(input="x", max_iterations=3)) == 13
-    assert transitions_cap(PlanExecuteMemory(input="x", max_iterations=0)) == 4
+    # 4 transitions to reach EXECUTE (through CORRECTING), 4 per iteration (LOOP_CHECK through
+    # CORRECTING back to EXECUTE), and the last one into a terminal.
+    assert transitions_cap(PlanExecuteMemory(input="x", max_iterations=3)) == 17
+    assert transitions_cap(PlanExecuteMemory(input="x", max_iterations=0)) == 5

@@ -13,6 +13,7 @@ import attrs
 from hypothesis import strategies as st
 from pyrsistent import pvector
 
+from agentsm_fn.agents.output import OutputSpec
 from agentsm_fn.agents.plan_execute import (
     PLAN_EXECUTE_MACHINE,
     DecideMode,
@@ -60,6 +61,9 @@ from .helpers import READ_SPEC, SEARCH_SPEC
 FINAL = ToolSpec("final_answer", "Give the final answer", {"type": "object"})
 TOOLS = ("search", "read", "final_answer")
 USAGE = Usage(input_tokens=10, output_tokens=5)
+ACK = OutputSpec(
+    name="Ack", schema={"type": "object", "required": ["ok"], "properties": {"ok": {"type": "boolean"}}}
+)
 
 strict_policies = st.builds(
     PlanExecutePolicy,
@@ -82,7 +86,7 @@ configs = st.builds(
     PlanExecuteConfig,
     policy=policies,
     decider=st.sampled_from([DeciderConfig(), DeciderConfig(), DeciderConfig(mode=DecideMode.LLM)]),
-    finalizer=st.builds(FinalizerConfig, summarize=st.booleans()),
+    finalizer=st.builds(FinalizerConfig, summarize=st.booleans(), max_output_retries=st.integers(0, 2)),
     tools=st.just((SEARCH_SPEC, READ_SPEC, FINAL)),
     finish_tools=st.sampled_from([frozenset(), frozenset({"final_answer"})]),
     thread=thread_budgets(),
@@ -93,6 +97,7 @@ memories = st.builds(
     config=configs,
     max_iterations=st.integers(0, 4) | st.integers(2, 4),
     conversation=threads(),  # some runs are a thread's later turns
+    output=st.none() | st.just(ACK),  # half the runs ask for a typed result
 )
 
 
@@ -132,7 +137,8 @@ def _chat(call: LlmCall) -> st.SearchStrategy[object]:
         max_size=2,
     )
     tool_turns = calls.map(lambda cs: LlmReply(tool_calls=tuple(cs), usage=USAGE))
-    answers = st.sampled_from(["Prawn is the best.", "Done."]).map(lambda t: LlmReply(content=t, usage=USAGE))
+    texts = ["Prawn is the best.", "Done.", '{"ok": true}', '{"ok": "yes"}']
+    answers = st.sampled_from(texts).map(lambda t: LlmReply(content=t, usage=USAGE))
     return st.one_of(tool_turns, tool_turns, answers, llm_outcomes_for(call))
 
 
@@ -160,7 +166,8 @@ def llm_examples(call: LlmCall) -> tuple[object, ...]:
     calls = [
         LlmReply(tool_calls=(ToolCall(f"c_{t.name}", t.name, {}),), usage=USAGE) for t in call.request.tools
     ]
-    return (LlmReply(content="Prawn.", usage=USAGE), *calls, LlmReply(content=""), failed)
+    typed = LlmReply(content='{"ok": true}', usage=USAGE)
+    return (LlmReply(content="Prawn.", usage=USAGE), typed, *calls, LlmReply(content=""), failed)
 
 
 def tool_batches(effect: RunTools) -> st.SearchStrategy[object]:
