@@ -25,7 +25,7 @@ STORED = {
     "react": "5ce73efe6405d718a50ee9a311a809b3ca73d780562c6a81067e13715405d7ff",
     # The plan-and-execute machine gained CORRECTING in November 2026 (typed results: an answer
     # that is not a valid result goes back to the model); its runs stored before are "machine changed".
-    "plan_execute": "4c8179ee0e2d343a56f96ac1174c3daa66f5bd560713a261c5fc8d8d34e6d153",
+    "plan_execute": "523d526542f73055296a8e5c4b9b280530890205f1079370eab7bbe64828bddd",
     "orders": "bc752ec51858251655ff7f2944e2126ac8d0c22278821999d83c814f5f30d22d",
 }
 

@@ -23,14 +23,14 @@ from agentsm_fn.agents.plan_execute.values import HaltCause, HaltError
 from agentsm_fn.core.faults import Fault
 from agentsm_fn.llm.messages import AssistantMessage, UserMessage
 
-__all__ = ["correct"]
+__all__ = ["correct_output"]
 
 CorrectOut = Result[
     tuple[Literal[Event.RETRY_OUTPUT, Event.OUTPUT_RETRIES_EXHAUSTED], PlanExecuteMemory], Fault
 ]
 
 
-def correct(mem: PlanExecuteMemory) -> CorrectOut:
+def correct_output(mem: PlanExecuteMemory) -> CorrectOut:
     """Send the last rejected answer back with its problems, or halt when the budget is spent.
 
     Example:
@@ -39,10 +39,10 @@ def correct(mem: PlanExecuteMemory) -> CorrectOut:
         >>> bad = RejectedOutput(step=1, reply="{}", problems=[problem])
         >>> mem = PlanExecuteMemory(input="x", output=OutputSpec(name="N", schema={"type": "object"}),
         ...                         rejected_outputs=[bad])
-        >>> event, after = correct(mem).unwrap()
+        >>> event, after = correct_output(mem).unwrap()
         >>> event.name, after.output_retries, after.messages[-1].content.splitlines()[1]
         ('RETRY_OUTPUT', 1, "- $: 'n' is required")
-        >>> event, after = correct(attrs.evolve(after, output_retries=3)).unwrap()
+        >>> event, after = correct_output(attrs.evolve(after, output_retries=3)).unwrap()
         >>> event.name, after.error.describe()[-49:]
         ('OUTPUT_RETRIES_EXHAUSTED', "not a valid N after 3 retries: $: 'n' is required")
     """

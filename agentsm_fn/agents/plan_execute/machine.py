@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from agentsm_fn.agents.plan_execute.correcting import correct
+from agentsm_fn.agents.plan_execute.correcting import correct_output
 from agentsm_fn.agents.plan_execute.front import (
     decide_enter,
     decide_receive,
@@ -74,7 +74,7 @@ PLAN_EXECUTE_MACHINE: Final[Machine[State, Event, PlanExecuteMemory]] = define_m
         State.EXECUTE: effectful(execute_enter, execute_receive, failure_event=Event.ERROR),
         State.OBSERVE: effectful(observe_enter, observe_receive, failure_event=Event.OBSERVED),
         State.LOOP_CHECK: effectful(loop_check_enter, loop_check_receive, failure_event=Event.VIOLATION),
-        State.CORRECTING: pure(correct),
+        State.CORRECTING: pure(correct_output),
     },
     budgeted={State.EXECUTE, State.CORRECTING},
     safety_cap=transitions_cap,
