@@ -26,6 +26,7 @@ from agentsm_fn.agents.plan_execute import (
     PLAN_EXECUTE_MACHINE,
     Event,
     Fsm,
+    OutputInvalidError,
     PlanExecuteCompleted,
     PlanExecuteError,
     PlanExecuteMemory,
@@ -158,6 +159,9 @@ def report(outcome: Result[PlanExecuteCompleted, PlanExecuteError]) -> Fsm:
         return done.fsm
     error: PlanExecuteError = outcome.failure()
     print(f"\n=== {type(error).__name__} ===\n{error.describe()}")
+    if isinstance(error, OutputInvalidError):  # shared with the ReAct agent: it keeps the snapshot
+        assert error.snapshot is not None
+        return Fsm(error.snapshot)
     return error.fsm
 
 

@@ -7,25 +7,31 @@ time limit). :func:`plan_execute_performers` builds the performers; :class:`Agen
 wires them with a config and runs the machine, sync or async. Tools are plain
 functions, ``agentsm_fn.tools.Tool`` values or a ``ToolRegistry``
 (:mod:`agentsm_fn.shell.tool_functions` reads their specs and timeouts).
+
+The facade is typed by the run's result, as the ReAct agent's builder is: ``AgentFSM(...)``
+is an ``AgentFSM[str]`` (the answer's text), ``.result_type(Invoice)`` an
+``AgentFSM[Invoice]`` whose runs give an ``Invoice`` as ``PlanExecuteCompleted.value`` (an
+attrs class, a TypedDict, or a JSON Schema), and ``.validate_result(check)`` adds an output
+validator of that type (docs/results.md, "The plan-and-execute agent's typed result").
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Iterable, Mapping
 from types import MappingProxyType
+from typing import Generic, TypeVar, cast, overload
 
 import attrs
-from returns.result import Result
 
+from agentsm_fn.agents.output.result_type import TEXT, ResultT, ResultType, Validator, result_type
 from agentsm_fn.agents.plan_execute import (
-    PLAN_EXECUTE_MACHINE,
     DeciderConfig,
+    Event,
     ExecutorConfig,
     FinalizerConfig,
-    PlanExecuteCompleted,
     PlanExecuteConfig,
-    PlanExecuteError,
     PlanExecuteMemory,
+    PlanExecuteOutcome,
     PlanExecutePolicy,
     PlannerConfig,
     ReadClock,
@@ -33,11 +39,14 @@ from agentsm_fn.agents.plan_execute import (
     State,
     ToolBatch,
     interpret_plan_execute,
+    plan_execute_machine,
 )
 from agentsm_fn.core.engine import begin
+from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.observe import RunObserver
 from agentsm_fn.core.snapshot import Snapshot
-from agentsm_fn.llm.call import AnyLlmProvider
+from agentsm_fn.llm.call import RESULT_TOOL, AnyLlmProvider
+from agentsm_fn.llm.json import JsonObject
 from agentsm_fn.llm.messages import ToolSpec
 from agentsm_fn.shell.clock import Clock, system_clock
 from agentsm_fn.shell.performers import Performers
@@ -50,6 +59,8 @@ from agentsm_fn.stream.events import RunEvent
 from agentsm_fn.tools.registry import Tool, ToolFn, ToolRegistry
 
 __all__ = ["AgentFSM", "plan_execute_performers"]
+
+T = TypeVar("T")
 
 _NO_TIMEOUTS: Mapping[str, float | None] = MappingProxyType({})
 
@@ -98,13 +109,18 @@ def _optional_specs(value: Iterable[ToolSpec] | None) -> tuple[ToolSpec, ...] | 
     return None if value is None else tuple(value)
 
 
+def _text() -> ResultType[str]:
+    return TEXT
+
+
 @attrs.frozen(kw_only=True)
-class AgentFSM:
+class AgentFSM(Generic[ResultT]):
     """The seed's ``AgentFSM``: build with a provider, tools, planner, policy, max_iterations; run.
 
-    ``run`` returns ``Success(PlanExecuteCompleted)`` (``result.done`` is True, ``fsm`` is the
-    run to inspect) or ``Failure`` of :data:`PlanExecuteError`: ``ExecutionError``,
-    ``MaxIterationsExceeded`` or ``EngineFailed``, each with its ``fsm``.
+    ``run`` returns ``Success(PlanExecuteCompleted)`` (``result.done`` is True, ``value`` the
+    typed result, ``fsm`` the run to inspect) or ``Failure`` of :data:`PlanExecuteError`:
+    ``ExecutionError``, ``MaxIterationsExceeded`` or ``EngineFailed``, each with its ``fsm``,
+    or, with a result type, ``OutputInvalidError`` (the last invalid answer and its snapshot).
     ``tools`` maps names to functions (the seed's registry) or ``agentsm_fn.tools.Tool``
     values, or is a ``ToolRegistry``; the specs the model sees are read from them
     unless ``tool_specs`` is given.
@@ -134,11 +150,77 @@ class AgentFSM:
     model: str = ""
     clock: Clock = system_clock
     observer: RunObserver | None = None
+    output: ResultType[ResultT] = attrs.field(factory=_text)
+    """The result type (text by default): set it with :meth:`result_type` to type the facade."""
 
     def __attrs_post_init__(self) -> None:
         if type(self.max_iterations) is not int or self.max_iterations < 0:
             raise ValueError(f"max_iterations must be an int >= 0, got {self.max_iterations!r}")
-        _ = self.config  # a bad planner, tool or finish-tool setup fails here, not mid-run
+        config = self.config  # a bad planner, tool or finish-tool setup fails here, not mid-run
+        if self.output.spec is not None and any(t.name == RESULT_TOOL for t in config.tools):
+            raise ValueError(
+                f"a tool may not be called {RESULT_TOOL!r} with a typed result (a provider offers it)"
+            )
+
+    @overload
+    def result_type(self, kind: ResultType[T]) -> AgentFSM[T]: ...
+
+    @overload
+    def result_type(self, kind: type[T]) -> AgentFSM[T]: ...
+
+    @overload
+    def result_type(self, kind: Mapping[str, object]) -> AgentFSM[JsonObject]: ...
+
+    def result_type(
+        self, kind: ResultType[T] | type[T] | Mapping[str, object]
+    ) -> AgentFSM[T] | AgentFSM[JsonObject]:
+        """Ask for a typed result: an attrs class, a TypedDict, a JSON Schema, or a :class:`ResultType`.
+
+        The executor's and the summary's calls then ask the provider for it (its codec's way,
+        docs/results.md), a run's ``value`` is of that type, and an answer that is not one goes
+        back to the model with its problems (CORRECTING), ``finalizer.max_output_retries``
+        times, then the run halts with ``OutputInvalidError``. Output validators given before
+        are dropped (they were of the old type).
+
+        Example:
+            >>> import attrs
+            >>> from agentsm_fn.shell.scripted_llm import ScriptedLlm
+            >>> from agentsm_fn.llm.replies import LlmReply
+            >>> @attrs.frozen(kw_only=True)
+            ... class Total:
+            ...     amount: float
+            ...     currency: str
+            >>> plan = LlmReply(content='{"goal": "add", "initial_steps": ["add"]}')
+            >>> llm = ScriptedLlm([plan, LlmReply(content='{"amount": 6, "currency": "EUR"}')])
+            >>> AgentFSM(provider=llm).result_type(Total).run("2 x 3 EUR?").unwrap().value
+            Total(amount=6.0, currency='EUR')
+        """
+        output = cast(ResultType[T], kind if isinstance(kind, ResultType) else result_type(kind))
+        return attrs.evolve(cast("AgentFSM[T]", self), output=output)
+
+    def validate_result(self, *validators: Validator[ResultT]) -> AgentFSM[ResultT]:
+        """Add output validators: pure ``value -> Result[value, str]``, run after the schema, in order.
+
+        A validator's failure goes back to the model like a schema's problem (and counts
+        against ``finalizer.max_output_retries``); its success may change the value.
+
+        Example:
+            >>> from returns.result import Failure, Success
+            >>> from agentsm_fn.shell.scripted_llm import ScriptedLlm
+            >>> from agentsm_fn.llm.replies import LlmReply
+            >>> plan = LlmReply(content='{"goal": "answer", "initial_steps": ["answer"]}')
+            >>> llm = ScriptedLlm([plan, LlmReply(content="it is paris"), LlmReply(content="It is Paris.")])
+            >>> agent = AgentFSM(provider=llm).validate_result(
+            ...     lambda t: Success(t) if t[0].isupper() else Failure("capitalise"))
+            >>> agent.run("Capital of France?").unwrap().value
+            'It is Paris.'
+        """
+        return attrs.evolve(self, output=self.output.validated_by(*validators))
+
+    @property
+    def machine(self) -> Machine[State, Event, PlanExecuteMemory]:
+        """The machine this agent runs (:func:`plan_execute_machine` of its result type)."""
+        return plan_execute_machine(self.output)
 
     @property
     def config(self) -> PlanExecuteConfig:
@@ -160,11 +242,16 @@ class AgentFSM:
 
     def memory(self, initial_input: str) -> PlanExecuteMemory:
         """The start memory of a run on ``initial_input``."""
-        return PlanExecuteMemory(input=initial_input, config=self.config, max_iterations=self.max_iterations)
+        return PlanExecuteMemory(
+            input=initial_input,
+            config=self.config,
+            max_iterations=self.max_iterations,
+            output=self.output.spec,
+        )
 
     def start(self, initial_input: str) -> Snapshot[State, PlanExecuteMemory]:
         """The start snapshot of a run (replay a finished run's journal from it)."""
-        return begin(PLAN_EXECUTE_MACHINE, self.memory(initial_input))
+        return begin(self.machine, self.memory(initial_input))
 
     def shell(self) -> Shell:
         """The shell that performs this agent's effects."""
@@ -174,15 +261,14 @@ class AgentFSM:
         )
         return Shell(performers, self.clock, self.observer)
 
-    def run(self, initial_input: str) -> Result[PlanExecuteCompleted, PlanExecuteError]:
+    def run(self, initial_input: str) -> PlanExecuteOutcome[ResultT]:
         """Run the FSM on ``initial_input`` to FINALIZE or HALT (synchronous)."""
-        return interpret_plan_execute(run(PLAN_EXECUTE_MACHINE, self.start(initial_input), self.shell()))
+        return interpret_plan_execute(run(self.machine, self.start(initial_input), self.shell()), self.output)
 
-    async def arun(self, initial_input: str) -> Result[PlanExecuteCompleted, PlanExecuteError]:
+    async def arun(self, initial_input: str) -> PlanExecuteOutcome[ResultT]:
         """Run the FSM on ``initial_input`` to FINALIZE or HALT (asyncio)."""
-        return interpret_plan_execute(
-            await arun(PLAN_EXECUTE_MACHINE, self.start(initial_input), self.shell())
-        )
+        finished = await arun(self.machine, self.start(initial_input), self.shell())
+        return interpret_plan_execute(finished, self.output)
 
     def astream(self, initial_input: str, buffer: int = BUFFER_SIZE) -> AsyncGenerator[RunEvent, None]:
         """:meth:`arun` as a stream of its events (:func:`~agentsm_fn.shell.astream`).
@@ -190,10 +276,11 @@ class AgentFSM:
         The last event (``Finished`` or ``Failed``) carries what :meth:`arun` returns as
         its ``result``.
         """
+        output = self.output
         return astream(
-            PLAN_EXECUTE_MACHINE,
+            self.machine,
             self.start(initial_input),
             self.shell(),
             buffer=buffer,
-            result=interpret_plan_execute,
+            result=lambda finished: interpret_plan_execute(finished, output),
         )

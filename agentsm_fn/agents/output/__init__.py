@@ -7,6 +7,7 @@ a reply that fails is kept as a :class:`RejectedOutput`, whose feedback goes bac
 """
 
 from agentsm_fn.agents.output.check import json_path, parse_reply, schema_problems
+from agentsm_fn.agents.output.failure import OutputInvalidError
 from agentsm_fn.agents.output.result_type import (
     TEXT,
     OutputCheck,
@@ -21,6 +22,7 @@ from agentsm_fn.agents.output.values import OutputProblem, OutputSpec, RejectedO
 __all__ = [
     "TEXT",
     "OutputCheck",
+    "OutputInvalidError",
     "OutputProblem",
     "OutputSpec",
     "RejectedOutput",

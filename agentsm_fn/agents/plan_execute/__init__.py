@@ -6,6 +6,7 @@ memory; run it with the shell (``agentsm_fn.shell.plan_execute_agent.AgentFSM``
 is the ready-made facade) and read the outcome with :func:`interpret_plan_execute`.
 """
 
+from agentsm_fn.agents.output.failure import OutputInvalidError
 from agentsm_fn.agents.plan_execute.config import (
     DECISION_SCHEMA,
     DEFAULT_DECIDE_PROMPT,
@@ -23,7 +24,7 @@ from agentsm_fn.agents.plan_execute.config import (
 )
 from agentsm_fn.agents.plan_execute.effects import PlanExecuteToolResult, ReadClock, RunTools, ToolBatch
 from agentsm_fn.agents.plan_execute.graph import TABLE, Event, State
-from agentsm_fn.agents.plan_execute.machine import PLAN_EXECUTE_MACHINE
+from agentsm_fn.agents.plan_execute.machine import PLAN_EXECUTE_MACHINE, plan_execute_machine
 from agentsm_fn.agents.plan_execute.memory import (
     DEFAULT_MAX_ITERATIONS,
     Awaiting,
@@ -38,8 +39,10 @@ from agentsm_fn.agents.plan_execute.outcome import (
     MaxIterationsExceeded,
     PlanExecuteCompleted,
     PlanExecuteError,
+    PlanExecuteOutcome,
     interpret_plan_execute,
     plan_execute_failure,
+    plan_execute_result,
 )
 from agentsm_fn.agents.plan_execute.policy import PlanExecutePolicy, PolicyViolation
 from agentsm_fn.agents.plan_execute.values import (
@@ -77,6 +80,7 @@ __all__ = [
     "HaltError",
     "MaxIterationsExceeded",
     "Observation",
+    "OutputInvalidError",
     "PLAN_EXECUTE_MACHINE",
     "Plan",
     "PlanDecision",
@@ -85,6 +89,7 @@ __all__ = [
     "PlanExecuteConfigError",
     "PlanExecuteError",
     "PlanExecuteMemory",
+    "PlanExecuteOutcome",
     "PlanExecutePolicy",
     "PlanExecuteToolResult",
     "PlannerConfig",
@@ -96,6 +101,8 @@ __all__ = [
     "ToolBatch",
     "interpret_plan_execute",
     "plan_execute_failure",
+    "plan_execute_machine",
+    "plan_execute_result",
     "plan_execute_thread_so_far",
     "plan_execute_turn_messages",
 ]

@@ -5,8 +5,9 @@ Rules (a budgeted state: every visit spends one of ``config.finalizer.max_output
 * ``output_retries < max_output_retries``: ``output_retries += 1``; the rejected answer becomes the
   assistant's turn and a user message names every problem; the final result is cleared; emit
   RETRY_OUTPUT (EXECUTE asks again, its request carrying the result's schema);
-* otherwise halt (OUTPUT_RETRIES_EXHAUSTED, cause ``output_invalid``): the run's failure keeps the
-  last invalid answer (``memory.rejected_outputs[-1]``) and its problems.
+* otherwise halt (OUTPUT_RETRIES_EXHAUSTED, cause ``output_invalid``): the run's failure
+  (:class:`~agentsm_fn.agents.output.OutputInvalidError`, as the ReAct agent's) keeps the last
+  invalid answer (``memory.rejected_outputs[-1]``) and its problems.
 """
 
 from __future__ import annotations
@@ -43,14 +44,15 @@ def correct_output(mem: PlanExecuteMemory) -> CorrectOut:
         >>> event.name, after.output_retries, after.messages[-1].content.splitlines()[1]
         ('RETRY_OUTPUT', 1, "- $: 'n' is required")
         >>> event, after = correct_output(attrs.evolve(after, output_retries=3)).unwrap()
-        >>> event.name, after.error.describe()[-49:]
-        ('OUTPUT_RETRIES_EXHAUSTED', "not a valid N after 3 retries: $: 'n' is required")
+        >>> event.name, after.error.message
+        ('OUTPUT_RETRIES_EXHAUSTED', "Output invalid after 3 retries: $: 'n' is required")
     """
-    if not mem.rejected_outputs or mem.output is None:
+    if not mem.rejected_outputs:
         return Failure(Fault("CORRECTING entered with no rejected output"))
     last = mem.rejected_outputs[-1]
+    name = "answer" if mem.output is None else mem.output.name  # text with output validators: an answer
     if mem.output_retries >= mem.config.finalizer.max_output_retries:
-        message = f"not a valid {mem.output.name} after {mem.output_retries} retries: {last.describe()}"
+        message = f"Output invalid after {mem.output_retries} retries: {last.describe()}"
         error = HaltError(cause=HaltCause.OUTPUT_INVALID, state=State.CORRECTING, message=message)
         return halt(Event.OUTPUT_RETRIES_EXHAUSTED, mem, error)
     messages = mem.messages
@@ -60,7 +62,7 @@ def correct_output(mem: PlanExecuteMemory) -> CorrectOut:
         mem,
         output_retries=mem.output_retries + 1,
         final_result=None,
-        messages=messages.append(UserMessage(last.feedback(mem.output.name))),
+        messages=messages.append(UserMessage(last.feedback(name))),
     )
     left = mem.config.finalizer.max_output_retries - retried.output_retries
     return advance(Event.RETRY_OUTPUT, State.CORRECTING, retried, f"Output invalid: retry ({left} left)")

@@ -23,7 +23,7 @@ from agentsm_fn.agents.plan_execute.config import DecideMode
 from agentsm_fn.agents.plan_execute.effects import ReadClock
 from agentsm_fn.agents.plan_execute.graph import Event, State
 from agentsm_fn.agents.plan_execute.memory import Awaiting, PlanExecuteMemory
-from agentsm_fn.agents.plan_execute.moves import advance, audit, finish, halt, summarized
+from agentsm_fn.agents.plan_execute.moves import Reading, advance, audit, finish, halt, summarized
 from agentsm_fn.agents.plan_execute.policy import check_decision, check_plan, check_thread
 from agentsm_fn.agents.plan_execute.prompts import decide_request, intake_compression_request, plan_request
 from agentsm_fn.agents.plan_execute.structured import parse_decision, parse_plan
@@ -209,7 +209,7 @@ def _invalid_decision(mem: Mem, error: HaltError) -> DecideOut:
     return halt(Event.INVALID, mem, error)
 
 
-def _apply(mem: Mem, plan: Plan, decision: PlanDecision) -> DecideOut:
+def _apply(mem: Mem, plan: Plan, decision: PlanDecision, result: Reading) -> DecideOut:
     decided = audit(
         attrs.evolve(mem, decision=decision),
         State.DECIDE,
@@ -225,11 +225,11 @@ def _apply(mem: Mem, plan: Plan, decision: PlanDecision) -> DecideOut:
         return _invalid_decision(decided, error)
     if decision.proceed:
         return advance(Event.CONTINUE, State.DECIDE, decided, f"Decided to continue: {decision.reason}")
-    return finish(Event.STOP, State.DECIDE, decided, decision.reason, "decide_stop")
+    return finish(Event.STOP, State.DECIDE, decided, decision.reason, "decide_stop", result)
 
 
-def decide_enter(mem: Mem) -> DecideOut:
-    """DECIDE: decide by rules, or ask the LLM for ``{continue, reason}``.
+def decide_enter(mem: Mem, result: Reading = None) -> DecideOut:
+    """DECIDE: decide by rules, or ask the LLM for ``{continue, reason}`` (``result``: see ``finalized``).
 
     Example:
         >>> from agentsm_fn.agents.plan_execute.values import Plan
@@ -244,10 +244,10 @@ def decide_enter(mem: Mem) -> DecideOut:
     if mem.config.decider.mode is DecideMode.LLM:
         waiting = attrs.evolve(mem, awaiting=Awaiting.DECISION)
         return perform(LlmCall(decide_request(waiting, plan), purpose="decide"), waiting)
-    return _apply(mem, plan, rule_decision(plan))
+    return _apply(mem, plan, rule_decision(plan), result)
 
 
-def decide_receive(mem: Mem, outcome: LlmOutcome) -> DecideOut:
+def decide_receive(mem: Mem, outcome: LlmOutcome, result: Reading = None) -> DecideOut:
     """DECIDE after the LLM's decision (or after the summary call of a stop).
 
     Example:
@@ -258,7 +258,7 @@ def decide_receive(mem: Mem, outcome: LlmOutcome) -> DecideOut:
         'INVALID'
     """
     if mem.awaiting is Awaiting.SUMMARY:
-        return summarized(Event.STOP, State.DECIDE, mem, outcome)
+        return summarized(Event.STOP, State.DECIDE, mem, outcome, result)
     plan = mem.plan
     if plan is None:
         error = HaltError(cause=HaltCause.INVALID_DECISION, state=State.DECIDE, message="there is no plan")
@@ -276,4 +276,4 @@ def decide_receive(mem: Mem, outcome: LlmOutcome) -> DecideOut:
     if isinstance(parsed, Failure):
         error = HaltError(cause=HaltCause.INVALID_DECISION, state=State.DECIDE, message=parsed.failure())
         return _invalid_decision(mem, error)
-    return _apply(mem, plan, parsed.unwrap())
+    return _apply(mem, plan, parsed.unwrap(), result)

@@ -21,7 +21,7 @@ from returns.result import Result
 from agentsm_fn.agents.plan_execute.effects import PlanExecuteToolResult, ReadClock, RunTools, ToolBatch
 from agentsm_fn.agents.plan_execute.graph import Event, State
 from agentsm_fn.agents.plan_execute.memory import Awaiting, PlanExecuteMemory
-from agentsm_fn.agents.plan_execute.moves import advance, audit, finish, halt, summarized
+from agentsm_fn.agents.plan_execute.moves import Reading, advance, audit, finish, halt, summarized
 from agentsm_fn.agents.plan_execute.policy import (
     PolicyViolation,
     check_budget,
@@ -30,7 +30,7 @@ from agentsm_fn.agents.plan_execute.policy import (
     check_tool_calls,
 )
 from agentsm_fn.agents.plan_execute.prompts import execute_request
-from agentsm_fn.agents.plan_execute.values import HaltCause, HaltError, Observation, cause_of
+from agentsm_fn.agents.plan_execute.values import HaltCause, HaltError, Observation, cause_of, with_call_ids
 from agentsm_fn.core.effect_failures import EffectFailure
 from agentsm_fn.core.effects import Perform
 from agentsm_fn.core.faults import Fault
@@ -46,7 +46,6 @@ __all__ = [
     "loop_check_receive",
     "observe_enter",
     "observe_receive",
-    "with_call_ids",
 ]
 
 Mem = PlanExecuteMemory
@@ -81,23 +80,6 @@ def execute_enter(mem: Mem) -> ExecuteOut:
     return perform(LlmCall(execute_request(waiting), purpose="execute"), waiting)
 
 
-def with_call_ids(calls: tuple[ToolCall, ...], iteration: int) -> tuple[ToolCall, ...]:
-    """Give every call a unique id (some providers send none), keeping good ones.
-
-    Example:
-        >>> [c.id for c in with_call_ids((ToolCall("", "a"), ToolCall("x", "b"), ToolCall("x", "c")), 2)]
-        ['call_2_0', 'x', 'call_2_2']
-    """
-    seen: set[str] = set()
-    fixed = []
-    for index, call in enumerate(calls):
-        good = call.id and call.id not in seen
-        new = call if good else attrs.evolve(call, id=f"call_{iteration}_{index}")
-        seen.add(new.id)
-        fixed.append(new)
-    return tuple(fixed)
-
-
 def _provider_failed(mem: Mem, failure: LlmFailure) -> ExecuteOut:
     cause = cause_of(failure)
     message = f"the executor call failed (no retries in EXECUTE): {failure.describe()}"
@@ -105,7 +87,7 @@ def _provider_failed(mem: Mem, failure: LlmFailure) -> ExecuteOut:
     return halt(Event.ERROR, mem, error)
 
 
-def execute_receive(mem: Mem, outcome: LlmOutcome) -> ExecuteOut:
+def execute_receive(mem: Mem, outcome: LlmOutcome, result: Reading = None) -> ExecuteOut:
     """EXECUTE after the reply: tool calls -> OBSERVE, an answer -> FINALIZE, a failure -> HALT.
 
     Example:
@@ -115,7 +97,7 @@ def execute_receive(mem: Mem, outcome: LlmOutcome) -> ExecuteOut:
         ('TOOL_CALLS_PRESENT', 'search', 'AssistantMessage')
     """
     if mem.awaiting is Awaiting.SUMMARY:
-        return summarized(Event.NO_TOOL_CALLS, State.EXECUTE, mem, outcome)
+        return summarized(Event.NO_TOOL_CALLS, State.EXECUTE, mem, outcome, result)
     if isinstance(outcome, LlmFailure):
         return _provider_failed(mem, outcome)
     calls = with_call_ids(outcome.tool_calls, mem.iteration)
@@ -133,7 +115,7 @@ def execute_receive(mem: Mem, outcome: LlmOutcome) -> ExecuteOut:
         error = HaltError(cause=HaltCause.PROVIDER_FAILURE, state=State.EXECUTE, message=message)
         return halt(Event.ERROR, replied, error)
     answered = audit(replied, State.EXECUTE, "answer", f"final answer ({len(outcome.content)} characters)")
-    return finish(Event.NO_TOOL_CALLS, State.EXECUTE, answered, outcome.content, "no_tool_calls")
+    return finish(Event.NO_TOOL_CALLS, State.EXECUTE, answered, outcome.content, "no_tool_calls", result)
 
 
 def _observed(
@@ -242,7 +224,7 @@ def _violated(mem: Mem, violation: PolicyViolation) -> LoopOut:
     return halt(Event.VIOLATION, mem, error)
 
 
-def _evaluate(mem: Mem, now: float | None) -> LoopOut:
+def _evaluate(mem: Mem, now: float | None, result: Reading) -> LoopOut:
     policy = mem.config.policy
     thread = check_thread(mem.config.thread, mem.conversation.usage + mem.usage)
     found = (
@@ -252,7 +234,8 @@ def _evaluate(mem: Mem, now: float | None) -> LoopOut:
         return _violated(mem, found)
     finished = _finish_tool_result(mem)
     if finished is not None:
-        return finish(Event.STOP, State.LOOP_CHECK, mem, finished.content, f"finish_tool:{finished.tool}")
+        stopped_by = f"finish_tool:{finished.tool}"
+        return finish(Event.STOP, State.LOOP_CHECK, mem, finished.content, stopped_by, result)
     if mem.iteration >= mem.max_iterations:
         message = f"max_iterations ({mem.max_iterations}) reached and the model still calls tools"
         return _violated(mem, PolicyViolation("max_iterations", message, HaltCause.MAX_ITERATIONS))
@@ -260,7 +243,7 @@ def _evaluate(mem: Mem, now: float | None) -> LoopOut:
     return advance(Event.CONTINUE, State.LOOP_CHECK, mem, f"Continue ({left} iterations left)")
 
 
-def loop_check_enter(mem: Mem) -> LoopOut:
+def loop_check_enter(mem: Mem, result: Reading = None) -> LoopOut:
     """LOOP_CHECK: read the clock if there is a time limit, else evaluate at once.
 
     Example:
@@ -271,10 +254,12 @@ def loop_check_enter(mem: Mem) -> LoopOut:
     """
     if mem.config.policy.time_limit_seconds is not None:
         return perform(ReadClock(), attrs.evolve(mem, awaiting=Awaiting.CLOCK))
-    return _evaluate(mem, None)
+    return _evaluate(mem, None, result)
 
 
-def loop_check_receive(mem: Mem, outcome: float | LlmOutcome | EffectFailure) -> LoopOut:
+def loop_check_receive(
+    mem: Mem, outcome: float | LlmOutcome | EffectFailure, result: Reading = None
+) -> LoopOut:
     """LOOP_CHECK after the clock reading (or after the summary call of a stop).
 
     A clock that cannot be read halts the run (TIMEOUT): the time limit cannot be checked.
@@ -290,11 +275,11 @@ def loop_check_receive(mem: Mem, outcome: float | LlmOutcome | EffectFailure) ->
     """
     if isinstance(outcome, LlmReply | LlmFailure):
         if mem.awaiting is Awaiting.SUMMARY:
-            return summarized(Event.STOP, State.LOOP_CHECK, mem, outcome)
+            return summarized(Event.STOP, State.LOOP_CHECK, mem, outcome, result)
         return fail(f"LOOP_CHECK received an LLM outcome while awaiting {mem.awaiting.value}")
     if isinstance(outcome, EffectFailure):
         message = f"the time limit cannot be checked: clock unavailable ({outcome.problem()})"
         return _violated(mem, PolicyViolation("time_limit_seconds", message, HaltCause.TIMEOUT))
     if mem.started_at is None:
         mem = attrs.evolve(mem, started_at=outcome)
-    return _evaluate(mem, outcome)
+    return _evaluate(mem, outcome, result)

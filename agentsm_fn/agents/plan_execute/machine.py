@@ -8,10 +8,12 @@ Each effectful state declares the event it emits when its effect fails.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, TypeVar, cast, overload
 
+from agentsm_fn.agents.output.result_type import TEXT, ResultType
 from agentsm_fn.agents.plan_execute.correcting import correct_output
 from agentsm_fn.agents.plan_execute.front import (
+    DecideOut,
     decide_enter,
     decide_receive,
     intake_enter,
@@ -21,6 +23,8 @@ from agentsm_fn.agents.plan_execute.front import (
 )
 from agentsm_fn.agents.plan_execute.graph import TABLE, Event, State
 from agentsm_fn.agents.plan_execute.loop import (
+    ExecuteOut,
+    LoopOut,
     execute_enter,
     execute_receive,
     loop_check_enter,
@@ -29,10 +33,14 @@ from agentsm_fn.agents.plan_execute.loop import (
     observe_receive,
 )
 from agentsm_fn.agents.plan_execute.memory import PlanExecuteMemory
+from agentsm_fn.core.effect_failures import EffectFailure
 from agentsm_fn.core.handlers import effectful, pure
-from agentsm_fn.core.machine import Machine, define_machine
+from agentsm_fn.core.machine import HandlerLike, Machine, define_machine
+from agentsm_fn.llm.replies import LlmOutcome
 
-__all__ = ["PLAN_EXECUTE_MACHINE", "narrate_plan_execute", "transitions_cap"]
+__all__ = ["PLAN_EXECUTE_MACHINE", "narrate_plan_execute", "plan_execute_machine", "transitions_cap"]
+
+T = TypeVar("T")
 
 
 def transitions_cap(mem: PlanExecuteMemory) -> int:
@@ -87,3 +95,80 @@ Example:
     ...     PLAN_EXECUTE_MACHINE.budgeted)
     (<State.EXECUTE: 3>, ['CORRECTING', 'EXECUTE'])
 """
+
+
+@overload
+def plan_execute_machine(result: ResultType[T]) -> Machine[State, Event, PlanExecuteMemory]: ...
+
+
+@overload
+def plan_execute_machine() -> Machine[State, Event, PlanExecuteMemory]: ...
+
+
+def plan_execute_machine(
+    result: ResultType[T] | ResultType[str] = TEXT,
+) -> Machine[State, Event, PlanExecuteMemory]:
+    """The machine reading final answers as ``result`` (its class, then its output validators).
+
+    The table, and so everything the verifier proves, is :data:`PLAN_EXECUTE_MACHINE`'s: only
+    the handlers of the states that finish (DECIDE, EXECUTE, LOOP_CHECK) read the answer with
+    the result type, and their names (what the fingerprint reads) carry the result's name.
+    Text without output validators is :data:`PLAN_EXECUTE_MACHINE` itself (a memory's
+    ``output`` schema alone is checked by it too).
+
+    Example:
+        >>> from agentsm_fn.agents.output import result_type
+        >>> machine = plan_execute_machine(result_type({"type": "object"}, name="Ack"))
+        >>> machine.table == PLAN_EXECUTE_MACHINE.table, machine.handlers[State.EXECUTE]
+        (True, Effectful(request=execute_enter, receive=execute_receive[Ack]))
+        >>> plan_execute_machine() is PLAN_EXECUTE_MACHINE
+        True
+    """
+    reading = cast(ResultType[object], result)
+    if reading.spec is None and not reading.validators:
+        return PLAN_EXECUTE_MACHINE
+    # Keyed as react_machine keys its own: the spec by identity, validators by their functions.
+    key = (reading.kind, id(reading.spec), reading.target, reading.validators)
+    found = _TYPED.get(key)
+    if found is not None and found[0] is reading.spec:
+        return found[1]
+    machine = PLAN_EXECUTE_MACHINE.extend(handlers=_reading_handlers(reading))
+    if len(_TYPED) >= 256:  # result types made on the fly (tests, generators) must not pile up
+        _TYPED.clear()
+    _TYPED[key] = (reading.spec, machine)
+    return machine
+
+
+def _reading_handlers(result: ResultType[object]) -> dict[State, HandlerLike[Event, PlanExecuteMemory]]:
+    def decide_in(mem: PlanExecuteMemory) -> DecideOut:
+        return decide_enter(mem, result)
+
+    def decide_back(mem: PlanExecuteMemory, outcome: LlmOutcome) -> DecideOut:
+        return decide_receive(mem, outcome, result)
+
+    def execute_back(mem: PlanExecuteMemory, outcome: LlmOutcome) -> ExecuteOut:
+        return execute_receive(mem, outcome, result)
+
+    def loop_in(mem: PlanExecuteMemory) -> LoopOut:
+        return loop_check_enter(mem, result)
+
+    def loop_back(mem: PlanExecuteMemory, outcome: float | LlmOutcome | EffectFailure) -> LoopOut:
+        return loop_check_receive(mem, outcome, result)
+
+    for fn, name in (
+        (decide_in, "decide_enter"),
+        (decide_back, "decide_receive"),
+        (execute_back, "execute_receive"),
+        (loop_in, "loop_check_enter"),
+        (loop_back, "loop_check_receive"),
+    ):
+        fn.__qualname__ = fn.__name__ = f"{name}[{result.name}]"
+    return {
+        State.DECIDE: effectful(decide_in, decide_back, failure_event=Event.INVALID),
+        State.EXECUTE: effectful(execute_enter, execute_back, failure_event=Event.ERROR),
+        State.LOOP_CHECK: effectful(loop_in, loop_back, failure_event=Event.VIOLATION),
+    }
+
+
+_TYPED: dict[tuple[object, ...], tuple[object, Machine[State, Event, PlanExecuteMemory]]] = {}
+"""The machine of each result type, made once (an agent asks for it on every run)."""

@@ -12,15 +12,13 @@ handler. Their work happens on the way in:
 
 from __future__ import annotations
 
-import functools
-import json
-from typing import Literal, TypeVar, cast
+from typing import Literal, TypeAlias, TypeVar
 
 import attrs
-from returns.result import Result, Success
+from returns.result import Failure, Result, Success
 
-from agentsm_fn.agents.output.result_type import ResultType, result_type
-from agentsm_fn.agents.output.values import OutputSpec, RejectedOutput
+from agentsm_fn.agents.output.result_type import ResultType
+from agentsm_fn.agents.output.values import RejectedOutput
 from agentsm_fn.agents.plan_execute.graph import TABLE, Event, State
 from agentsm_fn.agents.plan_execute.memory import Awaiting, PlanExecuteMemory
 from agentsm_fn.agents.plan_execute.prompts import summary_request
@@ -29,14 +27,17 @@ from agentsm_fn.core.effects import Perform
 from agentsm_fn.core.faults import Fault
 from agentsm_fn.core.handlers import emit, perform
 from agentsm_fn.llm.call import LlmCall
-from agentsm_fn.llm.json import dumps
 from agentsm_fn.llm.replies import LlmFailure, LlmOutcome, LlmReply
 
-__all__ = ["advance", "audit", "checker", "finalized", "finish", "halt", "summarized"]
+__all__ = ["Reading", "advance", "audit", "finalized", "finish", "halt", "summarized"]
 
 EventT = TypeVar("EventT", bound=Event)
 
 Mem = PlanExecuteMemory
+
+Reading: TypeAlias = ResultType[object] | None
+"""How a handler reads a final answer: the agent's result type (its class and output validators), or None
+(the memory's ``output`` schema alone, or text)."""
 
 
 def audit(mem: Mem, state: State, kind: str, message: str) -> Mem:
@@ -80,9 +81,11 @@ def halt(event: EventT, mem: Mem, error: HaltError) -> Result[tuple[EventT, Mem]
 
 
 def finish(
-    event: EventT, source: State, mem: Mem, content: str, stopped_by: str
+    event: EventT, source: State, mem: Mem, content: str, stopped_by: str, result: Reading = None
 ) -> Result[tuple[EventT | Literal[Event.OUTPUT_INVALID], Mem] | Perform[LlmOutcome, Mem], Fault]:
     """Emit the event that leads to FINALIZE with the final result (after a summary call if asked).
+
+    ``result`` (the agent's result type, when it has one) checks the answer (:func:`finalized`).
 
     Example:
         >>> _, mem = finish(Event.NO_TOOL_CALLS, State.EXECUTE, PlanExecuteMemory(input="x"),
@@ -90,22 +93,25 @@ def finish(
         >>> mem.final_result.answer, mem.final_result.done
         ('Use prawn.', True)
     """
-    result = FinalResult(content=content, iterations=mem.iteration, stopped_by=stopped_by)
-    ready = attrs.evolve(mem, final_result=result, pending_tool_calls=())
+    done = FinalResult(content=content, iterations=mem.iteration, stopped_by=stopped_by)
+    ready = attrs.evolve(mem, final_result=done, pending_tool_calls=())
     if ready.config.finalizer.summarize:
         waiting = attrs.evolve(ready, awaiting=Awaiting.SUMMARY)
         return perform(LlmCall(summary_request(waiting), purpose="finalize"), waiting)
     logged = audit(ready, source, "finalize", f"final result ({stopped_by})")
-    return finalized(event, source, logged, f"Finalized ({stopped_by})")
+    return finalized(event, source, logged, f"Finalized ({stopped_by})", result)
 
 
 def finalized(
-    event: EventT, source: State, mem: Mem, reason: str
+    event: EventT, source: State, mem: Mem, reason: str, result: Reading = None
 ) -> Result[tuple[EventT | Literal[Event.OUTPUT_INVALID], Mem], Fault]:
-    """Emit ``event`` to FINALIZE, unless a typed result is asked for and the answer is none: OUTPUT_INVALID.
+    """Emit ``event`` to FINALIZE, unless the answer is not a valid result: OUTPUT_INVALID.
 
-    The answer must be a JSON object that satisfies ``mem.output``'s schema; it is kept as
-    ``mem.result``, else kept with every problem in ``mem.rejected_outputs`` (CORRECTING sends it back).
+    With a typed result (``mem.output``) the answer must be a JSON object its schema accepts,
+    read by ``result`` (the agent's result type: its class, then its output validators), or
+    by the schema alone without one. A valid value is kept as ``mem.result``; an invalid
+    answer is kept with every problem in ``mem.rejected_outputs`` (CORRECTING sends it back).
+    Text with output validators (``result`` without a schema) is checked by them alike.
 
     Example:
         >>> from agentsm_fn.agents.output.values import OutputSpec
@@ -121,37 +127,22 @@ def finalized(
         ('OUTPUT_INVALID', "$: 'ok' is a required property")
     """
     spec, done = mem.output, mem.final_result
-    if spec is None or done is None:
+    if done is None or (spec is None and (result is None or not result.validators)):
         return advance(event, source, mem, reason)
-    checked = checker(spec).check(done.answer)
-    if isinstance(checked, Success):
-        return advance(event, source, attrs.evolve(mem, result=checked.unwrap()), reason)
-    rejected = RejectedOutput(step=mem.iteration, reply=done.answer, problems=checked.failure())
+    reading = result if result is not None else ResultType[object](kind="schema", spec=spec)
+    match reading.check(done.answer):
+        case Success(value):
+            return advance(event, source, attrs.evolve(mem, result=reading.stored(value)), reason)
+        case Failure(problems):
+            rejected = RejectedOutput(step=mem.iteration, reply=done.answer, problems=problems)
     invalid = attrs.evolve(mem, rejected_outputs=(*mem.rejected_outputs, rejected))
     logged = audit(invalid, source, "output_invalid", rejected.describe()[:300])
-    return advance(
-        Event.OUTPUT_INVALID, source, logged, f"Not a valid {spec.name}: {rejected.describe()[:200]}"
-    )
-
-
-@functools.lru_cache(maxsize=64)
-def _checker(name: str, schema: str) -> ResultType[object]:
-    return cast(ResultType[object], result_type(json.loads(schema), name=name))
-
-
-def checker(spec: OutputSpec) -> ResultType[object]:
-    """The result type that checks answers against ``spec`` (its schema; made once per schema).
-
-    Example:
-        >>> from agentsm_fn.agents.output.values import OutputSpec
-        >>> checker(OutputSpec(name="Ack", schema={"type": "object"})).name
-        'Ack'
-    """
-    return _checker(spec.name, dumps(spec.schema))
+    name = reading.name if spec is None else spec.name
+    return advance(Event.OUTPUT_INVALID, source, logged, f"Not a valid {name}: {rejected.describe()[:200]}")
 
 
 def summarized(
-    event: EventT, source: State, mem: Mem, outcome: LlmOutcome
+    event: EventT, source: State, mem: Mem, outcome: LlmOutcome, result: Reading = None
 ) -> Result[tuple[EventT | Literal[Event.OUTPUT_INVALID], Mem], Fault]:
     """Finish after the summary call: keep its text, or keep the answer if it failed.
 
@@ -176,4 +167,4 @@ def summarized(
             logged = audit(
                 mem, source, "finalize", f"summary failed, answer kept (no retries): {outcome.describe()}"
             )
-    return finalized(event, source, logged, f"Finalized ({draft.stopped_by})")
+    return finalized(event, source, logged, f"Finalized ({draft.stopped_by})", result)

@@ -6,6 +6,8 @@ The errors of a plan-and-execute run::
     ├── ExecutionError          the FSM reached HALT (invalid plan, invalid decision,
     │                           provider or tool failure, policy violation, timeout)
     ├── MaxIterationsExceeded   the FSM reached HALT because max_iterations ran out
+    ├── OutputInvalidError      it reached HALT because no answer gave a valid typed result
+    │                           (agents.output's, the ReAct agent's too: the last reply kept)
     └── EngineFailed            the engine stopped before a terminal state (a missing
                                 performer, a handler bug, a suspended effect, ...)
 
@@ -16,11 +18,13 @@ engine trace and the journal (for :func:`agentsm_fn.core.engine.replay`).
 
 from __future__ import annotations
 
-from typing import TypeAlias
+from typing import Generic, TypeAlias, overload
 
 import attrs
 from returns.result import Failure, Result, Success
 
+from agentsm_fn.agents.output.failure import OutputInvalidError
+from agentsm_fn.agents.output.result_type import TEXT, ResultT, ResultType
 from agentsm_fn.agents.plan_execute.graph import State
 from agentsm_fn.agents.plan_execute.memory import PlanExecuteMemory
 from agentsm_fn.agents.plan_execute.values import (
@@ -43,8 +47,10 @@ __all__ = [
     "MaxIterationsExceeded",
     "PlanExecuteCompleted",
     "PlanExecuteError",
+    "PlanExecuteOutcome",
     "interpret_plan_execute",
     "plan_execute_failure",
+    "plan_execute_result",
 ]
 
 PlanSnapshot: TypeAlias = Snapshot[State, PlanExecuteMemory]
@@ -109,19 +115,24 @@ class Fsm:
 
 
 @attrs.frozen
-class PlanExecuteCompleted:
-    """A run that reached FINALIZE.
+class PlanExecuteCompleted(Generic[ResultT]):
+    """A run that reached FINALIZE: its ``result`` (the seed's :class:`FinalResult`) and typed ``value``.
+
+    ``value`` is of the agent's result type (the answer's text unless one was given, see
+    ``AgentFSM.result_type``): the ReAct agent's ``ReactCompleted.result``.
 
     Example:
         >>> mem = PlanExecuteMemory(input="x", final_result=FinalResult(content="hi", iterations=1,
         ...                         stopped_by="no_tool_calls"))
-        >>> done = PlanExecuteCompleted(mem.final_result, Fsm(Snapshot(state=State.FINALIZE, memory=mem)))
-        >>> done.result.done, done.fsm.state_name
-        (True, 'FINALIZE')
+        >>> fsm = Fsm(Snapshot(state=State.FINALIZE, memory=mem))
+        >>> done = PlanExecuteCompleted(mem.final_result, fsm, "hi")
+        >>> done.result.done, done.fsm.state_name, done.value
+        (True, 'FINALIZE', 'hi')
     """
 
     result: FinalResult
     fsm: Fsm
+    value: ResultT = attrs.field(repr=False)
 
 
 @attrs.frozen
@@ -184,21 +195,29 @@ class EngineFailed:
         return f"the run stopped in {self.fsm.state_name}: {self.message}"
 
 
-PlanExecuteError: TypeAlias = ExecutionError | MaxIterationsExceeded | EngineFailed
+PlanExecuteError: TypeAlias = (
+    ExecutionError | MaxIterationsExceeded | OutputInvalidError[PlanSnapshot] | EngineFailed
+)
 """Every way a plan-and-execute run can fail."""
 
+PlanExecuteOutcome: TypeAlias = Result[PlanExecuteCompleted[ResultT], PlanExecuteError]
+"""What a run of the agent gives (``ResultT``: its result's type, text by default)."""
 
-def _from_snapshot(snapshot: PlanSnapshot) -> Result[PlanExecuteCompleted, PlanExecuteError]:
+
+def _from_snapshot(snapshot: PlanSnapshot, output: ResultType[ResultT]) -> PlanExecuteOutcome[ResultT]:
     fsm = Fsm(snapshot)
     mem = snapshot.memory
     if snapshot.status is Status.AWAITING:
         pending = snapshot.pending.summary() if snapshot.pending is not None else "an effect"
         return Failure(EngineFailed(f"suspended while awaiting {pending}", fsm))
     if snapshot.state is State.FINALIZE and mem.final_result is not None:
-        return Success(PlanExecuteCompleted(mem.final_result, fsm))
+        value = output.value_of(mem.final_result.answer if output.spec is None else mem.result)
+        return Success(PlanExecuteCompleted(mem.final_result, fsm, value))
     if snapshot.state is State.HALT and mem.error is not None:
         if mem.error.cause is HaltCause.MAX_ITERATIONS:
             return Failure(MaxIterationsExceeded(mem.max_iterations, fsm))
+        if mem.error.cause is HaltCause.OUTPUT_INVALID and mem.rejected_outputs:
+            return Failure(OutputInvalidError(mem.rejected_outputs[-1], mem.output_retries, snapshot))
         return Failure(ExecutionError(mem.error, fsm))
     return Failure(EngineFailed(f"the run is {snapshot.status.value} in {snapshot.state.name}", fsm))
 
@@ -222,10 +241,40 @@ def plan_execute_failure(snapshot: PlanSnapshot) -> str | None:
     return "halted: no error recorded" if error is None else error.describe()
 
 
+def plan_execute_result(memory: PlanExecuteMemory) -> object:
+    """What a finished run gives back: its typed result (the value memory keeps), else its answer's text.
+
+    It is what a :class:`~agentsm_fn.durable.Durable` of this agent passes as ``result`` (as the
+    ReAct agent's :func:`~agentsm_fn.agents.react.agent_result`), so the server, AG-UI, the
+    inspector and ``agentsm-runs show`` show it.
+
+    Example:
+        >>> done = FinalResult(content="Prawn.", iterations=1, stopped_by="no_tool_calls")
+        >>> plan_execute_result(PlanExecuteMemory(input="x", final_result=done))
+        'Prawn.'
+    """
+    if memory.output is not None:
+        return memory.result
+    return None if memory.final_result is None else memory.final_result.answer
+
+
+_EngineResult: TypeAlias = Result[PlanSnapshot, RunFailed[State, PlanExecuteMemory]]
+
+
+@overload
+def interpret_plan_execute(result: _EngineResult) -> PlanExecuteOutcome[str]: ...
+
+
+@overload
 def interpret_plan_execute(
-    result: Result[PlanSnapshot, RunFailed[State, PlanExecuteMemory]],
-) -> Result[PlanExecuteCompleted, PlanExecuteError]:
-    """Turn the engine's result into the agent's: the final result, or a typed error.
+    result: _EngineResult, output: ResultType[ResultT]
+) -> PlanExecuteOutcome[ResultT]: ...
+
+
+def interpret_plan_execute(
+    result: _EngineResult, output: ResultType[ResultT] | None = None
+) -> PlanExecuteOutcome[ResultT] | PlanExecuteOutcome[str]:
+    """Turn the engine's result into the agent's: the final result (its value read as ``output``) or an error.
 
     Example:
         >>> from returns.result import Success
@@ -237,7 +286,7 @@ def interpret_plan_execute(
     """
     match result:
         case Success(snapshot):
-            return _from_snapshot(snapshot)
+            return _from_snapshot(snapshot, TEXT) if output is None else _from_snapshot(snapshot, output)
         case Failure(failed):
             return Failure(EngineFailed(failed.describe(), Fsm(failed.snapshot)))
     raise AssertionError("unreachable: a Result is Success or Failure")  # pragma: no cover

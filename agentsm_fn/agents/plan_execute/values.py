@@ -21,6 +21,7 @@ from pyrsistent import pmap
 
 from agentsm_fn.agents.plan_execute.graph import Event, State
 from agentsm_fn.llm.json import JsonObject, freeze_object
+from agentsm_fn.llm.messages import ToolCall
 from agentsm_fn.llm.replies import LlmFailure, LlmFailureKind
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "Plan",
     "PlanDecision",
     "cause_of",
+    "with_call_ids",
 ]
 
 
@@ -206,3 +208,20 @@ class FsmTransition:
             "reason": self.reason,
             "iteration": self.iteration,
         }
+
+
+def with_call_ids(calls: tuple[ToolCall, ...], iteration: int) -> tuple[ToolCall, ...]:
+    """Give every call a unique id (some providers send none), keeping good ones.
+
+    Example:
+        >>> [c.id for c in with_call_ids((ToolCall("", "a"), ToolCall("x", "b"), ToolCall("x", "c")), 2)]
+        ['call_2_0', 'x', 'call_2_2']
+    """
+    seen: set[str] = set()
+    fixed = []
+    for index, call in enumerate(calls):
+        good = call.id and call.id not in seen
+        new = call if good else attrs.evolve(call, id=f"call_{iteration}_{index}")
+        seen.add(new.id)
+        fixed.append(new)
+    return tuple(fixed)

@@ -5,6 +5,7 @@
     ReactError
     ├── AgentFailed          the run reached the Error state (memory.error says why)
     ├── OutputInvalidError   it reached Error because no reply gave a valid typed result
+    │                        (agents.output's, shared with the plan-and-execute agent)
     ├── GuardrailTripped     a guardrail refused (the run reached Refused) or stopped it (Error)
     ├── InvalidTransitionError    a handler emitted an event with no row for its state
     ├── NoHandlerForState    a non-terminal state has no handler
@@ -29,7 +30,7 @@ from typing import TypeAlias
 import attrs
 
 from agentsm_fn.agents.guardrails.values import OnTrip, Trip
-from agentsm_fn.agents.output.values import RejectedOutput
+from agentsm_fn.agents.output.failure import OutputInvalidError
 from agentsm_fn.agents.react.memory import AgentMemory
 from agentsm_fn.agents.react.states import Event, State
 from agentsm_fn.core import failures as core
@@ -71,32 +72,6 @@ class AgentFailed:
     def describe(self) -> str:
         """One line, as the seed's Display."""
         return f"Agent failed: {self.message}"
-
-
-@attrs.frozen
-class OutputInvalidError:
-    """No reply gave a valid typed result within ``max_output_retries``: the last one, and its problems.
-
-    Example:
-        >>> from agentsm_fn.agents.output import OutputProblem
-        >>> problem = OutputProblem(path="$", message="'n' is required")
-        >>> last = RejectedOutput(step=4, reply="{}", problems=[problem])
-        >>> OutputInvalidError(last, retries=3).describe()
-        "Output invalid after 3 retries: $: 'n' is required"
-    """
-
-    rejected: RejectedOutput
-    retries: int
-    snapshot: AgentSnapshot | None = attrs.field(default=None, repr=False)
-
-    @property
-    def reply(self) -> str:
-        """The last invalid reply's text."""
-        return self.rejected.reply
-
-    def describe(self) -> str:
-        """One line: how many retries, and every problem of the last reply."""
-        return f"Output invalid after {self.retries} retries: {self.rejected.describe()}"
 
 
 @attrs.frozen
@@ -250,7 +225,7 @@ class BuildError:
 
 ReactError: TypeAlias = (
     AgentFailed
-    | OutputInvalidError
+    | OutputInvalidError[AgentSnapshot]
     | GuardrailTripped
     | InvalidTransitionError
     | NoHandlerForState
@@ -294,7 +269,9 @@ def from_run_failure(failure: core.RunFailed[State, AgentMemory]) -> ReactError:
             return MemoryError(reason.describe(), snap)
 
 
-def from_error_state(snapshot: AgentSnapshot) -> AgentFailed | OutputInvalidError | GuardrailTripped:
+def from_error_state(
+    snapshot: AgentSnapshot,
+) -> AgentFailed | OutputInvalidError[AgentSnapshot] | GuardrailTripped:
     """The failure of a run that reached Error or Refused (its retries spent, a guardrail's trip, or else).
 
     Example:

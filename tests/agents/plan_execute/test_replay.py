@@ -8,7 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from returns.result import Success
 
-from agentsm_fn.agents.plan_execute import PLAN_EXECUTE_MACHINE, FinalizerConfig, PlanExecutePolicy
+from agentsm_fn.agents.plan_execute import (
+    PLAN_EXECUTE_MACHINE,
+    FinalizerConfig,
+    OutputInvalidError,
+    PlanExecutePolicy,
+)
 from agentsm_fn.core.engine import replay
 from agentsm_fn.llm import LlmOutcome
 
@@ -42,6 +47,7 @@ def test_replay_from_the_start_snapshot_reproduces_the_final_snapshot() -> None:
 def test_replay_of_a_halted_run_reproduces_the_halt() -> None:
     agent = build_agent(scripted(plan_reply(), tool_reply(call("search", "c1")), failure()))
     error = agent.run("Find it").failure()
+    assert not isinstance(error, OutputInvalidError)  # a text result: no output is invalid
     replayed = replay(PLAN_EXECUTE_MACHINE, agent.start("Find it"), error.fsm.journal)
     assert replayed == Success(error.fsm.snapshot)
     assert replayed.unwrap().state.name == "HALT"
@@ -62,6 +68,8 @@ def _script(choices: list[int]) -> list[LlmOutcome]:
 def test_replay_equals_run_for_any_script(choices: list[int], max_iterations: int, use_async: bool) -> None:
     agent = build_agent(scripted(*_script(choices)), max_iterations=max_iterations)
     outcome = asyncio.run(agent.arun("task")) if use_async else agent.run("task")
-    fsm = outcome.unwrap().fsm if isinstance(outcome, Success) else outcome.failure().fsm
+    failure = None if isinstance(outcome, Success) else outcome.failure()
+    assert not isinstance(failure, OutputInvalidError)
+    fsm = outcome.unwrap().fsm if failure is None else failure.fsm
     assert fsm.terminal
     assert replay(PLAN_EXECUTE_MACHINE, agent.start("task"), fsm.journal) == Success(fsm.snapshot)
