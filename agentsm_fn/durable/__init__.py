@@ -59,6 +59,7 @@ from agentsm_fn.durable.stores.protocol.threads import (
 )
 from agentsm_fn.durable.stores.sqlite import Durability, SqliteStore
 from agentsm_fn.durable.thread_errors import (
+    HolderUnknown,
     NoSuchTurn,
     NotConversational,
     OtherMachine,
@@ -85,6 +86,7 @@ __all__ = [
     "Durability",
     "Durable",
     "DurableError",
+    "HolderUnknown",
     "JournalRow",
     "MachineChanged",
     "NewChild",

@@ -10,7 +10,8 @@
     ├── NoSuchTurn            the thread has no turn of that number
     ├── OtherMachine          the thread's turns are runs of another machine
     ├── NotConversational     the machine declares no turn start (``Durable.turns``)
-    └── ThreadIdRefused       a thread id chosen for a new thread looks like a credential
+    ├── ThreadIdRefused       a thread id chosen for a new thread looks like a credential
+    └── HolderUnknown         the agent that holds the thread (after a handoff) cannot take its turn
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import attrs
 from agentsm_fn.durable.errors import DurableError
 
 __all__ = [
+    "HolderUnknown",
     "NoSuchTurn",
     "NotConversational",
     "OtherMachine",
@@ -162,6 +164,27 @@ class ThreadIdRefused:
         return f"the thread id {self.why}"
 
 
+@attrs.frozen(kw_only=True)
+class HolderUnknown:
+    """The agent ``holder`` that holds a thread after a handoff in run ``where`` cannot take its turn.
+
+    Its program cannot be imported by its name, is not of the thread's kind, or its child run
+    is not stored.
+
+    Example:
+        >>> HolderUnknown(holder="app:REFUNDS", where="r1", why="no child run of it is stored").describe()
+        'app:REFUNDS holds the thread after run r1 but cannot take a turn: no child run of it is stored'
+    """
+
+    holder: str
+    where: str
+    why: str
+
+    def describe(self) -> str:
+        """One line for logs and reports."""
+        return f"{self.holder} holds the thread after run {self.where} but cannot take a turn: {self.why}"
+
+
 ThreadError: TypeAlias = (
     DurableError
     | ThreadNotFound
@@ -171,5 +194,6 @@ ThreadError: TypeAlias = (
     | OtherMachine
     | NotConversational
     | ThreadIdRefused
+    | HolderUnknown
 )
 """Every way a thread operation can fail (see the tree in the module docstring)."""

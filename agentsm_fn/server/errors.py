@@ -37,6 +37,7 @@ from agentsm_fn.durable.errors import (
     StoreFailure,
 )
 from agentsm_fn.durable.thread_errors import (
+    HolderUnknown,
     NoSuchTurn,
     NotConversational,
     OtherMachine,
@@ -157,6 +158,8 @@ def thread_error_for(error: ThreadError) -> ApiError:
         return ApiError(422, "not_conversational", detail)
     if isinstance(error, ThreadIdRefused):
         return ApiError(422, "credential_thread_id", detail)
+    if isinstance(error, HolderUnknown):
+        return ApiError(409, "holder_unknown", detail)
     return error_for(error)
 
 

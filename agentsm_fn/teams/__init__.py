@@ -16,7 +16,7 @@ effects.
 from agentsm_fn.teams.delegating import Delegating, delegate, outcome_event
 from agentsm_fn.teams.fanning import FanningOut, fan_out
 from agentsm_fn.teams.team import AnyMachine, Handoff, Team, keep_everything
-from agentsm_fn.teams.turns import StartTurn
+from agentsm_fn.teams.turns import Handing, StartTurn
 from agentsm_fn.teams.values import (
     ChildCancelled,
     ChildFailed,
@@ -40,6 +40,7 @@ __all__ = [
     "FanningOut",
     "GatherPolicy",
     "Gathered",
+    "Handing",
     "Handoff",
     "StartTurn",
     "Team",

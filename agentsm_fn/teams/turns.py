@@ -5,15 +5,20 @@ limits are the child program's). :class:`StartTurn` asks for a new turn of the c
 child's program (``Durable.turns``, its template's) makes the start memory from ``thread`` (what
 the child sees of the conversation so far) and ``message``, where the child run is created, so the
 stored child starts from a memory of its own kind and replays exactly.
+
+A memory that can hand its conversation to another agent says, once its run ended, which agent
+it handed it to (:class:`Handing`): within a thread, the next turn goes to that agent.
 """
 
 from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
 
 import attrs
 
 from agentsm_fn.llm.conversation import Conversation
 
-__all__ = ["StartTurn"]
+__all__ = ["Handing", "StartTurn"]
 
 
 @attrs.frozen(kw_only=True)
@@ -31,3 +36,12 @@ class StartTurn:
 
     message: str
     thread: Conversation = attrs.field(factory=Conversation)
+
+
+@runtime_checkable
+class Handing(Protocol):
+    """A memory that can hand the conversation to another agent (a handoff), and says to whom."""
+
+    def handed_to(self) -> str | None:
+        """The program (``module:attribute``) this run handed the conversation to; None if it did not."""
+        ...

@@ -307,6 +307,26 @@ class AgentMemory:
             turn_messages(self.task, self.history, self.final_answer), self.total_usage
         )
 
+    def handed_to(self) -> str | None:
+        """The agent this run handed the conversation to (``Acting --HandedOff--> Done``), or None.
+
+        Only a handoff that succeeded leaves its call current with a successful observation
+        (Observing clears every other call).
+
+        Example:
+            >>> from agentsm_fn.tools.spec import ToolDef
+            >>> hand = ToolDef(name="transfer_to_refunds", description="", agent="a:R", hands_off=True)
+            >>> m = AgentMemory.new("t").with_tools([hand]).evolve(
+            ...     current_tool_call=ToolCall("c1", "transfer_to_refunds", {}), final_answer="Refunded.")
+            >>> m.handed_to(), m.evolve(last_observation="SUCCESS: Refunded.").handed_to()
+            (None, 'a:R')
+        """
+        call, said = self.current_tool_call, self.last_observation
+        if call is None or self.final_answer is None or said is None or not said.startswith("SUCCESS"):
+            return None
+        definition = self.tool(call.name)
+        return definition.agent if definition is not None and definition.hands_off else None
+
     def tool(self, name: str) -> ToolDef | None:
         """The definition of the tool ``name``, or None if it is unknown.
 

@@ -28,6 +28,7 @@ from agentsm_fn.durable.operations.threads import conversation_after, fork_threa
 from agentsm_fn.durable.running.chat import Turn
 from agentsm_fn.durable.stores.protocol.threads import ThreadQuery, ThreadStore
 from agentsm_fn.durable.thread_errors import (
+    HolderUnknown,
     NoSuchTurn,
     NotConversational,
     OtherMachine,
@@ -87,7 +88,7 @@ def thread_exit(error: ThreadError) -> Exit:
         return Exit.NOT_FOUND
     if isinstance(error, ThreadIdRefused):
         return Exit.USAGE
-    if isinstance(error, ThreadBusy | ThreadExists | OtherMachine | NotConversational):
+    if isinstance(error, ThreadBusy | ThreadExists | OtherMachine | NotConversational | HolderUnknown):
         return Exit.REFUSED
     return exit_for(error)
 

@@ -3,7 +3,8 @@
 :func:`fork_thread` is "edit and run again from here": a new thread that holds the turns
 before turn N of the original (the same runs) and, as its turn N, a fork of the original
 turn N's run whose start memory is the machine's turn start of the thread so far and the
-edited message; it runs that turn here. The original thread is left as it was.
+edited message; it runs that turn here, on the agent that held the thread before turn N (after
+a handoff, not the thread's own). The original thread is left as it was.
 
 :func:`advance_thread` runs the queued turns whose senders went away (a sender that queued a message
 waits for the turn before it and runs its own turn; one that died leaves it queued).
@@ -63,7 +64,7 @@ def conversation_after(
         return Failure(NoSuchTurn(thread_id=thread_id, turn=turn, turns=record.turns))
     last = record.last
     if turn is None and (last is None or last.status.ended):  # the common case: one read, no list
-        return _so_far.so_far(kept, program, start, last)
+        return _so_far.so_far(kept, program, start, last).map(lambda held: held.thread)
     rows = kept.turns(thread_id, 0 if turn is None else turn, None if turn is None else 1)
     if isinstance(rows, Failure):
         return rows
@@ -71,7 +72,7 @@ def conversation_after(
     if turn is not None and not ended:
         why = f"turn {turn} has not ended"
         return Failure(NoSuchTurn(thread_id=thread_id, turn=turn, turns=record.turns, why=why))
-    return _so_far.so_far(kept, program, start, ended[-1] if ended else None)
+    return _so_far.so_far(kept, program, start, ended[-1] if ended else None).map(lambda held: held.thread)
 
 
 def fork_thread(
@@ -122,8 +123,11 @@ def fork_thread(
     thread = _so_far.so_far(kept, program, start, before)
     if isinstance(thread, Failure):
         return thread
-    run_id, memory = run_id or uuid.uuid4().hex, start.start(thread.unwrap(), message)
-    made = _turns.new_run(program, memory, run_id, _turns.now_of(program), parent=source.run_id)
+    began = _turns.held_start(program, thread.unwrap(), message, source.run_id)  # the holder as of then
+    if isinstance(began, Failure):
+        return began
+    (runner, memory), run_id = began.unwrap(), run_id or uuid.uuid4().hex
+    made = _turns.new_run(runner, memory, run_id, _turns.now_of(program), parent=source.run_id)
     if isinstance(made, Failure):
         return made
     run = made.unwrap()
@@ -140,7 +144,13 @@ def fork_thread(
     if isinstance(forked, Failure):
         return forked
     begun = Begun(
-        thread_id=fork_id, turn=turn, run_id=run_id, queued=False, start=memory, size=len(run.memory)
+        thread_id=fork_id,
+        turn=turn,
+        run_id=run_id,
+        queued=False,
+        start=memory,
+        size=len(run.memory),
+        runner=runner,
     )
     result = _turns.run_turn(store, program, begun)
     if isinstance(result, Failure):

@@ -13,8 +13,9 @@ from typing import TypeVar
 
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.durable.errors import DurableError, Stopped
-from agentsm_fn.durable.running._turns import Begun, new_run, now_of, so_far
+from agentsm_fn.durable.errors import Stopped
+from agentsm_fn.durable.running._holder import runner_of
+from agentsm_fn.durable.running._turns import Begun, held_start, new_run, now_of, so_far
 from agentsm_fn.durable.running.program import DurableProgram, StoredRun
 from agentsm_fn.durable.running.replay import replayed
 from agentsm_fn.durable.stores.protocol.store import RunStatus, RunStore
@@ -63,7 +64,11 @@ def look(
     thread = so_far(store, program, turns, before)
     if isinstance(thread, Failure):
         return thread
-    made = new_run(program, turns.start(thread.unwrap(), mine.message), mine.run_id, now_of(program))
+    began = held_start(program, thread.unwrap(), mine.message, before.run_id)
+    if isinstance(began, Failure):
+        return began
+    runner, start = began.unwrap()
+    made = new_run(runner, start, mine.run_id, now_of(program))
     if isinstance(made, Failure):
         return made
     started = store.start_queued(begun.thread_id, begun.turn, made.unwrap())
@@ -74,17 +79,20 @@ def look(
 
 def ended(
     store: RunStore, program: Program[StateT, EventT, MemoryT], run_id: str
-) -> Result[StoredRun[StateT, MemoryT], DurableError] | None:
+) -> Result[StoredRun[StateT, MemoryT], ThreadError] | None:
     """How a turn run by another process went, once it stopped (None while it runs): by replay."""
     record = store.get(run_id)
     if isinstance(record, Failure):
         return record
     if record.unwrap().status in (RunStatus.RUNNING, RunStatus.READY):
         return None
-    replay = replayed(store, program.machine, run_id)
+    runner = runner_of(store, program, run_id)  # the agent that held the thread, or the thread's own
+    if isinstance(runner, Failure):
+        return runner
+    replay = replayed(store, runner.unwrap().machine, run_id)
     if isinstance(replay, Failure):
         return replay
     snapshot, failed = replay.unwrap()
     if failed is not None and record.unwrap().status is RunStatus.FAILED:
-        return Failure(Stopped(run_id=run_id, failed=failed))  # type: ignore[arg-type]  # any machine's failure
+        return Failure(Stopped(run_id=run_id, failed=failed))
     return Success(StoredRun(run_id=run_id, snapshot=snapshot))

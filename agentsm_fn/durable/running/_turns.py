@@ -17,7 +17,8 @@ from typing import Any, Generic, TypeVar
 import attrs
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.durable.errors import DurableError, StoreFailure
+from agentsm_fn.durable.errors import StoreFailure
+from agentsm_fn.durable.running._holder import Held, holder_program, runner_of
 from agentsm_fn.durable.running._so_far import keep, so_far, threads_of
 from agentsm_fn.durable.running.program import DurableProgram, StoredRun
 from agentsm_fn.durable.running.run_ids import refused_run_id
@@ -45,6 +46,7 @@ __all__ = [
     "Begun",
     "StoredThread",
     "stored_thread",
+    "held_start",
     "new_run",
     "now_of",
     "run_turn",
@@ -52,6 +54,7 @@ __all__ = [
     "take",
     "thread_for",
     "threads_of",
+    "turn_runner",
     "turns_of",
 ]
 
@@ -119,15 +122,41 @@ def stored_thread(
     )
 
 
+def held_start(
+    program: Program[StateT, EventT, MemoryT], held: Held, message: str, where: str
+) -> Result[tuple[Program[StateT, EventT, MemoryT], MemoryT], ThreadError]:
+    """The program that takes the next turn (the holder of ``held``) and that turn's start memory."""
+    found = holder_program(program, held.holder, where)
+    if isinstance(found, Failure):
+        return found
+    runner: Program[StateT, EventT, MemoryT] = found.unwrap()  # of the thread's kind, checked by states
+    if runner.turns is None:
+        return Failure(NotConversational(machine=runner.name))
+    return Success((runner, runner.turns.start(held.thread, message)))
+
+
+def turn_runner(
+    store: RunStore, program: Program[StateT, EventT, MemoryT], begun: Begun[MemoryT]
+) -> Result[Program[StateT, EventT, MemoryT], ThreadError]:
+    """The program whose run the turn ``begun`` is: the thread's, or the agent that holds the thread."""
+    if begun.runner is not None:
+        return Success(begun.runner)
+    return runner_of(store, program, begun.run_id)
+
+
 def run_turn(
     store: RunStore, program: Program[StateT, EventT, MemoryT], begun: Begun[MemoryT]
-) -> Result[StoredRun[StateT, MemoryT], DurableError]:
-    """Run a turn whose run this process holds (stored with the turn), and keep what it leaves."""
+) -> Result[StoredRun[StateT, MemoryT], ThreadError]:
+    """Run a turn whose run this process holds (stored with the turn), on its holder; keep what it leaves."""
+    runner = turn_runner(store, program, begun)
+    if isinstance(runner, Failure):
+        return runner
+    ran = runner.unwrap()
     if begun.start is not None:
-        result = program.run_taken(store, begun.start, begun.run_id, begun.size)
+        result = ran.run_taken(store, begun.start, begun.run_id, begun.size)
     else:
-        result = program.resume(store, begun.run_id)
-    keep(store, program, result)
+        result = ran.resume(store, begun.run_id)
+    keep(store, ran, result)
     return result
 
 
@@ -136,7 +165,8 @@ class Begun(Generic[MemoryT]):
     """A turn taken: its number and run id; ``queued`` if its run waits for the turn before it.
 
     ``start`` is the turn's start memory when this process stored its run (``size``: its bytes),
-    so the run goes on from it without reading it back.
+    so the run goes on from it without reading it back; ``runner`` the program it is a run of
+    (the agent that holds the thread; None: read from the stored run).
     """
 
     thread_id: str
@@ -145,6 +175,7 @@ class Begun(Generic[MemoryT]):
     queued: bool
     start: MemoryT | None = None
     size: int = 0
+    runner: Program[Any, Any, MemoryT] | None = None
 
 
 def new_run(
@@ -203,13 +234,16 @@ def take(
             message=message,
             created=now_of(program),
         )
-        run, start = None, None
+        run, start, runner = None, None, None
         if last is None or last.status.ended:
             thread = so_far(store, program, turns, last)
             if isinstance(thread, Failure):
                 return thread
-            start = turns.start(thread.unwrap(), message)
-            made = new_run(program, start, turn.run_id, turn.created)
+            began = held_start(program, thread.unwrap(), message, "" if last is None else last.run_id)
+            if isinstance(began, Failure):
+                return began
+            runner, start = began.unwrap()
+            made = new_run(runner, start, turn.run_id, turn.created)
             if isinstance(made, Failure):
                 return made
             run = made.unwrap()
@@ -225,6 +259,7 @@ def take(
                 queued=run is None,
                 start=start,
                 size=size,
+                runner=runner,
             )
             return Success(begun)
         if not (queue and isinstance(taken.failure(), ThreadBusy)):

@@ -24,7 +24,6 @@ from typing import Generic, TypeVar
 import attrs
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.durable.errors import DurableError
 from agentsm_fn.durable.running import _so_far, _turns
 from agentsm_fn.durable.running._queued import Look, ended, look
 from agentsm_fn.durable.running._turns import Begun
@@ -84,7 +83,7 @@ def _ready(
 
 
 def _turn(
-    begun: Begun[MemoryT], result: Result[StoredRun[StateT, MemoryT], DurableError]
+    begun: Begun[MemoryT], result: Result[StoredRun[StateT, MemoryT], ThreadError]
 ) -> Result[Turn[StateT, MemoryT], ThreadError]:
     if isinstance(result, Failure):
         return Failure(result.failure())
@@ -136,7 +135,7 @@ def chat(
 
 def _followed(
     store: RunStore, program: Program[StateT, EventT, MemoryT], run_id: str, poll: float
-) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+) -> Result[StoredRun[StateT, MemoryT], ThreadError]:
     while True:
         done = ended(store, program, run_id)
         if done is not None:
@@ -163,11 +162,15 @@ async def achat(
         while (done := await asyncio.to_thread(ended, store, program, took.run_id)) is None:
             await asyncio.sleep(poll)
         return _turn(took, done)
+    runner = await asyncio.to_thread(_turns.turn_runner, store, program, took)
+    if isinstance(runner, Failure):
+        return runner
+    ran = runner.unwrap()
     if took.start is not None:
-        result = await program.arun_taken(store, took.start, took.run_id, took.size)
+        result = await ran.arun_taken(store, took.start, took.run_id, took.size)
     else:
-        result = await program.aresume(store, took.run_id)
-    await asyncio.to_thread(_so_far.keep, store, program, result)
+        result = await ran.aresume(store, took.run_id)
+    await asyncio.to_thread(_so_far.keep, store, ran, result)
     return _turn(took, result)
 
 
@@ -217,6 +220,9 @@ async def astream_chat(
     (``ThreadBusy``), its ``result`` is the failure.
     """
     begun = await _abegin(store, program, thread_id, message, queue, poll, run_id)
+    if isinstance(begun, Success):
+        runner = await asyncio.to_thread(_turns.turn_runner, store, program, begun.unwrap()[0])
+        begun = begun if isinstance(runner, Success) else Failure(runner.failure())
     if isinstance(begun, Failure):
         error = begun.failure()
         state = program.machine.initial.name
@@ -231,10 +237,11 @@ async def astream_chat(
         )
         return
     took, _ = begun.unwrap()
+    ran = runner.unwrap()
     last: RunEvent | None = None
-    async for event in astream_durable(program, store, None, took.run_id, -1, buffer):
+    async for event in astream_durable(ran, store, None, took.run_id, -1, buffer):
         last = event
         yield event
     result = getattr(last, "result", None)
     if isinstance(result, Success | Failure):
-        await asyncio.to_thread(_so_far.keep, store, program, result)
+        await asyncio.to_thread(_so_far.keep, store, ran, result)

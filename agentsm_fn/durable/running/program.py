@@ -270,17 +270,18 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
         """Run a new run this process stored already from ``memory`` (``size`` bytes encoded), as its owner.
 
         A thread's turn: its run is stored in the transaction that takes the turn, so it is
-        run from the memory in hand, with nothing read back (``resume`` would load it).
+        run from the memory in hand, with nothing read back (``resume`` would load it). Children
+        it waits on (a handoff's agent) run here, then it goes on, as with :meth:`start`.
         """
         session, shell = self._taken(store, run_id, size)
-        return self._loop(session, shell, memory)
+        return self._inline(store, self._loop(session, shell, memory))
 
     async def arun_taken(
         self, store: RunStore, memory: MemoryT, run_id: str, size: int
     ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
         """:meth:`run_taken` on asyncio."""
         session, shell = self._taken(store, run_id, size)
-        return await self._aloop(session, shell, memory)
+        return await self._ainline(store, await self._aloop(session, shell, memory))
 
     def _resumable(
         self, store: RunStore, run_id: str, allow_changed: bool
