@@ -34,6 +34,7 @@ from agentsm_fn.agents.plan_execute import (
     PlannerConfig,
     State,
     plan_execute_failure,
+    plan_execute_result,
 )
 from agentsm_fn.core.engine import replay
 from agentsm_fn.durable import Durable
@@ -128,9 +129,10 @@ def durable_for(agent: AgentFSM) -> Durable[State, Event, PlanExecuteMemory]:
     """
     return Durable(
         name="plan_execute_agent:PLAN_AGENT",
-        machine=PLAN_EXECUTE_MACHINE,
+        machine=agent.machine,
         shell=agent.shell,
         failure=plan_execute_failure,
+        result=plan_execute_result,
         template=agent.memory(""),
     )
 

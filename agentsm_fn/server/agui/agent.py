@@ -20,8 +20,8 @@ import attrs
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.agents.output.result_type import ResultT
-from agentsm_fn.agents.plan_execute import PLAN_EXECUTE_MACHINE, PlanExecuteMemory, plan_execute_failure
 from agentsm_fn.agents.plan_execute import Event as PlanEvent
+from agentsm_fn.agents.plan_execute import PlanExecuteMemory, plan_execute_failure, plan_execute_result
 from agentsm_fn.agents.plan_execute import State as PlanState
 from agentsm_fn.agents.react.errors import agent_failure
 from agentsm_fn.agents.react.guards import INPUT, OUTPUT
@@ -180,11 +180,15 @@ def _refusal(memory: AgentMemory) -> str | None:
     return memory.final_answer
 
 
-def plan_execute_agui(agent: AgentFSM, name: str) -> AguiAgent[PlanState, PlanEvent, PlanExecuteMemory]:
+def plan_execute_agui(
+    agent: AgentFSM[ResultT], name: str
+) -> AguiAgent[PlanState, PlanEvent, PlanExecuteMemory]:
     """The plan-and-execute ``agent`` served over AG-UI as ``name``: its input is the last user message.
 
     The run's result is its :class:`~agentsm_fn.agents.plan_execute.FinalResult` as JSON, with
-    ``answer`` (the summary if there is one, else the executor's content); the answer is the last
+    ``answer`` (the summary if there is one, else the executor's content), or its typed result
+    as JSON (``AgentFSM.result_type``: an attrs instance as an object of its fields), as the
+    stored run's (``plan_execute_result``) is; the answer is the last
     text message (a finish tool's output too, sent after its run); a run that halts is a
     ``RUN_ERROR`` whose code is the :class:`~agentsm_fn.agents.plan_execute.HaltCause`
     (``invalid_plan``, ``max_iterations``, ...). ``name`` is the durable program's ``module:attribute``.
@@ -201,9 +205,10 @@ def plan_execute_agui(agent: AgentFSM, name: str) -> AguiAgent[PlanState, PlanEv
     template = agent.memory("")
     durable = Durable(
         name=name,
-        machine=PLAN_EXECUTE_MACHINE,
+        machine=agent.machine,
         shell=agent.shell,
         failure=plan_execute_failure,
+        result=plan_execute_result,
         template=template,
     )
     return _plan_execute(durable, template)
@@ -217,6 +222,8 @@ def _final(memory: PlanExecuteMemory) -> JsonValue:
     done = memory.final_result
     if done is None:
         return None
+    if memory.output is not None:  # a typed result: its value's JSON
+        return public_json(memory.result)
     shown = public_json(done)
     return {"answer": public_json(done.answer), **shown} if isinstance(shown, dict) else shown
 
