@@ -26,7 +26,7 @@ from agentsm_fn.durable.stores.protocol.children import ChildStore
 from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStatus, RunStore
 from agentsm_fn.shell.clock import Clock, system_clock
 
-__all__ = ["answer_below", "path_below", "pending_of"]
+__all__ = ["above", "answer_below", "path_below", "pending_of"]
 
 DEEPEST = 64
 """How deep a tree of children is followed (child ids derive from their parents': no cycle)."""
@@ -78,6 +78,31 @@ def _below(
             return below
         found.extend(below.unwrap())
     return Success(tuple(found))
+
+
+def above(store: RunStore, run_id: str) -> Result[tuple[str, ...], DurableError]:
+    """The runs above run ``run_id``, outermost first: its parent last (empty: it is nobody's child).
+
+    Example:
+        >>> from agentsm_fn.durable import SqliteStore
+        >>> store = SqliteStore.open(":memory:").unwrap()
+        >>> above(store, "r1").unwrap()
+        ()
+        >>> store.close()
+    """
+    keeps = children_store(store)
+    found: list[str] = []
+    current = run_id
+    while keeps is not None and len(found) < DEEPEST:
+        row = keeps.child(current)
+        if isinstance(row, Failure):
+            return row
+        parent = row.unwrap()
+        if parent is None:
+            break
+        current = parent.parent
+        found.append(current)
+    return Success(tuple(reversed(found)))
 
 
 def path_below(store: RunStore, run_id: str, below: str) -> Result[tuple[str, ...] | None, DurableError]:

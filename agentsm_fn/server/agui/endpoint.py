@@ -13,6 +13,9 @@ The body is the protocol's ``RunAgentInput``; the answer is its event stream (SS
   that answers it (a new ``runId``, ``resume: [{interruptId: "RUN#SEQ", ...}]``) commits
   the answer with the store's exactly-once answer, then resumes the stored run ``RUN``
   and streams what it does: ``RUN_STARTED`` of the new ``runId``, metadata naming ``RUN``.
+  A run that waits on its children (an agent tool, a handoff) ends with its waiting child's
+  interrupt (``RUN.c1#SEQ``: an approval inside the child); the answer is committed to the
+  child once, then the top run is resumed: its child runs on, then it, in this AG-UI run.
 
 Everything is checked before the stream starts, and a refused request writes nothing:
 a malformed body or a problem in it is a 422 that names the field, an unknown agent or
@@ -32,7 +35,8 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.agents.react.effects import AskHuman
 from agentsm_fn.durable.errors import DurableError
-from agentsm_fn.durable.operations.answers import answer, waiting_effect
+from agentsm_fn.durable.operations.answers import waiting_effect
+from agentsm_fn.durable.operations.waiting_below import above, answer_below
 from agentsm_fn.durable.running.durable import Durable
 from agentsm_fn.durable.running.fields import FieldProblem
 from agentsm_fn.durable.running.replay import replay_stored
@@ -95,10 +99,11 @@ def _resume(
             FieldProblem(field="resume", detail="a run waits for one answer at a time: answer one interrupt")
         )
     (run_id, seq), entry = named[0] or ("", 0), entries[0]
-    record = store.get(run_id)
-    if isinstance(record, Failure):
-        return _failed(record.failure())
-    if record.unwrap().machine != agent.name:
+    served = _served(store, run_id)  # the run, or the top of the runs it is a child of
+    if isinstance(served, Failure):
+        return _failed(served.failure())
+    top, machine = served.unwrap()
+    if machine != agent.name:
         return _bad(
             FieldProblem(field="resume[0].interruptId", detail=f"run {run_id} is not a run of {agent.name}")
         )
@@ -115,18 +120,28 @@ def _resume(
     outcome = answer_from(entry, waiting.effect, "resume[0]")
     if isinstance(outcome, Failure):
         return _bad(outcome.failure())
-    before = replay_stored(store, agent.durable.machine, run_id)
+    before = replay_stored(store, agent.durable.machine, top)
     if isinstance(before, Failure):
         return _failed(before.failure())
-    answered = answer(store, run_id, seq, outcome.unwrap())
+    answered = answer_below(store, top, run_id, seq, outcome.unwrap())  # a child's: through its top
     if isinstance(answered, Failure):
         return _failed(answered.failure())
     snapshot = before.unwrap()
-    asked = frozenset({waiting.effect.request.tool_call.id} if isinstance(waiting.effect, AskHuman) else ())
+    own = waiting.effect if isinstance(waiting.effect, AskHuman) and top == run_id else None
+    asked = frozenset({own.request.tool_call.id} if own is not None else ())
     opening = StartingPoint(
-        stored=run_id, state=snapshot.state.name, shown=public_state(snapshot.memory), announced=asked
+        stored=top, state=snapshot.state.name, shown=public_state(snapshot.memory), announced=asked
     )
     return resumed_turn(agent, store, request, opening, snapshot.memory)
+
+
+def _served(store: RunStore, run_id: str) -> Result[tuple[str, str], DurableError]:
+    """The run an interrupt of ``run_id`` resumes (it, or the top run it is a child of) and its machine."""
+    return (
+        above(store, run_id)
+        .map(lambda runs: runs[0] if runs else run_id)
+        .bind(lambda top: store.get(top).map(lambda record: (top, record.machine)))
+    )
 
 
 def agui_routes(store: RunStore, agents: Sequence[AguiAgent[Any, Any, Any]]) -> APIRouter:

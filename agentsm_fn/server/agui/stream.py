@@ -12,7 +12,9 @@ The stream opens with ``RUN_STARTED`` (its metadata names the stored run:
     finished, failed   RUN_ERROR: code and reason from the agent's ``error`` (a ReAct
                        agent in Error: ``AgentFailed``; a plan-and-execute one in HALT:
                        its ``HaltCause``, ``invalid_plan``, ...), message redacted
-    waits for answer   RUN_FINISHED, outcome interrupt: one interrupt ``RUN#SEQ``
+    waits for answer   RUN_FINISHED, outcome interrupt: one interrupt ``RUN#SEQ`` (a run
+                       that waits on its children: the first waiting descendant's, e.g.
+                       ``RUN.c1#SEQ``, a tool approval inside the child)
     failed             RUN_ERROR: code = the typed reason (``InvalidTransition``,
                        ``EffectFailed``, ``RunBusy``, ...), message redacted
 
@@ -47,8 +49,8 @@ from ag_ui.encoder import EventEncoder
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import DurableError, Stopped
-from agentsm_fn.durable.operations.answers import pending
 from agentsm_fn.durable.operations.threads import fork_thread
+from agentsm_fn.durable.operations.waiting_below import pending_of
 from agentsm_fn.durable.running.durable import Durable
 from agentsm_fn.durable.running.program import StoredRun
 from agentsm_fn.durable.stores.protocol.store import RunStore
@@ -128,13 +130,13 @@ def _last(store: RunStore, agent: AguiAgent[Any, Any, Any], request: AguiRequest
         return RunFinishedEvent(
             thread_id=thread, run_id=run, result=result, outcome=RunFinishedSuccessOutcome()
         )
-    waiting = [p for p in pending(store).value_or(()) if p.run_id == stored.run_id]
+    waiting = pending_of(store, stored.run_id).value_or(())  # its own, or a child's (an approval in it)
     if not waiting:
         return RunErrorEvent(
             message=f"run {stored.run_id} stopped waiting, but no answer is pending", code="NotWaiting"
         )
     first = waiting[0]
-    interrupt = interrupt_for(stored.run_id, first.seq, first.effect, first.summary)
+    interrupt = interrupt_for(first.run_id, first.seq, first.effect, first.summary)
     outcome = RunFinishedInterruptOutcome(interrupts=[interrupt])
     return RunFinishedEvent(thread_id=thread, run_id=run, outcome=outcome)
 
