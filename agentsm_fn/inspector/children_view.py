@@ -9,8 +9,10 @@ words, and the node's own children (nested children under theirs, to ``depth`` l
 requested each effect (its trace's effect requests, in journal order), so the page's step and
 effect rows link to the children they started.
 
-A handoff's holder (the agent that holds the conversation) is not shown yet: no run stores one.
-When it does, :func:`children_tree`'s nodes are where it belongs (``holder``).
+A run that handed its conversation to another agent (its final memory says to whom:
+:class:`~agentsm_fn.teams.Handing`) marks the child that took it with the agent that holds the
+conversation (:func:`mark_holder`, the node's ``holder``): that child's program, or, when the run is
+a thread's turn, the holder the thread records (the child may have handed it on).
 """
 
 from __future__ import annotations
@@ -25,11 +27,12 @@ from agentsm_fn.durable.operations.cancel import stored_children
 from agentsm_fn.durable.running.children import children_store, decoded
 from agentsm_fn.durable.stores.protocol.children import ChildRecord
 from agentsm_fn.durable.stores.protocol.store import RunStore
+from agentsm_fn.durable.stores.protocol.threads import ThreadStore
 from agentsm_fn.llm.json import JsonValue
 from agentsm_fn.shell.credentials import credential_redactor
-from agentsm_fn.teams import ChildCancelled, ChildFailed, ChildFinished
+from agentsm_fn.teams import ChildCancelled, ChildFailed, ChildFinished, Handing
 
-__all__ = ["children_tree", "parent_of", "requested_at"]
+__all__ = ["children_tree", "mark_holder", "parent_of", "requested_at"]
 
 _DEPTH = 8
 
@@ -104,3 +107,32 @@ def requested_at(trace: Sequence[TraceEntry]) -> dict[int, int]:
     """
     requests = [e.step for e in trace if not e.target and e.event.startswith("request ")]
     return dict(enumerate(requests))
+
+
+def mark_holder(store: RunStore, run_id: str, memory: object, children: list[JsonValue]) -> None:
+    """Mark the child a handoff gave the conversation to (run ``run_id`` ended with ``memory``).
+
+    Its node's ``holder`` is the agent holding the conversation: the thread's record of it when
+    the run is a thread's turn, else the child's program.
+
+    Example:
+        >>> from agentsm_fn.durable import SqliteStore
+        >>> store = SqliteStore.open(":memory:").unwrap()
+        >>> nodes = [{"program": "app:REFUNDS", "seq": 4, "holder": None}]
+        >>> class Handed:
+        ...     def handed_to(self) -> str:
+        ...         return "app:REFUNDS"
+        >>> mark_holder(store, "r1", Handed(), nodes)
+        >>> nodes[0]["holder"]
+        'app:REFUNDS'
+        >>> store.close()
+    """
+    handed = memory.handed_to() if isinstance(memory, Handing) else None
+    took = [n for n in children if isinstance(n, dict) and n["program"] == handed]
+    if handed is None or not took:
+        return
+    held = handed
+    turns = store.turns_of_run(run_id) if isinstance(store, ThreadStore) else None
+    if isinstance(turns, Success):
+        held = next((t.holder for t in turns.unwrap() if t.so_far_kept and t.holder), handed)
+    took[-1]["holder"] = held  # a handoff ends the run: its last child of that program

@@ -34,8 +34,8 @@ from agentsm_fn.durable.operations.forks import forks_of
 from agentsm_fn.durable.running.durable import Durable
 from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.durable.stores.codec import from_bytes
-from agentsm_fn.durable.stores.protocol.store import JournalRow, RunRecord, RunStore
-from agentsm_fn.inspector.children_view import children_tree, parent_of, requested_at
+from agentsm_fn.durable.stores.protocol.store import JournalRow, RunRecord, RunStatus, RunStore
+from agentsm_fn.inspector.children_view import children_tree, mark_holder, parent_of, requested_at
 from agentsm_fn.inspector.machine_view import graph_data
 from agentsm_fn.inspector.plain import memory_changes, plain
 from agentsm_fn.inspector.thread_view import run_threads
@@ -251,6 +251,8 @@ def run_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord
     steps = _steps(seen, final)
     requests = requested_at(final.trace if final is not None else ())
     _link_children(children.value_or([]), requests, journal, steps)
+    if final is not None and record.status is RunStatus.FINISHED:
+        mark_holder(store, record.run_id, final.memory, children.value_or([]))
     return {
         "run": record_data(record),
         "graph": graph_data(durable.machine),

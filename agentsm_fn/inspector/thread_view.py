@@ -7,7 +7,9 @@ tool calls and their results that led to that answer, folded under it. Turns who
 compression replaced by the thread's summary are listed with their message and run, not their
 answer, which :func:`turn_view` reads on demand (the thread so far after that turn). A waiting
 turn carries what it waits on (the run page's answer), a failed one why it failed: only those
-turns' runs are read. :func:`run_threads` says which thread (and turn) each of some runs is.
+turns' runs are read. Each turn names the agent it ran on (``program``: the thread's machine, or
+the agent a handoff gave the thread to) and the one holding the thread after it (``holder``).
+:func:`run_threads` says which thread (and turn) each of some runs is.
 Every string is redacted (:func:`~agentsm_fn.inspector.plain.plain`).
 """
 
@@ -108,6 +110,8 @@ def _turn(turn: TurnRecord, redact: Redact) -> View:
         "status": turn.status.value,
         "message": redact(turn.message),
         "created": turn.created,
+        "holder": turn.holder,
+        "program": "",
         "shown": False,
         "answer": None,
         "steps": [],
@@ -126,6 +130,7 @@ def _thread(record: ThreadRecord, redact: Redact) -> View:
         "title": redact(record.title),
         "parent": record.parent or None,
         "parent_turn": record.parent_turn if record.parent else None,
+        "holder": record.holder,
     }
 
 
@@ -186,6 +191,9 @@ def thread_view(
     if isinstance(turns, Failure):
         return turns
     shown = [_turn(turn, redact) for turn in turns.unwrap()]
+    program = record.unwrap().machine
+    for turn in shown:  # each turn is a run of the agent that held the thread after the one before
+        turn["program"], program = program, str(turn["holder"] or program)
     problems: list[str] = []
     conversation = conversation_after(durable, store, thread_id)
     summary = ""

@@ -42,6 +42,11 @@ class TurnSummary(BaseModel):
     message: str
     created: float
     status: TurnStatusName = Field(description="its run's status, or queued before its run exists")
+    holder: str = Field(
+        default="",
+        description="the agent (module:attribute) holding the conversation after it: the one its run handed "
+        "it to, else its run's program ('' while queued)",
+    )
 
 
 class ThreadSummary(BaseModel):
@@ -56,6 +61,9 @@ class ThreadSummary(BaseModel):
     parent: str | None = Field(description="the thread it was forked from (None: not a fork)")
     parent_turn: int | None = Field(description="the turn of ``parent`` it was forked at")
     last: TurnSummary | None = Field(description="its last turn (None before the first)")
+    holder: str = Field(
+        default="", description="the agent holding the conversation: the next turn is a run of it"
+    )
 
 
 class ThreadPage(BaseModel):

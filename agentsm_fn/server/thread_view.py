@@ -84,6 +84,7 @@ def turn_json(turn: TurnRecord) -> TurnSummary:
         message=redact_credentials(turn.message),
         created=turn.created,
         status=turn.status.value,
+        holder=turn.holder,
     )
 
 
@@ -105,4 +106,5 @@ def thread_json(thread: ThreadRecord) -> ThreadSummary:
         parent=thread.parent or None,
         parent_turn=thread.parent_turn if thread.parent else None,
         last=None if thread.last is None else turn_json(thread.last),
+        holder=thread.holder,
     )

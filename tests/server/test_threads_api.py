@@ -203,6 +203,7 @@ def test_a_streamed_turn_sends_its_runs_events_and_refuses_a_busy_thread_first(c
         "message": "count to 3",
         "created": client.get("/threads/t1").json()["last"]["created"],
         "status": "finished",
+        "holder": TALLY.name,  # no handoff: its own program holds the conversation
     }
     send(client, "t2", "ask: wait", machine=CHAT)
     refused = client.post("/threads/t2/messages/stream", json={"message": "hi"})

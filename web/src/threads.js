@@ -139,6 +139,11 @@ function editing(threadId, turn, place) {
 function turnItem(view, turn, refresh, following) {
   const threadId = view.thread.thread_id;
   const run = h("a", {href: `#/runs/${enc(turn.run_id)}`, class: "turn-run"}, `run ${turn.run_id}`);
+  // a handoff: the turn ran on the agent holding the thread, and may have handed it on
+  const by = turn.program && turn.program !== view.thread.machine ? ` by ${turn.program}` : "";
+  const handed = turn.holder && turn.holder !== turn.program
+    ? h("span", {class: "handed"}, ` · handed to ${turn.holder}`)
+    : null;
   const reply = h("div", {class: "said assistant"}, h("span", {class: "who"}, "Assistant"));
   if (turn.shown) reply.append(...answerOf(turn));
   else if (ENDED.has(turn.status) && turn.status !== "failed") reply.append(...compressed(threadId, turn, reply));
@@ -149,7 +154,7 @@ function turnItem(view, turn, refresh, following) {
     : null;
   return h("li", {class: "turn", "data-turn": turn.turn, id: `turn-${turn.turn}`},
     h("div", {class: "said user"},
-      h("span", {class: "who"}, `User · turn ${turn.turn} · `, run, " ", badge(turn.status)),
+      h("span", {class: "who"}, `User · turn ${turn.turn} · `, run, by, " ", badge(turn.status), handed),
       h("p", {}, turn.message),
       editForm(threadId, turn)),
     reply.childNodes.length > 1 ? reply : null,
@@ -192,11 +197,14 @@ export async function threadPage(main, threadId, params) {
     const forked = thread.parent
       ? [" · forked from ", threadLink(thread.parent, thread.parent_turn)]
       : null;
+    const held = thread.holder && thread.holder !== thread.machine
+      ? h("span", {class: "holder"}, " · held by ", h("code", {}, thread.holder))
+      : null;
     fill(main,
       h("header", {class: "run-head"},
         h("h1", {tabindex: "-1"}, "Thread ", h("code", {}, thread.thread_id)),
         h("p", {}, "Machine ", h("a", {href: `#/machines/${enc(thread.machine)}`}, thread.machine),
-          ` · ${thread.turns} turn${thread.turns === 1 ? "" : "s"}`, forked, " · ",
+          held, ` · ${thread.turns} turn${thread.turns === 1 ? "" : "s"}`, forked, " · ",
           h("a", {href: `#/threads?parent=${enc(thread.thread_id)}`}, "its forks"))),
       view.problem ? h("div", {class: "alert", role: "alert"}, view.problem) : null,
       view.summary ? h("details", {class: "summary"}, h("summary", {}, "Summary of the compressed turns"), h("p", {}, view.summary)) : null,

@@ -77,7 +77,9 @@ def handoff_tool(target: str, description: str, program: str) -> ToolDef:
 def handed_thread(memory: AgentMemory, keep: InputFilter = keep_everything) -> Conversation:
     """What the receiving agent of a handoff sees of the earlier turns: what ``keep`` keeps, nothing else.
 
-    The earlier turns' summary is kept only with ``keep_everything`` (it may tell what a filter drops).
+    The earlier turns' summary is kept only with ``keep_everything`` (it may tell what a filter drops);
+    the turns taken and the tokens spent are the thread's (they tell nothing a filter drops), so the
+    receiving agent's turns go on numbering the thread's.
 
     Example:
         >>> from agentsm_fn.llm.messages import AssistantMessage, UserMessage
@@ -88,8 +90,14 @@ def handed_thread(memory: AgentMemory, keep: InputFilter = keep_everything) -> C
     """
     earlier = memory.conversation
     kept = tuple(m for m in keep(tuple(earlier.messages)) if not isinstance(m, SystemMessage))
-    summary = earlier.summary if keep is keep_everything else ""
-    return Conversation(messages=pvector(kept), summary=summary)
+    summary, summarized = (earlier.summary, earlier.summarized) if keep is keep_everything else ("", 0)
+    return Conversation(
+        messages=pvector(kept),
+        summary=summary,
+        summarized=summarized,
+        usage=earlier.usage,
+        turns=earlier.turns,
+    )
 
 
 def agent_run(
