@@ -83,12 +83,13 @@ def fork_thread(
     message: str,
     new_thread_id: str | None = None,
     run_id: str | None = None,
+    inline: bool = True,
 ) -> Result[Turn[StateT, MemoryT], ThreadError]:
     """Fork thread ``thread_id`` at turn ``turn`` with ``message`` instead of that turn's, and run it here.
 
     The new thread (``new_thread_id``, or a new id) holds the turns before ``turn`` and a
     fork of turn ``turn``'s run (its record names that run as its parent, at step 0), whose
-    id is ``run_id`` (default: a new id).
+    id is ``run_id`` (default: a new id). Children its run waits on run here too, unless ``inline`` is False.
 
     Example:
         >>> from agentsm_fn.durable import SqliteStore
@@ -152,7 +153,7 @@ def fork_thread(
         size=len(run.memory),
         runner=runner,
     )
-    result = _turns.run_turn(store, program, begun)
+    result = _turns.run_turn(store, program, begun, inline)
     if isinstance(result, Failure):
         return Failure(result.failure())
     return Success(Turn(thread_id=fork_id, turn=turn, run=result.unwrap()))

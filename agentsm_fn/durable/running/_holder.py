@@ -60,7 +60,7 @@ def holder_program(program: AnyProgram, holder: str, where: str) -> Result[AnyPr
     if type(found.machine.initial) is not type(program.machine.initial):
         why = f"its machine's states are not {program.name}'s (a thread's agents are of one kind)"
         return Failure(HolderUnknown(holder=holder, where=where, why=why))
-    return Success(found)
+    return Success(found if program.holding is None else program.holding(found))
 
 
 def held_after(store: RunStore, program: AnyProgram, run_id: str, memory: Any) -> Result[Held, ThreadError]:

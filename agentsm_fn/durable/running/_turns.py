@@ -145,17 +145,20 @@ def turn_runner(
 
 
 def run_turn(
-    store: RunStore, program: Program[StateT, EventT, MemoryT], begun: Begun[MemoryT]
+    store: RunStore, program: Program[StateT, EventT, MemoryT], begun: Begun[MemoryT], inline: bool = True
 ) -> Result[StoredRun[StateT, MemoryT], ThreadError]:
-    """Run a turn whose run this process holds (stored with the turn), on its holder; keep what it leaves."""
+    """Run a turn whose run this process holds (stored with the turn), on its holder; keep what it leaves.
+
+    Children the run waits on (a handoff's agent) run here too, unless ``inline`` is False.
+    """
     runner = turn_runner(store, program, begun)
     if isinstance(runner, Failure):
         return runner
     ran = runner.unwrap()
     if begun.start is not None:
-        result = ran.run_taken(store, begun.start, begun.run_id, begun.size)
+        result = ran.run_taken(store, begun.start, begun.run_id, begun.size, inline=inline)
     else:
-        result = ran.resume(store, begun.run_id)
+        result = ran.resume(store, begun.run_id, inline=inline)
     keep(store, ran, result)
     return result
 

@@ -152,8 +152,13 @@ async def achat(
     queue: bool = False,
     poll: float = POLL,
     run_id: str | None = None,
+    inline: bool = True,
 ) -> Result[Turn[StateT, MemoryT], ThreadError]:
-    """:func:`chat` on asyncio: the store's reads and writes in a thread, the turn's run on the loop."""
+    """:func:`chat` on asyncio: the store's reads and writes in a thread, the turn's run on the loop.
+
+    Children the turn's run waits on (a handoff's agent) run here too, unless ``inline`` is False
+    (the AG-UI server runs them itself, to stream their steps).
+    """
     begun = await _abegin(store, program, thread_id, message, queue, poll, run_id)
     if isinstance(begun, Failure):
         return begun
@@ -167,9 +172,9 @@ async def achat(
         return runner
     ran = runner.unwrap()
     if took.start is not None:
-        result = await ran.arun_taken(store, took.start, took.run_id, took.size)
+        result = await ran.arun_taken(store, took.start, took.run_id, took.size, inline=inline)
     else:
-        result = await ran.aresume(store, took.run_id)
+        result = await ran.aresume(store, took.run_id, inline=inline)
     await asyncio.to_thread(_so_far.keep, store, ran, result)
     return _turn(took, result)
 

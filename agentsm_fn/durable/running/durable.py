@@ -115,9 +115,15 @@ class Durable(DurableProgram[StateT, EventT, MemoryT]):
         queue: bool = False,
         poll: float = POLL,
         run_id: str | None = None,
+        inline: bool = True,
     ) -> Result[Turn[StateT, MemoryT], ThreadError]:
-        """:meth:`chat` on asyncio: the store's reads and writes in a thread, the turn's run on the loop."""
-        return await achat(self, store, thread_id, message, queue=queue, poll=poll, run_id=run_id)
+        """:meth:`chat` on asyncio: the store's reads and writes in a thread, the turn's run on the loop.
+
+        Children the turn waits on (a handoff's agent) run here too, unless ``inline`` is False.
+        """
+        return await achat(
+            self, store, thread_id, message, queue=queue, poll=poll, run_id=run_id, inline=inline
+        )
 
     def astream_chat(
         self,

@@ -20,7 +20,7 @@ import asyncio
 import enum
 import uuid
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import attrs
 from returns.result import Failure, Result, Success
@@ -109,6 +109,10 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
     thread so far and the new message to the start memory, made by :func:`~agentsm_fn.llm.turn_start`).
     By default the template's own (:class:`~agentsm_fn.llm.TurnTemplate`: the built-in agents' memories),
     else None: the program takes no part in threads."""
+    holding: Callable[[DurableProgram[Any, Any, Any]], DurableProgram[Any, Any, Any]] | None = None
+    """How a turn of this program's thread runs on the agent that holds the thread after a handoff (given
+    that agent's ``Durable``, imported by name): e.g. with the same observer as this program's shell
+    (the AG-UI server streams the holder's turn so). None: as that agent's own ``Durable`` runs."""
 
     def __attrs_post_init__(self) -> None:
         mismatch = template_mismatch(self.name, self.machine, self.template)
@@ -265,23 +269,26 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
         return session, shell
 
     def run_taken(
-        self, store: RunStore, memory: MemoryT, run_id: str, size: int
+        self, store: RunStore, memory: MemoryT, run_id: str, size: int, *, inline: bool = True
     ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
         """Run a new run this process stored already from ``memory`` (``size`` bytes encoded), as its owner.
 
         A thread's turn: its run is stored in the transaction that takes the turn, so it is
         run from the memory in hand, with nothing read back (``resume`` would load it). Children
-        it waits on (a handoff's agent) run here, then it goes on, as with :meth:`start`.
+        it waits on (a handoff's agent) run here, then it goes on, as with :meth:`start` (unless
+        ``inline`` is False: the caller runs them, as the AG-UI server does to show their steps).
         """
         session, shell = self._taken(store, run_id, size)
-        return self._inline(store, self._loop(session, shell, memory))
+        ran = self._loop(session, shell, memory)
+        return self._inline(store, ran) if inline else ran
 
     async def arun_taken(
-        self, store: RunStore, memory: MemoryT, run_id: str, size: int
+        self, store: RunStore, memory: MemoryT, run_id: str, size: int, *, inline: bool = True
     ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
         """:meth:`run_taken` on asyncio."""
         session, shell = self._taken(store, run_id, size)
-        return await self._ainline(store, await self._aloop(session, shell, memory))
+        ran = await self._aloop(session, shell, memory)
+        return await self._ainline(store, ran) if inline else ran
 
     def _resumable(
         self, store: RunStore, run_id: str, allow_changed: bool

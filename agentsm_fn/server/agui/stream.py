@@ -31,7 +31,7 @@ left and closes this stream then (its feed with it).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Awaitable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
 import attrs
@@ -52,7 +52,7 @@ from agentsm_fn.durable.errors import DurableError, Stopped
 from agentsm_fn.durable.operations.threads import fork_thread
 from agentsm_fn.durable.operations.waiting_below import pending_of
 from agentsm_fn.durable.running.durable import Durable
-from agentsm_fn.durable.running.program import StoredRun
+from agentsm_fn.durable.running.program import DurableProgram, StoredRun
 from agentsm_fn.durable.stores.protocol.store import RunStore
 from agentsm_fn.durable.thread_errors import ThreadError
 from agentsm_fn.llm.json import JsonObject
@@ -63,6 +63,7 @@ from agentsm_fn.server.agui.interrupts import interrupt_for
 from agentsm_fn.server.agui.request import AguiRequest
 from agentsm_fn.server.agui.translate import Translator
 from agentsm_fn.shell.credentials import redact_credentials
+from agentsm_fn.shell.run import Shell
 
 __all__ = ["StartingPoint", "ThreadTurn", "run_events"]
 
@@ -141,19 +142,40 @@ def _last(store: RunStore, agent: AguiAgent[Any, Any, Any], request: AguiRequest
     return RunFinishedEvent(thread_id=thread, run_id=run, outcome=outcome)
 
 
+def _told(
+    held: DurableProgram[Any, Any, Any], tell: Callable[[Shell, Feed], Shell], feed: Feed
+) -> DurableProgram[Any, Any, Any]:
+    """The agent holding a thread, its runs told to ``feed`` as the thread's own program's are."""
+    return attrs.evolve(held, shell=lambda: tell(held.shell(), feed))
+
+
 async def _turned(
     base: Durable[Any, Any, Any], store: RunStore, opening: StartingPoint, feed: Feed
 ) -> Outcome:
     """A thread's next turn (on the loop, its performers gated), or a fork's (run on a thread, watched)."""
     turn = opening.turn
     assert turn is not None
-    if not turn.fork:
-        durable: Durable[Any, Any, Any] = attrs.evolve(base, shell=lambda: observed(base.shell(), feed))
-        chatted = await durable.achat(store, turn.thread_id, turn.message, run_id=opening.stored)
+    if not turn.fork:  # a turn on the agent holding the thread (a handoff's) is told to the feed too
+        durable: Durable[Any, Any, Any] = attrs.evolve(
+            base, shell=lambda: observed(base.shell(), feed), holding=lambda held: _told(held, observed, feed)
+        )
+        chatted = await durable.achat(
+            store, turn.thread_id, turn.message, run_id=opening.stored, inline=False
+        )
     else:  # fork_thread runs its turn where it is called: on a worker thread, told to the feed as it goes
-        durable = attrs.evolve(base, shell=lambda: watched(base.shell(), feed))
+        durable = attrs.evolve(
+            base, shell=lambda: watched(base.shell(), feed), holding=lambda held: _told(held, watched, feed)
+        )
         chatted = await asyncio.to_thread(
-            fork_thread, durable, store, turn.thread_id, turn.turn, turn.message, turn.fork, opening.stored
+            fork_thread,
+            durable,
+            store,
+            turn.thread_id,
+            turn.turn,
+            turn.message,
+            turn.fork,
+            opening.stored,
+            inline=False,
         )
     if isinstance(chatted, Failure):
         return Failure(chatted.failure())
