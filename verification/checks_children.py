@@ -23,13 +23,13 @@ __all__ = ["check_children"]
 def _finding(
     machine: str, state: str, child: ChildInfo, route: ChildRoute, routed: set[str]
 ) -> PropertyViolation | None:
-    verb = "delegates to" if child.kind == "delegate" else "fans out to"
+    verb = _VERB[child.kind]
     head = f"{machine}: {state} {verb} {child.program}"
     argument = _ARGUMENT[child.kind][route.outcome.split(" ")[0]]
     # A terminal is named as the composed team graph names it (program:STATE), never as a parent state.
     states = (
         (state, f"{child.program}:{route.terminals[0]}")
-        if child.kind == "delegate" and route.terminals
+        if child.kind != "fan_out" and route.terminals
         else (state,)
     )
     if route.event is None:
@@ -54,9 +54,11 @@ def _finding(
     )
 
 
-_BUILDER = {"delegate": "delegate", "fan_out": "fan_out"}
+_VERB = {"delegate": "delegates to", "fan_out": "fans out to", "step": "gives a plan step to"}
+_BUILDER = {"delegate": "delegate", "fan_out": "fan_out", "step": "StepChild"}
 _ARGUMENT = {
     "delegate": {"terminal": "ends", "failed": "failed", "cancelled": "cancelled"},
+    "step": {"terminal": "ends", "failed": "failed", "cancelled": "cancelled"},
     "fan_out": {"every": "all_finished", "some": "some_failed"},
 }
 
@@ -74,11 +76,14 @@ def check_children(a: Analysis) -> list[PropertyViolation]:
     found: list[PropertyViolation] = []
     machine = a.model.name or "<unnamed>"
     for state in a.model.states:
-        if state.terminal or state.child is None:
+        if state.terminal:
             continue
         routed = {row.event for row in a.rows_from.get(state.name, ())}
-        for route in state.child.routes:
-            finding = _finding(machine, state.name, state.child, route, routed)
-            if finding is not None:
-                found.append(finding if finding.location else attrs.evolve(finding, location=state.location))
+        for child in state.children:
+            for route in child.routes:
+                finding = _finding(machine, state.name, child, route, routed)
+                if finding is not None and not finding.location:
+                    finding = attrs.evolve(finding, location=state.location)
+                if finding is not None:
+                    found.append(finding)
     return found

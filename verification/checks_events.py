@@ -65,8 +65,8 @@ def _completeness(a: Analysis) -> list[PropertyViolation]:
         # An effectful state's missing failure row is SM010's to report, a guardrail's trip SM015's,
         routed.add(state.failure_event or "")
         routed.update(g.event for g in state.guards if g.event is not None)
-        if state.child is not None:  # and a child's outcome SM016's
-            routed.update(r.event for r in state.child.routes if r.event is not None)
+        for child in state.children:  # and a child's outcome SM016's
+            routed.update(r.event for r in child.routes if r.event is not None)
         missing = tuple(e for e in a.model.events if e in emits and e not in routed)
         if missing:
             found.append(

@@ -4,8 +4,10 @@ A delegating state's handler (:class:`~agentsm_fn.teams.Delegating`, made by ``d
 names the child's program and machine, and maps each terminal state of the child to a parent
 event (``ends``), and the child's failure and cancellation to events of their own. A fanning-out
 state's (:class:`~agentsm_fn.teams.FanningOut`, made by ``fan_out(...)``) gathers its children into
-one outcome: every child finished (any terminal) or some did not. :func:`read_child` reads either
-into a :class:`ChildInfo`, kept in the state's :class:`~verification.states.StateInfo`;
+one outcome: every child finished (any terminal) or some did not. A plan-and-execute agent's
+EXECUTE (:class:`~agentsm_fn.agents.plan_execute.ExecutingSteps`) runs each of its step agents as a
+delegation of its own. :func:`read_children` reads them into :class:`ChildInfo` values, kept in the
+state's :class:`~verification.states.StateInfo`;
 :mod:`verification.checks_children` judges it (SM016), :mod:`verification.composition` follows it
 into the child (SM017, SM018).
 """
@@ -17,13 +19,14 @@ from typing import Literal, TypeVar, cast
 
 import attrs
 
+from agentsm_fn.agents.plan_execute.stepping import ExecutingSteps, StepChild
 from agentsm_fn.core.handlers import Handler
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.teams import Delegating, FanningOut
 from verification.findings import Location
 from verification.locate import function_location
 
-__all__ = ["ChildInfo", "ChildRoute", "SeenMachine", "read_child"]
+__all__ = ["ChildInfo", "ChildRoute", "SeenMachine", "read_child", "read_children"]
 
 EventT = TypeVar("EventT", bound=enum.Enum)
 MemoryT = TypeVar("MemoryT")
@@ -62,7 +65,7 @@ class ChildInfo:
         ('pkg.child:RUN', ())
     """
 
-    kind: Literal["delegate", "fan_out"]
+    kind: Literal["delegate", "fan_out", "step"]
     program: str
     machine: SeenMachine = attrs.field(eq=False, repr=False)
     routes: tuple[ChildRoute, ...]
@@ -127,3 +130,35 @@ def read_child(handler: Handler[EventT, MemoryT]) -> ChildInfo | None:
     return ChildInfo(
         kind=kind, program=handler.program, machine=child, routes=tuple(routes), location=_located(handler)
     )
+
+
+def _step(handler: Handler[EventT, MemoryT], step: StepChild) -> ChildInfo:
+    child = cast(SeenMachine, step.child)
+    ends = {_name(k): _name(v) for k, v in step.ends.items()}
+    routes = [
+        ChildRoute(outcome=f"terminal {t}", event=ends.get(t), terminals=(t,)) for t in _terminals(child)
+    ]
+    routes.append(ChildRoute(outcome="failed", event=_name(step.failed)))
+    routes.append(ChildRoute(outcome="cancelled", event=_name(step.cancelled)))
+    return ChildInfo(
+        kind="step", program=step.program, machine=child, routes=tuple(routes), location=_located(handler)
+    )
+
+
+def read_children(handler: Handler[EventT, MemoryT]) -> tuple[ChildInfo, ...]:
+    """Every child a state's handler runs: a delegation's or fan-out's one, or each step agent of EXECUTE.
+
+    Example:
+        >>> from agentsm_fn.agents.plan_execute import (
+        ...     PLAN_EXECUTE_MACHINE, State, StepAgent, plan_execute_machine, step_child)
+        >>> from verification._examples import ONE_STEP  # A --GO--> B, B terminal
+        >>> agent = StepAgent(name="one", description="One step", program="pkg.child:RUN")
+        >>> machine = plan_execute_machine(steps=[step_child(agent, ONE_STEP)])
+        >>> (info,) = read_children(machine.handlers[State.EXECUTE])
+        >>> info.kind, [(r.outcome, r.event) for r in info.routes][0]
+        ('step', ('terminal B', 'TOOL_CALLS_PRESENT'))
+    """
+    if isinstance(handler, ExecutingSteps):
+        return tuple(_step(handler, step) for step in handler.children)
+    one = read_child(handler)
+    return () if one is None else (one,)

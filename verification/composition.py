@@ -93,29 +93,31 @@ class _Builder:
         for node in model.nodes:
             info = infos.get(node, StateInfo(name=node))
             exit_ = root and info.terminal and node not in at
-            copied = attrs.evolve(info, name=f"{name}:{node}", terminal=exit_, has_handler=False, child=None)
+            copied = attrs.evolve(info, name=f"{name}:{node}", terminal=exit_, has_handler=False, children=())
             self.states.append(copied)
             self.instance[copied.name] = name
         for node in model.nodes:
             known = infos.get(node)
-            child = None if known is None or known.terminal else known.child
+            children = () if known is None or known.terminal else known.children
             skip: set[str] = set()
-            if child is not None and len(self.states) < MAX_NODES:
+            for child in children:
+                if len(self.states) >= MAX_NODES or id(child.machine) in stack:
+                    continue
                 child_model = graph_of(child.machine)
-                if id(child.machine) not in stack:
-                    copy = f"{name}:{node} > {child.program}"
-                    self.add(copy, child_model, (*stack, id(child.machine)), root=False)
-                    start = f"{copy}:{child_model.initial}"
-                    self.row(f"{name}:{node}", f"start {child.program}", start, "child")
-                    targets = dict(a.flow.get(node, ()))
-                    direct = {r.event for r in child.routes if not r.terminals}
-                    for route in child.routes:
-                        if route.terminals and route.event in targets:
-                            for terminal in route.terminals:
-                                back = f"{name}:{targets[route.event]}"
-                                self.row(f"{copy}:{terminal}", route.event, back, "child")
-                            if route.event not in direct:
-                                skip.add(route.event)
+                copy = f"{name}:{node} > {child.program}"
+                self.add(copy, child_model, (*stack, id(child.machine)), root=False)
+                start = f"{copy}:{child_model.initial}"
+                self.row(f"{name}:{node}", f"start {child.program}", start, "child")
+                targets = dict(a.flow.get(node, ()))
+                # a step agent's EXECUTE also emits its events itself (the executor's own work)
+                direct = {r.event for r in child.routes if not r.terminals or child.kind == "step"}
+                for route in child.routes:
+                    if route.terminals and route.event in targets:
+                        for terminal in route.terminals:
+                            back = f"{name}:{targets[route.event]}"
+                            self.row(f"{copy}:{terminal}", route.event, back, "child")
+                        if route.event not in direct:
+                            skip.add(route.event)
             for event, target in a.flow.get(node, ()):
                 if event not in skip:
                     self.row(f"{name}:{node}", event, f"{name}:{target}")

@@ -209,5 +209,5 @@ def graph_of(machine: Machine[StateT, EventT, MemoryT], source_files: Iterable[s
         rows=tuple(rows),
         nodes=tuple(nodes),
         origin=class_location(states),
-        applicable=MACHINE_CODES if any(i.child for i in infos) else MACHINE_CODES - TEAM_CODES,
+        applicable=MACHINE_CODES if any(i.children for i in infos) else MACHINE_CODES - TEAM_CODES,
     )

@@ -45,7 +45,7 @@ def children_of(model: MachineGraph) -> tuple[tuple[str, ChildInfo], ...]:
         >>> [(s, c.program) for s, c in children_of(graph_of(DELEGATING))]
         [('WAITING', 'pkg.child:RUN')]
     """
-    return tuple((s.name, s.child) for s in model.states if s.child is not None and not s.terminal)
+    return tuple((s.name, child) for s in model.states if not s.terminal for child in s.children)
 
 
 class _Walk:

@@ -16,7 +16,7 @@ import attrs
 
 from agentsm_fn.core.handlers import Handler
 from agentsm_fn.core.machine import Machine
-from verification.child_reading import ChildInfo, read_child
+from verification.child_reading import ChildInfo, read_children
 from verification.effect_types import DeclaredEffects, read_effects
 from verification.events import EventReading, read_events
 from verification.findings import Location
@@ -61,8 +61,9 @@ class StateInfo:
     """The names of the events this state can emit, or None when unknown."""
     guards: tuple[GuardInfo, ...] = ()
     """The actions of the state's guardrails and their events (a guarding state's; SM015)."""
-    child: ChildInfo | None = None
-    """The child a delegating or fanning-out state runs, and its outcomes' routes (SM016, SM017, SM018)."""
+    children: tuple[ChildInfo, ...] = ()
+    """The children a delegating, fanning-out or step-running state runs, and their outcomes' routes
+    (SM016, SM017, SM018)."""
 
 
 def event_label(value: object) -> str:
@@ -126,7 +127,7 @@ def state_infos(machine: Machine[StateT, EventT, MemoryT]) -> tuple[StateInfo, .
                 location=location,
                 emits=emits,
                 guards=read_guards(handler),
-                child=read_child(handler),
+                children=read_children(handler),
             )
         )
     return tuple(infos)

@@ -37,6 +37,7 @@ from agentsm_fn.agents.plan_execute import (
     ReadClock,
     RunTools,
     State,
+    StepChild,
     ToolBatch,
     interpret_plan_execute,
     plan_execute_machine,
@@ -105,6 +106,10 @@ def _names(value: Iterable[str]) -> frozenset[str]:
     return frozenset(value)
 
 
+def _children(value: Iterable[StepChild]) -> tuple[StepChild, ...]:
+    return tuple(value)
+
+
 def _optional_specs(value: Iterable[ToolSpec] | None) -> tuple[ToolSpec, ...] | None:
     return None if value is None else tuple(value)
 
@@ -152,6 +157,11 @@ class AgentFSM(Generic[ResultT]):
     observer: RunObserver | None = None
     output: ResultType[ResultT] = attrs.field(factory=_text)
     """The result type (text by default): set it with :meth:`result_type` to type the facade."""
+    step_agents: tuple[StepChild, ...] = attrs.field(default=(), converter=_children)
+    """Durable agents a plan step may name (``step_agent(...)``), each step run as a child run."""
+    children: Performers = attrs.field(factory=Performers)
+    """Performers of those child runs with no store (``in_process_children(...)``); a ``Durable`` runs
+    them itself."""
 
     def __attrs_post_init__(self) -> None:
         if type(self.max_iterations) is not int or self.max_iterations < 0:
@@ -219,8 +229,8 @@ class AgentFSM(Generic[ResultT]):
 
     @property
     def machine(self) -> Machine[State, Event, PlanExecuteMemory]:
-        """The machine this agent runs (:func:`plan_execute_machine` of its result type)."""
-        return plan_execute_machine(self.output)
+        """The machine this agent runs (:func:`plan_execute_machine` of its result type and step agents)."""
+        return plan_execute_machine(self.output, steps=self.step_agents)
 
     @property
     def config(self) -> PlanExecuteConfig:
@@ -238,6 +248,7 @@ class AgentFSM(Generic[ResultT]):
             finish_tools=self.finish_tools,
             model=self.model,
             retry_safe_tools=retry_safe_tools(self.tools),
+            step_agents=tuple(child.agent for child in self.step_agents),
         )
 
     def memory(self, initial_input: str) -> PlanExecuteMemory:
@@ -259,7 +270,7 @@ class AgentFSM(Generic[ResultT]):
         performers = plan_execute_performers(
             self.provider, functions, self.config.tools, self.clock, tool_timeouts(self.tools)
         )
-        return Shell(performers, self.clock, self.observer)
+        return Shell(performers.merge(self.children), self.clock, self.observer)
 
     def run(self, initial_input: str) -> PlanExecuteOutcome[ResultT]:
         """Run the FSM on ``initial_input`` to FINALIZE or HALT (synchronous)."""

@@ -36,7 +36,7 @@ from agentsm_fn.teams import (
     Gathered,
     GatherPolicy,
 )
-from verification.child_reading import read_child
+from verification.child_reading import read_children
 from verification.kit.outcomes import Outcomes
 
 __all__ = ["COMBINATIONS", "ChildOutcomes", "ExploreChild"]
@@ -94,8 +94,7 @@ class ChildOutcomes:
         )
         self.programs: dict[str, AnyMachine] = {}
         for handler in machine.handlers.values():
-            info = read_child(handler)
-            if info is not None:
+            for info in read_children(handler):
                 self.programs.setdefault(info.program, info.machine)
         self.explored: dict[Hashable, object] = {}
         self.ends: dict[Hashable, tuple[tuple[enum.Enum, object], ...]] = {}

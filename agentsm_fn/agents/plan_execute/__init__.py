@@ -1,8 +1,9 @@
 """The plan-and-execute agent (agent_runtime's ``AgentFSM``) as a machine of pure handlers.
 
 INTAKE -> PLAN -> DECIDE -> EXECUTE <-> OBSERVE -> LOOP_CHECK, ending in FINALIZE or
-HALT. :data:`PLAN_EXECUTE_MACHINE` is the machine; :class:`PlanExecuteMemory` its
-memory; run it with the shell (``agentsm_fn.shell.plan_execute_agent.AgentFSM``
+HALT. A plan step may name a step agent (:class:`StepAgent`), run as a child run
+(``plan_execute_machine(steps=...)``). :data:`PLAN_EXECUTE_MACHINE` is the machine;
+:class:`PlanExecuteMemory` its memory; run it with the shell (``agentsm_fn.shell.plan_execute_agent.AgentFSM``
 is the ready-made facade) and read the outcome with :func:`interpret_plan_execute`.
 """
 
@@ -45,6 +46,15 @@ from agentsm_fn.agents.plan_execute.outcome import (
     plan_execute_result,
 )
 from agentsm_fn.agents.plan_execute.policy import PlanExecutePolicy, PolicyViolation
+from agentsm_fn.agents.plan_execute.step_values import AgentStep, StepAgent
+from agentsm_fn.agents.plan_execute.stepping import (
+    AgentProgram,
+    ExecutingSteps,
+    StepChild,
+    step_agent,
+    step_child,
+    step_children,
+)
 from agentsm_fn.agents.plan_execute.values import (
     AuditEntry,
     FinalResult,
@@ -57,6 +67,8 @@ from agentsm_fn.agents.plan_execute.values import (
 )
 
 __all__ = [
+    "AgentProgram",
+    "AgentStep",
     "AuditEntry",
     "Awaiting",
     "DECISION_SCHEMA",
@@ -70,6 +82,7 @@ __all__ = [
     "DeciderConfig",
     "EngineFailed",
     "Event",
+    "ExecutingSteps",
     "ExecutionError",
     "ExecutorConfig",
     "FinalResult",
@@ -97,6 +110,8 @@ __all__ = [
     "ReadClock",
     "RunTools",
     "State",
+    "StepAgent",
+    "StepChild",
     "TABLE",
     "ToolBatch",
     "interpret_plan_execute",
@@ -105,4 +120,7 @@ __all__ = [
     "plan_execute_result",
     "plan_execute_thread_so_far",
     "plan_execute_turn_messages",
+    "step_agent",
+    "step_child",
+    "step_children",
 ]

@@ -16,6 +16,7 @@ import jsonschema
 from jsonschema.exceptions import SchemaError
 
 from agentsm_fn.agents.plan_execute.policy import PlanExecutePolicy
+from agentsm_fn.agents.plan_execute.step_values import StepAgent, step_agent_problems, step_agents
 from agentsm_fn.llm.conversation import ThreadBudget
 from agentsm_fn.llm.json import JsonObject, freeze_object, thaw
 from agentsm_fn.llm.messages import ToolSpec
@@ -270,6 +271,8 @@ class PlanExecuteConfig:
     retry_safe_tools: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
     thread: ThreadBudget = attrs.field(factory=ThreadBudget)
     """In a thread: the earlier turns the planner is sent (more are compressed at INTAKE); the total."""
+    step_agents: tuple[StepAgent, ...] = attrs.field(default=(), converter=step_agents)
+    """Durable agents a plan step may name, each run as a child run (docs/plan-execute.md)."""
 
     def __attrs_post_init__(self) -> None:
         names = [spec.name for spec in self.tools]
@@ -277,6 +280,7 @@ class PlanExecuteConfig:
         problems += [
             f"finish tool {n!r} is not a declared tool" for n in sorted(self.finish_tools - set(names))
         ]
+        problems += step_agent_problems(self.step_agents, names)
         if problems:
             raise PlanExecuteConfigError(problems)
 

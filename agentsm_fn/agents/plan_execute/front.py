@@ -26,6 +26,7 @@ from agentsm_fn.agents.plan_execute.memory import Awaiting, PlanExecuteMemory
 from agentsm_fn.agents.plan_execute.moves import Reading, advance, audit, finish, halt, summarized
 from agentsm_fn.agents.plan_execute.policy import check_decision, check_plan, check_thread
 from agentsm_fn.agents.plan_execute.prompts import decide_request, intake_compression_request, plan_request
+from agentsm_fn.agents.plan_execute.steps import planner_schema
 from agentsm_fn.agents.plan_execute.structured import parse_decision, parse_plan
 from agentsm_fn.agents.plan_execute.values import HaltCause, HaltError, Plan, PlanDecision, cause_of
 from agentsm_fn.core.effect_failures import EffectFailure
@@ -176,7 +177,7 @@ def plan_receive(mem: Mem, outcome: LlmOutcome) -> PlanOut:
         message = f"the planner call failed: {outcome.describe()}"
         return _invalid_plan(mem, cause_of(outcome), message, llm_failure=outcome)
     mem = attrs.evolve(mem, usage=mem.usage + outcome.usage)
-    parsed = parse_plan(outcome.content, mem.config.planner.schema, mem.normalized_input)
+    parsed = parse_plan(outcome.content, planner_schema(mem.config), mem.normalized_input)
     if isinstance(parsed, Failure):
         return _invalid_plan(mem, HaltCause.INVALID_PLAN, parsed.failure())
     plan = parsed.unwrap()

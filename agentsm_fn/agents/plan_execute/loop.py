@@ -184,8 +184,8 @@ def observe_enter(mem: Mem) -> ObserveOut:
             for c in calls
         )
         return _observed(audit(mem, State.OBSERVE, "violation", violation.message), calls, blocked, violation)
-    if not calls:
-        return _observed(mem, calls, (), None)
+    if not calls:  # a step agent's result (its failure kept for LOOP_CHECK), or nothing to run
+        return _observed(mem, calls, (), mem.violation)
     waiting = attrs.evolve(mem, awaiting=Awaiting.TOOLS)
     safe = mem.config.retry_safe_tools
     return perform(RunTools(calls, retry_safe=all(c.name in safe for c in calls)), waiting)

@@ -8,6 +8,7 @@ Each effectful state declares the event it emits when its effect fails.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final, TypeVar, cast, overload
 
 from agentsm_fn.agents.output.result_type import TEXT, ResultType
@@ -33,6 +34,7 @@ from agentsm_fn.agents.plan_execute.loop import (
     observe_receive,
 )
 from agentsm_fn.agents.plan_execute.memory import PlanExecuteMemory
+from agentsm_fn.agents.plan_execute.stepping import ExecutingSteps, StepChild
 from agentsm_fn.core.effect_failures import EffectFailure
 from agentsm_fn.core.handlers import effectful, pure
 from agentsm_fn.core.machine import HandlerLike, Machine, define_machine
@@ -79,7 +81,7 @@ PLAN_EXECUTE_MACHINE: Final[Machine[State, Event, PlanExecuteMemory]] = define_m
         State.INTAKE: effectful(intake_enter, intake_receive, failure_event=Event.NORMALIZED),
         State.PLAN: effectful(plan_enter, plan_receive, failure_event=Event.INVALID_PLAN),
         State.DECIDE: effectful(decide_enter, decide_receive, failure_event=Event.INVALID),
-        State.EXECUTE: effectful(execute_enter, execute_receive, failure_event=Event.ERROR),
+        State.EXECUTE: ExecutingSteps(effectful(execute_enter, execute_receive, failure_event=Event.ERROR)),
         State.OBSERVE: effectful(observe_enter, observe_receive, failure_event=Event.OBSERVED),
         State.LOOP_CHECK: effectful(loop_check_enter, loop_check_receive, failure_event=Event.VIOLATION),
         State.CORRECTING: pure(correct_output),
@@ -98,15 +100,17 @@ Example:
 
 
 @overload
-def plan_execute_machine(result: ResultType[T]) -> Machine[State, Event, PlanExecuteMemory]: ...
+def plan_execute_machine(
+    result: ResultType[T], *, steps: Sequence[StepChild] = ()
+) -> Machine[State, Event, PlanExecuteMemory]: ...
 
 
 @overload
-def plan_execute_machine() -> Machine[State, Event, PlanExecuteMemory]: ...
+def plan_execute_machine(*, steps: Sequence[StepChild] = ()) -> Machine[State, Event, PlanExecuteMemory]: ...
 
 
 def plan_execute_machine(
-    result: ResultType[T] | ResultType[str] = TEXT,
+    result: ResultType[T] | ResultType[str] = TEXT, *, steps: Sequence[StepChild] = ()
 ) -> Machine[State, Event, PlanExecuteMemory]:
     """The machine reading final answers as ``result`` (its class, then its output validators).
 
@@ -114,7 +118,9 @@ def plan_execute_machine(
     the handlers of the states that finish (DECIDE, EXECUTE, LOOP_CHECK) read the answer with
     the result type, and their names (what the fingerprint reads) carry the result's name.
     Text without output validators is :data:`PLAN_EXECUTE_MACHINE` itself (a memory's
-    ``output`` schema alone is checked by it too).
+    ``output`` schema alone is checked by it too). ``steps`` are the step agents a plan step may
+    name (:func:`~agentsm_fn.agents.plan_execute.stepping.step_agent`): EXECUTE's handler carries
+    them (same functions, so the same fingerprint), and the verifier reads them (SM016-SM018).
 
     Example:
         >>> from agentsm_fn.agents.output import result_type
@@ -123,8 +129,32 @@ def plan_execute_machine(
         (True, Effectful(request=execute_enter, receive=execute_receive[Ack]))
         >>> plan_execute_machine() is PLAN_EXECUTE_MACHINE
         True
+        >>> from agentsm_fn.agents.plan_execute.stepping import StepAgent, step_child, step_children
+        >>> agent = StepAgent(name="research", description="Research", program="lab:RESEARCH")
+        >>> [c.program for c in step_children(plan_execute_machine(steps=[step_child(agent, machine)]))]
+        ['lab:RESEARCH']
     """
-    reading = cast(ResultType[object], result)
+    base = _typed(cast(ResultType[object], result))
+    if not steps:
+        return base
+    key = (id(base), tuple(id(step) for step in steps))
+    found = _STEPPED.get(key)
+    if found is not None and all(a is b for a, b in zip(found[0], (base, *steps), strict=True)):
+        return found[1]
+    names = [step.agent.name for step in steps]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"step agents declared twice: {', '.join(twice)}")
+    handler = base.handlers[State.EXECUTE]
+    execute = handler.execute if isinstance(handler, ExecutingSteps) else handler
+    machine = base.extend(handlers={State.EXECUTE: ExecutingSteps(execute, tuple(steps))})
+    if len(_STEPPED) >= 256:  # agents made on the fly (tests, generators) must not pile up
+        _STEPPED.clear()
+    _STEPPED[key] = ((base, *steps), machine)
+    return machine
+
+
+def _typed(reading: ResultType[object]) -> Machine[State, Event, PlanExecuteMemory]:
     if reading.spec is None and not reading.validators:
         return PLAN_EXECUTE_MACHINE
     # Keyed as react_machine keys its own: the spec by identity, validators by their functions.
@@ -165,10 +195,12 @@ def _reading_handlers(result: ResultType[object]) -> dict[State, HandlerLike[Eve
         fn.__qualname__ = fn.__name__ = f"{name}[{result.name}]"
     return {
         State.DECIDE: effectful(decide_in, decide_back, failure_event=Event.INVALID),
-        State.EXECUTE: effectful(execute_enter, execute_back, failure_event=Event.ERROR),
+        State.EXECUTE: ExecutingSteps(effectful(execute_enter, execute_back, failure_event=Event.ERROR)),
         State.LOOP_CHECK: effectful(loop_in, loop_back, failure_event=Event.VIOLATION),
     }
 
 
 _TYPED: dict[tuple[object, ...], tuple[object, Machine[State, Event, PlanExecuteMemory]]] = {}
 """The machine of each result type, made once (an agent asks for it on every run)."""
+_STEPPED: dict[tuple[object, ...], tuple[tuple[object, ...], Machine[State, Event, PlanExecuteMemory]]] = {}
+"""The machine of each result type's machine and step agents (kept alive, so ids name them)."""

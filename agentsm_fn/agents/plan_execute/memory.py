@@ -59,6 +59,8 @@ class Awaiting(enum.Enum):
     TOOLS = "tools"
     SUMMARY = "summary"
     COMPRESSION = "compression"
+    STEP = "step"
+    """A step agent's child run (:mod:`agentsm_fn.agents.plan_execute.steps`)."""
 
 
 def _max_iterations(_instance: object, _attribute: object, value: object) -> None:

@@ -17,10 +17,17 @@ import attrs
 from agentsm_fn.agents.output.values import OutputSpec
 from agentsm_fn.agents.plan_execute.config import DECISION_SCHEMA
 from agentsm_fn.agents.plan_execute.memory import PlanExecuteMemory
+from agentsm_fn.agents.plan_execute.steps import (
+    STEP_AGENTS_USE,
+    STEP_TURNS,
+    agent_steps,
+    agents_listing,
+    planner_schema,
+)
 from agentsm_fn.agents.plan_execute.values import Plan
 from agentsm_fn.llm.call import LlmRequest
 from agentsm_fn.llm.conversation import thread_compression_prompt
-from agentsm_fn.llm.json import dumps, freeze
+from agentsm_fn.llm.json import JsonValue, dumps, freeze
 from agentsm_fn.llm.messages import AssistantMessage, Message, SystemMessage, UserMessage
 
 __all__ = [
@@ -38,22 +45,22 @@ __all__ = [
 
 
 def state_json(mem: PlanExecuteMemory) -> str:
-    """The planner's ``{state}``: the goal, the tools it may use, and the iteration budget.
+    """The planner's ``{state}``: the goal, the tools it may use, the iteration budget (and step agents).
 
     Example:
         >>> state_json(PlanExecuteMemory(input="x", normalized_input="Find PDF libs"))
         '{"available_tools":[],"goal":"Find PDF libs","iteration":0,"max_iterations":20}'
     """
-    return dumps(
-        freeze(
-            {
-                "goal": mem.goal,
-                "available_tools": [spec.name for spec in mem.config.visible_tools],
-                "iteration": mem.iteration,
-                "max_iterations": mem.max_iterations,
-            }
-        )
-    )
+    state: dict[str, JsonValue] = {
+        "goal": mem.goal,
+        "available_tools": [spec.name for spec in mem.config.visible_tools],
+        "iteration": mem.iteration,
+        "max_iterations": mem.max_iterations,
+    }
+    if mem.config.step_agents:
+        state["step_agents"] = agents_listing(mem.config.step_agents)
+        state["step_agents_use"] = STEP_AGENTS_USE
+    return dumps(freeze(state))
 
 
 def plan_prompt(mem: PlanExecuteMemory) -> str:
@@ -101,7 +108,7 @@ def plan_request(mem: PlanExecuteMemory) -> LlmRequest:
         model=mem.config.model_for(planner.model),
         messages=(*thread_context(mem), UserMessage(plan_prompt(mem))),
         temperature=planner.temperature,
-        response_schema=planner.schema,
+        response_schema=planner_schema(mem.config),
     )
 
 
@@ -142,9 +149,13 @@ def decide_request(mem: PlanExecuteMemory, plan: Plan) -> LlmRequest:
 
 
 def _system(mem: PlanExecuteMemory) -> SystemMessage:
-    steps = mem.plan.initial_steps if mem.plan is not None else ()
+    steps = list(mem.plan.initial_steps if mem.plan is not None else ())
+    delegated = agent_steps(mem)
+    for step in (s for s in delegated if s.index < len(steps)):
+        steps[step.index] += f" (the agent {step.agent.name} does this step, not you)"
     listing = "\n".join(f"{n}. {step}" for n, step in enumerate(steps, start=1)) or "(no steps)"
-    return SystemMessage(mem.config.executor.system_prompt.format_map({"goal": mem.goal, "steps": listing}))
+    prompt = mem.config.executor.system_prompt.format_map({"goal": mem.goal, "steps": listing})
+    return SystemMessage(prompt + (STEP_TURNS if delegated else ""))
 
 
 def execute_request(mem: PlanExecuteMemory) -> LlmRequest:

@@ -17,6 +17,7 @@ from jsonschema.protocols import Validator
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.agents.plan_execute.config import DECISION_SCHEMA
+from agentsm_fn.agents.plan_execute.step_values import plan_step_items
 from agentsm_fn.agents.plan_execute.values import Plan, PlanDecision
 from agentsm_fn.llm.json import JsonObject, JsonValue, dumps, freeze_object, thaw
 
@@ -105,11 +106,16 @@ def _strings(value: object) -> tuple[str, ...]:
     return ()
 
 
+def _steps(value: object) -> tuple[str, ...]:
+    return tuple(text for text, _agent in plan_step_items(value))
+
+
 def parse_plan(text: str, schema: JsonObject, fallback_goal: str) -> Result[Plan, str]:
     """The plan in a planner reply: valid JSON that satisfies the planner's schema.
 
     ``goal``, ``required_capabilities`` and ``initial_steps`` are read when present
-    (a custom schema may name other fields; they stay in ``Plan.raw``).
+    (a custom schema may name other fields; they stay in ``Plan.raw``). A step given to a
+    step agent (``{"step": ..., "agent": ...}``) is its ``step`` text in ``initial_steps``.
 
     Example:
         >>> from agentsm_fn.agents.plan_execute.config import DEFAULT_PLAN_SCHEMA
@@ -131,7 +137,7 @@ def parse_plan(text: str, schema: JsonObject, fallback_goal: str) -> Result[Plan
         Plan(
             goal=goal if isinstance(goal, str) and goal.strip() else fallback_goal,
             required_capabilities=_strings(value.get("required_capabilities")),
-            initial_steps=_strings(value.get("initial_steps")),
+            initial_steps=_steps(value.get("initial_steps")),
             raw=freeze_object(value),
         )
     )
