@@ -24,7 +24,7 @@ from verification.model import graph_of
 from verification.team import verify_team
 
 AGENT = StepAgent(name="review", description="Reviews a claim", program=t.PROGRAM)
-CLERK = plan_execute_machine(step_child(AGENT, t.CHILD))
+CLERK = plan_execute_machine(steps=[step_child(AGENT, t.CHILD)])
 
 
 def test_a_plan_execute_agent_with_a_step_agent_is_sound_and_reports_its_depth() -> None:
@@ -43,7 +43,7 @@ def test_a_plan_execute_agent_with_a_step_agent_is_sound_and_reports_its_depth()
 
 def test_an_unmapped_step_agent_terminal_is_sm016_naming_execute_program_and_terminal() -> None:
     planted = attrs.evolve(step_child(AGENT, t.CHILD), ends={t.C.APPROVED: Event.TOOL_CALLS_PRESENT})
-    (found,) = [v for v in verify(plan_execute_machine(planted)).violations if v.code == "SM016"]
+    (found,) = [v for v in verify(plan_execute_machine(steps=[planted])).violations if v.code == "SM016"]
     assert found.message.startswith(
         f"plan_execute: EXECUTE gives a plan step to {t.PROGRAM}, whose outcome 'terminal REFUSED' "
         "maps to no event"
@@ -54,19 +54,17 @@ def test_an_unmapped_step_agent_terminal_is_sm016_naming_execute_program_and_ter
 
 def test_a_step_agent_outcome_whose_event_has_no_row_from_execute_is_sm016() -> None:
     planted = attrs.evolve(step_child(AGENT, t.CHILD), failed=Event.OBSERVED)
-    (found,) = [v for v in verify(plan_execute_machine(planted)).violations if v.code == "SM016"]
+    (found,) = [v for v in verify(plan_execute_machine(steps=[planted])).violations if v.code == "SM016"]
     assert "'failed' emits OBSERVED, but the table has no row (EXECUTE, OBSERVED)" in found.message
 
 
 def test_step_agents_nest_and_a_plan_agent_that_steps_to_itself_is_sm018_recursion() -> None:
-    outer = plan_execute_machine(
-        step_child(StepAgent(name="clerk", description="", program="app:CLERK"), CLERK)
-    )
+    clerk = StepAgent(name="clerk", description="", program="app:CLERK")
+    outer = plan_execute_machine(steps=[step_child(clerk, CLERK)])
     report = verify(outer)
     assert report.nesting is not None and report.nesting.depth == 2
-    looping = plan_execute_machine(
-        step_child(StepAgent(name="self", description="", program="app:SELF"), t.CHILD)
-    )
+    itself = StepAgent(name="self", description="", program="app:SELF")
+    looping = plan_execute_machine(steps=[step_child(itself, t.CHILD)])
     handler = looping.handlers[State.EXECUTE]
     assert isinstance(handler, ExecutingSteps)
     # A machine that steps to itself cannot be written as one frozen value: tie the knot.
@@ -98,7 +96,7 @@ def test_sm016_holds_exactly_when_every_step_agent_outcome_has_an_event_with_a_r
     ends: dict[t.C, Event], failed: Event | None, cancelled: Event | None
 ) -> None:
     child = StepChild(agent=AGENT, child=t.CHILD, ends=ends, failed=failed, cancelled=cancelled)
-    found = [v for v in verify(plan_execute_machine(child)).violations if v.code == "SM016"]
+    found = [v for v in verify(plan_execute_machine(steps=[child])).violations if v.code == "SM016"]
     rows = {e for (s, e) in PLAN_EXECUTE_MACHINE.table if s is State.EXECUTE}
     routes = [ends.get(t.C.APPROVED), ends.get(t.C.REFUSED), failed, cancelled]
     assert len(found) == len([e for e in routes if e is None or e not in rows])

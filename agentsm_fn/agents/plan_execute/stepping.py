@@ -43,6 +43,10 @@ Mem = PlanExecuteMemory
 AnyMachine = Machine[Any, Any, Any]
 
 
+def _ends(value: Mapping[Any, Event]) -> Mapping[enum.Enum, Event]:
+    return MappingProxyType(dict(value))
+
+
 @attrs.frozen(kw_only=True)
 class StepChild:
     """A step agent as EXECUTE knows it: the agent, its machine, and the event each way it ends maps to.
@@ -56,7 +60,7 @@ class StepChild:
 
     agent: StepAgent
     child: AnyMachine = attrs.field(repr=False)
-    ends: Mapping[enum.Enum, Event]
+    ends: Mapping[enum.Enum, Event] = attrs.field(converter=_ends)
     failed: Event | None = Event.TOOL_CALLS_PRESENT
     cancelled: Event | None = Event.TOOL_CALLS_PRESENT
 
