@@ -37,6 +37,7 @@ from agentsm_fn.durable.stores.codec import from_bytes
 from agentsm_fn.durable.stores.protocol.store import JournalRow, RunRecord, RunStatus, RunStore
 from agentsm_fn.inspector.children_view import children_tree, mark_holder, parent_of, requested_at
 from agentsm_fn.inspector.machine_view import graph_data
+from agentsm_fn.inspector.pending_view import pending_below
 from agentsm_fn.inspector.plain import memory_changes, plain
 from agentsm_fn.inspector.thread_view import run_threads
 from agentsm_fn.inspector.transcript import transcript
@@ -245,9 +246,12 @@ def run_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord
     rows = store.journal(record.run_id)
     journal, outcomes = _journal(record.run_id, rows.value_or(()), redact)
     waiting = next((j for j in journal if isinstance(j, dict) and j["waiting"]), None)
+    none: dict[str, JsonValue] = {}
+    below = pending_below(store, record.run_id, redact) if waiting is not None else Success(none)
     forks = forks_of(store, record.run_id)
     children = children_tree(store, record.run_id)
-    errors = [r.failure().describe() for r in (replayed, rows, forks, children) if isinstance(r, Failure)]
+    looked = (replayed, rows, forks, children, below)
+    errors = [r.failure().describe() for r in looked if isinstance(r, Failure)]
     steps = _steps(seen, final)
     requests = requested_at(final.trace if final is not None else ())
     _link_children(children.value_or([]), requests, journal, steps)
@@ -268,7 +272,7 @@ def run_view(store: RunStore, durable: Durable[Any, Any, Any], record: RunRecord
             for e in (final.trace if final is not None else ())
         ],
         "journal": journal,
-        "pending": waiting,
+        "pending": below.value_or({}) or waiting,  # a child's approval, if it waits on its children
         "transcript": transcript(start.memory if start else None, outcomes, redact),
         "forks": [
             {"run_id": c.run_id, "step": c.parent_step, "status": c.status.value} for c in forks.value_or(())

@@ -21,19 +21,19 @@ from typing import Any
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import DurableError, StoreFailure
-from agentsm_fn.durable.operations.answers import waiting_on
 from agentsm_fn.durable.operations.threads import conversation_after
+from agentsm_fn.durable.operations.waiting_below import pending_of
 from agentsm_fn.durable.running.durable import Durable
-from agentsm_fn.durable.stores.protocol.store import RunStore
+from agentsm_fn.durable.stores.protocol.store import RunStatus, RunStore
 from agentsm_fn.durable.stores.protocol.threads import ThreadRecord, ThreadStore, TurnRecord, TurnStatus
 from agentsm_fn.durable.thread_errors import ThreadError
+from agentsm_fn.inspector.pending_view import pending_shown
 from agentsm_fn.inspector.plain import plain
 from agentsm_fn.llm.conversation import ConversationMessage
 from agentsm_fn.llm.json import JsonValue, thaw
 from agentsm_fn.llm.messages import AssistantMessage, ToolResultMessage, UserMessage
 from agentsm_fn.llm.numbering import numbered
 from agentsm_fn.shell.credentials import credential_redactor
-from agentsm_fn.shell.keys import EffectKey
 
 __all__ = ["run_threads", "thread_view", "turn_chat", "turn_view"]
 
@@ -143,14 +143,13 @@ def _waits_and_fails(store: RunStore, shown: View, redact: Redact) -> str | None
     record = found.unwrap()
     if record.reason:
         shown["failure"] = redact(record.reason)
-    waiting = waiting_on(store, record)
+    waiting = pending_of(store, record.run_id) if record.status is RunStatus.WAITING else Success(())
     if isinstance(waiting, Failure):
         unread: DurableError = waiting.failure()
         return unread.describe()
     asked = waiting.unwrap()
-    if asked is not None:
-        key = str(EffectKey(asked.run_id, asked.seq))
-        shown["pending"] = {"seq": asked.seq, "effect": redact(asked.summary), "key": key}
+    if asked:  # its own effect, or, waiting on its children, the first waiting one's (an approval in a child)
+        shown["pending"] = pending_shown(asked[0], redact)
     return None
 
 

@@ -61,7 +61,14 @@ def test_a_thread_is_its_turns_with_the_tool_calls_folded_under_their_answers(st
     assert third == {
         **third,
         "shown": False,
-        "pending": {"seq": 1, "effect": "AskHuman refund", "key": f"{runs[2]}:1"},
+        "pending": {
+            "run_id": runs[2],
+            "path": [],
+            "seq": 1,
+            "effect": "AskHuman refund",
+            "key": f"{runs[2]}:1",
+            "waiting": True,
+        },
     }
     assert view["thread"] == {
         **row(view["thread"]),

@@ -4,6 +4,7 @@ import {announce, api, enc, fill, h, shown} from "./dom.js";
 /**
  * The pending effect with approve and reject (with a reason), answered once through the server (which then runs
  * the run on in its own process); the page follows the run live while the answer's request waits for it to settle.
+ * A run that waits on its children shows the first waiting child's effect (its approval), answered through the run.
  */
 export function pendingPanel(view, refresh, following) {
   const pending = view.pending;
@@ -14,7 +15,9 @@ export function pendingPanel(view, refresh, following) {
   async function answer(body) {
     buttons.forEach((b) => (b.disabled = true));
     try {
-      const settled = api(`/runs/${enc(view.run.run_id)}/pending/${pending.seq}/answer`, {...body, resume: true});
+      // a child's approval (the run waits on its children) is answered through this run, which then runs them on
+      const below = pending.run_id && pending.run_id !== view.run.run_id ? {run_id: pending.run_id} : {};
+      const settled = api(`/runs/${enc(view.run.run_id)}/pending/${pending.seq}/answer`, {...body, ...below, resume: true});
       following();
       await settled;
       message.textContent = `Answered (${body.decision}).`;
@@ -31,6 +34,11 @@ export function pendingPanel(view, refresh, following) {
   return h("section", {class: "pending", "aria-labelledby": "pending-h"},
     h("h2", {id: "pending-h"}, "Waiting for an answer"),
     h("p", {}, h("strong", {}, pending.effect), ` (effect #${pending.seq}, idempotency key `, h("code", {}, pending.key), ")"),
+    pending.run_id && pending.run_id !== view.run.run_id
+      ? h("p", {class: "pending-child"}, "Asked inside child run ",
+        h("a", {href: `#/runs/${enc(pending.run_id)}`}, h("code", {}, pending.run_id)),
+        "; answering it here runs the child on, then this run.")
+      : null,
     h("div", {class: "answer"}, approve,
       h("form", {onsubmit: (e) => {
         e.preventDefault();
