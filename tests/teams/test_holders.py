@@ -17,9 +17,10 @@ import sys
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentsm_fn.durable import RunStore, ThreadStore, is_postgres, open_store
-from agentsm_fn.durable.operations.threads import fork_thread
+from agentsm_fn.durable import HolderUnknown, NewTurn, RunStore, ThreadStore, is_postgres, open_store
+from agentsm_fn.durable.operations.threads import advance_thread, fork_thread
 from agentsm_fn.durable.running._so_far import forget_known
+from tests.durable.stores import execute
 from tests.teams.holders import AGENTS, ASKED, REFUNDS, TRIAGE
 
 _THREADS = itertools.count()
@@ -114,3 +115,25 @@ def test_the_holder_after_each_turn_is_where_its_handoffs_ended(
         holder = path[-1] if path else holder  # each hands on along the route; its last answers
         assert _held(store, thread_id)[-1] == holder
         assert turn.run.snapshot.memory.final_answer.startswith(f"{holder} answers")
+
+
+def test_a_queued_turn_left_behind_runs_on_the_holder(store: RunStore) -> None:
+    TRIAGE.chat(store, "t1", "Refund A-17 to:refunds").unwrap()
+    assert isinstance(store, ThreadStore)
+    queued = NewTurn(thread_id="t1", turn=1, run_id="q1", message="Still there?", created=1.0)
+    store.take_turn(queued, None).unwrap()  # its sender went away before the turn before it ended
+    ASKED.clear()
+    (ran,) = advance_thread(TRIAGE, store, "t1").unwrap()
+    assert (ran.run_id, _ran(store, "q1"), ASKED) == ("q1", "refunds", [("refunds", "Still there?")])
+    assert ran.run.snapshot.memory.final_answer == "refunds answers after 2 user messages"
+
+
+def test_a_holder_that_cannot_be_found_refuses_the_turn_and_says_why(store: RunStore, store_db: str) -> None:
+    first = TRIAGE.chat(store, "t1", "Hello").unwrap()
+    execute(
+        store_db, "INSERT INTO turn_holders(run_id, holder) VALUES (?, ?)", (first.run_id, "tests.nowhere:X")
+    )
+    forget_known()  # as another process: the holder is read from the store
+    refused = TRIAGE.chat(store, "t1", "Hello again").failure()
+    assert isinstance(refused, HolderUnknown) and refused.holder == "tests.nowhere:X"
+    assert "cannot take a turn" in refused.describe()
