@@ -13,7 +13,9 @@ from agentsm_fn.agents.react import agent_failure, agent_result
 from agentsm_fn.durable import Durable
 from agentsm_fn.llm import LlmReply, LlmRequest, ToolCall, ToolResultMessage, UserMessage
 from agentsm_fn.shell.react_agent import AgentBuilder
+from agentsm_fn.teams import GatherPolicy, fan_out
 from agentsm_fn.tools import tool
+from tests.teams.programs import ASKING, ASKING_MACHINE, FANNER_MACHINE, PE, Boss, P, _gathered
 
 REFUNDED: list[str] = []
 """The orders refunded, in order."""
@@ -68,3 +70,29 @@ DESK = _agent(
     "tests.teams.approving:DESK",
     AgentBuilder.new("Please refund A-17").llm(Desk()).agent_tool("ask_refunds", "Refunds", REFUNDS),
 )
+
+
+ASKERS_LIMIT = 2
+"""How many of ``ASKERS``' children run at once."""
+
+ASKERS = Durable(
+    name="tests.teams.approving:ASKERS",
+    machine=FANNER_MACHINE.extend(
+        handlers={
+            P.ASK: fan_out(
+                program=ASKING.name,
+                child=ASKING_MACHINE,
+                items=lambda boss: boss.items,
+                all_finished=PE.ANSWERED,
+                some_failed=PE.BROKE,
+                limit=ASKERS_LIMIT,
+                policy=GatherPolicy.GO_ON,
+                merge=_gathered,
+            )
+        },
+        name="teams-askers",
+    ),
+)
+"""A fan-out over ``ASKING`` children, each waiting for a person's approval of its number."""
+
+__all__ = ["ASKERS", "ASKERS_LIMIT", "Boss", "DESK", "REFUNDED", "REFUNDS"]

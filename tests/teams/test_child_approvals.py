@@ -4,22 +4,31 @@ On SQLite and PostgreSQL (the ``store`` fixture): ``pending_of`` the parent show
 grandchild's) pending approval with the path down to it; ``answer_below`` answers it through the
 parent once (a second answer, through the parent or the child, is refused); resuming the parent
 runs the child on and the parent finishes with the child's answer, the approved call made once.
+A Hypothesis property answers a fan-out's approvals (SQLite) in any order, resuming the parent or
+the child each time: every answer is taken once, and the parent gathers each child's decision.
 """
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterator
+from contextlib import closing
+from pathlib import Path
 
 import attrs
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from returns.result import Failure
 
 from agentsm_fn.agents.react import AskHuman, State
 from agentsm_fn.agents.react.outcomes import Approved, Rejected
-from agentsm_fn.durable import AnswerRefusal, AnswerRefused, RunStatus, RunStore, child_run_id
+from agentsm_fn.durable import AnswerRefusal, AnswerRefused, RunStatus, RunStore, SqliteStore, child_run_id
 from agentsm_fn.durable.operations.answers import answer, pending
 from agentsm_fn.durable.operations.waiting_below import answer_below, path_below, pending_of
-from tests.teams.approving import DESK, REFUNDED
-from tests.teams.programs import GRAND, Boss, P
+from agentsm_fn.durable.running.replay import replay_stored
+from tests.teams.approving import ASKERS, ASKERS_LIMIT, DESK, REFUNDED
+from tests.teams.programs import ASKING, GRAND, Boss, P
 
 
 @pytest.fixture(autouse=True)
@@ -81,3 +90,43 @@ def test_an_answer_through_a_run_the_child_is_not_under_is_refused(store: RunSto
     assert _refusal(refused.failure()) is AnswerRefusal.NOT_BELOW
     assert [p.run_id for p in pending_of(store, "grand").unwrap()] == [asking]  # still waits
     assert _refusal(answer_below(store, asking, "grand", 0, True).failure()) is AnswerRefusal.NOT_BELOW
+
+
+@settings(max_examples=25, deadline=None)
+@given(approved=st.lists(st.booleans(), min_size=1, max_size=4), data=st.data())
+def test_a_fan_outs_approvals_answered_through_the_parent_in_any_order_finish_it_once(
+    approved: list[bool], data: st.DataObject
+) -> None:
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        closing(SqliteStore.open(Path(folder) / "r.db").unwrap()) as store,
+    ):
+        items = tuple(range(1, len(approved) + 1))
+        ASKERS.start(store, Boss(items=items), run_id="fan").unwrap()
+        children = [child_run_id("fan", 0, i) for i in range(len(items))]
+        for answered in range(len(items)):
+            asked = pending_of(store, "fan").unwrap()
+            # those started wait (an ended child starts the one ``limit`` after it); the rest are not started
+            assert 1 <= len(asked) <= min(ASKERS_LIMIT, len(items) - answered)
+            assert all(a.path == ("fan",) and a.run_id in children for a in asked)
+            chosen = data.draw(st.sampled_from(asked))
+            decision = approved[children.index(chosen.run_id)]
+            answer_below(store, "fan", chosen.run_id, chosen.seq, decision).unwrap()
+            again = answer_below(store, "fan", chosen.run_id, chosen.seq, not decision)
+            assert _refusal(again.failure()) is AnswerRefusal.ANSWERED_ALREADY
+            if data.draw(st.booleans()):
+                ASKERS.resume(store, "fan").unwrap()  # through the parent: it runs the child on
+            else:
+                ASKING.resume(store, chosen.run_id).unwrap()  # the child itself: it goes up to the parent
+        record = store.get("fan").unwrap()
+        assert record.status is RunStatus.FINISHED and pending_of(store, "fan").unwrap() == ()
+        replayed = replay_stored(store, ASKERS.machine, "fan")
+        assert not isinstance(replayed, Failure), replayed.failure()
+        gathered = replayed.unwrap().memory.gathered
+        assert gathered is not None
+        assert [
+            (o.run_id, getattr(o, "state", ""), getattr(o, "result", None)) for o in gathered.outcomes
+        ] == [
+            (child, "DONE" if yes else "REFUSED", n * 10)
+            for child, yes, n in zip(children, approved, items, strict=True)
+        ]
