@@ -8,7 +8,12 @@ step), tell the user; the refunds agent (ReAct) answers its step.
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from returns.result import Success
 
 from agentsm_fn.agents.plan_execute import (
     Event,
@@ -18,6 +23,7 @@ from agentsm_fn.agents.plan_execute import (
     State,
     StepAgent,
     plan_execute_failure,
+    step_agent,
     step_child,
 )
 from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory, agent_failure
@@ -197,3 +203,76 @@ def test_in_process_the_step_agent_runs_inline() -> None:
     assert completed.result.answer == "All done. Order A-17 is refunded in full."
     events = [e.event for e in completed.fsm.snapshot.trace]
     assert events.count(Event.TOOL_CALLS_PRESENT.name) == 2
+
+
+class Echo:
+    """A step agent's model: it says it did its step (the message it was given)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def complete(self, request: LlmRequest) -> LlmReply:
+        asked = [m.content for m in request.messages if isinstance(m, UserMessage)][-1]
+        ASKED.append(f"{self.name}:{asked}")
+        return LlmReply(content=f"The agent {self.name} has carried out the step: {asked}.")
+
+
+def _echo(name: str) -> Durable[Any, Any, Any]:
+    built = AgentBuilder.new("").llm(Echo(name)).build().unwrap()
+    return Durable(
+        name=f"tests.teams.test_plan_steps:{name.upper()}",
+        machine=built.machine,
+        shell=built.shell,
+        template=built.memory,
+        failure=agent_failure,
+    )
+
+
+ECHOES = {name: _echo(name) for name in ("a", "b")}
+
+
+class Planned:
+    """The planner's model: the given plan, then an answer at every EXECUTE (closing the steps so far)."""
+
+    def __init__(self, plan: str) -> None:
+        self.plan = plan
+
+    def complete(self, request: LlmRequest) -> LlmReply:
+        if request.response_schema is not None:
+            return LlmReply(content=self.plan)
+        return LlmReply(content=f"Done, after reading {len(request.messages)} messages.")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    steps=st.lists(
+        st.tuples(st.sampled_from(["x", "y", "z"]), st.sampled_from([None, "a", "b"])), max_size=5
+    ),
+    budget=st.integers(min_value=0, max_value=8),
+)
+def test_every_agent_step_runs_once_in_plan_order_or_the_run_halts_on_its_budget(
+    steps: list[tuple[str, str | None]], budget: int
+) -> None:
+    ASKED.clear()
+    items = [
+        text if agent is None else {"step": f"{text}{n}", "agent": agent}
+        for n, (text, agent) in enumerate(steps)
+    ]
+    fsm = AgentFSM(
+        provider=Planned(json.dumps({"goal": "g", "initial_steps": items})),
+        step_agents=[step_agent(name, f"agent {name}", program) for name, program in ECHOES.items()],
+        children=in_process_children(ECHOES.values()),
+        max_iterations=budget,
+    )
+    result = fsm.run("go")
+    fsm_state = (result.unwrap() if isinstance(result, Success) else result.failure()).fsm
+    memory = fsm_state.snapshot.memory
+    wanted = [f"{agent}:{text}{n}" for n, (text, agent) in enumerate(steps) if agent is not None]
+    assert wanted[: len(ASKED)] == ASKED  # in plan order, each once
+    ran = [o.call_id for o in memory.observations]
+    assert ran == [f"step-{n + 1}" for n, (_, agent) in enumerate(steps) if agent is not None][: len(ran)]
+    if isinstance(result, Success):
+        assert wanted == ASKED  # a finished run ran every agent step
+    else:
+        assert memory.error is not None and memory.error.cause is HaltCause.MAX_ITERATIONS
+    assert memory.iteration <= budget
