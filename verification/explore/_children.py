@@ -1,8 +1,10 @@
 """Private: a delegating machine's child outcomes, taken from exploring each child first.
 
 A parent's ``ChildRun`` is answered with every way the child can end from the start memory the
-parent gives it: the child machine (read from the parent's ``delegate(...)`` handler) is explored to
-exhaustion from that memory first, and the parent is fed one :class:`ChildFinished` per terminal
+parent gives it: the child machine (read from the parent's ``delegate(...)`` handler, or a step
+agent of a plan-and-execute EXECUTE) is explored to exhaustion from that memory first (a
+:class:`~agentsm_fn.teams.StartTurn` is the new turn the child program's template makes; none, a
+failed child, when it has no template), and the parent is fed one :class:`ChildFinished` per terminal
 state the child reached (its result: the child program's ``result`` of the first, shortest run's
 final memory when the program can be imported and names one, else that memory; none for a terminal
 the program's ``failure`` calls a failure), then a :class:`ChildFailed` and a
@@ -25,6 +27,7 @@ from hypothesis import strategies as st
 
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
+from agentsm_fn.llm.turns import TurnStart
 from agentsm_fn.shell.targets import import_target
 from agentsm_fn.teams import (
     ChildCancelled,
@@ -35,6 +38,7 @@ from agentsm_fn.teams import (
     ChildRun,
     Gathered,
     GatherPolicy,
+    StartTurn,
 )
 from verification.child_reading import read_children
 from verification.kit.outcomes import Outcomes
@@ -62,16 +66,19 @@ class ExploreChild(Protocol):
 
 _Result = Callable[[object], object]
 _Failure = Callable[[Snapshot[enum.Enum, object]], str | None]
+_Turns = TurnStart[object]
 
 
-def _program_of(program: str) -> tuple[_Result | None, _Failure | None]:
-    """The ``result`` and ``failure`` of the program ``module:attribute`` names (if it imports, has them)."""
+def _program_of(program: str) -> tuple[_Result | None, _Failure | None, _Turns | None]:
+    """The ``result``, ``failure`` and ``turns`` of the program ``module:attribute`` names (if it has any)."""
     imported = import_target(program).value_or(None)
     value = getattr(imported, "value", None)
     result, failure = getattr(value, "result", None), getattr(value, "failure", None)
+    turns = getattr(value, "turns", None)
     return (
         cast(_Result, result) if callable(result) else None,
         cast(_Failure, failure) if callable(failure) else None,
+        cast(_Turns, turns) if isinstance(turns, TurnStart) else None,
     )
 
 
@@ -98,7 +105,7 @@ class ChildOutcomes:
                 self.programs.setdefault(info.program, info.machine)
         self.explored: dict[Hashable, object] = {}
         self.ends: dict[Hashable, tuple[tuple[enum.Enum, object], ...]] = {}
-        self.durables: dict[str, tuple[_Result | None, _Failure | None]] = {}
+        self.durables: dict[str, tuple[_Result | None, _Failure | None, _Turns | None]] = {}
         self.cut = False
 
     def registry(self) -> Outcomes:
@@ -135,7 +142,11 @@ class ChildOutcomes:
             return (failed, cancelled)
         if program not in self.durables:
             self.durables[program] = _program_of(program)
-        result, failure = self.durables[program]
+        result, failure, turns = self.durables[program]
+        if isinstance(memory, StartTurn):  # a new turn of the child: its program's template makes it
+            if turns is None:
+                return (failed, cancelled)  # the program starts no turns: its child run fails
+            memory = turns.start(memory.thread, memory.message)
         finished: list[ChildOutcome] = []
         for state, m in self._ends(program, memory):
             if failure is not None and failure(Snapshot(state=state, memory=m, status=Status.FINISHED)):
