@@ -3,7 +3,8 @@
 The desk agent's tool is the refunds agent, whose refund needs approval: the AG-UI run ends with
 the child's interrupt (``RUN.c1#SEQ``, reason ``tool_approval``, the child's tool call), and the
 client's resume answers it once and streams the rest in the same thread: the child runs on, then
-the desk finishes with the child's answer. Answering the same interrupt again is a 409.
+the desk finishes with the child's answer. Answering the same interrupt again is a 409. A
+grandchild's approval (a run that is not a thread's turn) is answered from the top run too.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from typing import Any
 
 import httpx
 import pytest
+from returns.result import Success
 
-from agentsm_fn.durable import RunStatus, SqliteStore, stored_children
+from agentsm_fn.durable import RunStatus, SqliteStore, child_run_id, stored_children
 from agentsm_fn.server.agui import AguiAgent, agui_for
 from tests.agui.conftest import Lines, Served
 from tests.teams.approving import DESK, REFUNDED, REFUNDS
+from tests.teams.programs import GRAND, Boss
 
 Serve = Callable[[Sequence[AguiAgent[Any, Any, Any]]], Served]
 Client = Callable[[Mapping[str, object]], Lines]
@@ -78,3 +81,29 @@ def test_a_childs_approval_is_the_parents_interrupt_and_its_resume_finishes_both
     refused = httpx.post(url, json=again, timeout=30)
     assert (refused.status_code, refused.json()["error"]["kind"]) == (409, "not_waiting")
     assert REFUNDED == ["A-17"]  # answered once, refunded once
+
+
+ASKING_GRAND: AguiAgent[Any, Any, Boss] = AguiAgent(durable=GRAND, memory=lambda request: Success(Boss(n=3)))
+
+
+def test_a_grandchilds_approval_is_answered_from_the_top_run_and_the_chain_finishes(
+    serve: Serve, client: Client, store: SqliteStore
+) -> None:
+    served = serve([ASKING_GRAND])
+    plan = {
+        "url": served.url(f"/agui/{GRAND.name}"),
+        "threadId": "grand",
+        "messages": [{"id": "u", "role": "user", "content": "go"}],
+        "runs": [
+            {"runId": "g"},
+            {"runId": "g-answer", "answer": {"status": "resolved", "payload": {"approved": True}}},
+        ],
+    }
+    lines = client(plan)
+    _, asked = _run(lines, 0)
+    asking = child_run_id(child_run_id("g", 0), 0)
+    (interrupt,) = asked["interrupts"]
+    assert (interrupt["id"], interrupt["reason"]) == (f"{asking}#0", "answer")
+    second, _ = _run(lines, 1)
+    assert second[-1]["type"] == "RUN_FINISHED" and second[-1]["outcome"]["type"] == "success"
+    assert [store.get(r).unwrap().state for r in ("g", child_run_id("g", 0), asking)] == ["DONE"] * 3
