@@ -40,10 +40,15 @@ def test_the_next_turn_streams_the_answer_of_the_agent_that_holds_the_thread(
     assert page.say("Refund A-17 to:refunds") == 200  # refunds runs as triage's child, its steps nested
     assert page.events[-1]["result"] == "refunds answers after 1 user messages"
     assert any(e.get("stepName", "").startswith("chat.r1.c1/") for e in page.events)
+    assert store.thread("chat").unwrap().holder == REFUNDS.name  # kept as the turn ended
     ASKED.clear()
     assert page.say("And the shipping?") == 200
     assert ASKED == [("refunds", "And the shipping?")]
     assert page.answer() == "refunds answers after 2 user messages"  # streamed as text, as triage's is
     said = "".join(e["delta"] for e in page.events if e["type"] == "TEXT_MESSAGE_CONTENT")
     assert said == "refunds answers after 2 user messages"
-    assert store.get(page.events[0]["runId"]).unwrap().machine == REFUNDS.name
+    assert store.get("chat.r2").unwrap().machine == REFUNDS.name
+    assert page.say("My bill to:billing") == 200  # the holder hands on: billing, its child, answers
+    assert page.events[-1]["result"] == "billing answers after 3 user messages"
+    assert any(e.get("stepName", "").startswith("chat.r3.c1/") for e in page.events)
+    assert store.thread("chat").unwrap().holder == BILLING.name

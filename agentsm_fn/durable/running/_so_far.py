@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.durable.errors import DurableError, Stopped, StoreFailure
+from agentsm_fn.durable.errors import Stopped, StoreFailure
 from agentsm_fn.durable.running._holder import Held, held_after, runner_of
 from agentsm_fn.durable.running.program import DurableProgram, StoredRun
 from agentsm_fn.durable.running.replay import replayed
@@ -117,7 +117,7 @@ def _keep_value(store: ThreadStore, run_id: str, held: Held, runner: str) -> Non
 def keep(
     store: RunStore,
     program: Program[StateT, EventT, MemoryT],
-    result: Result[StoredRun[StateT, MemoryT], DurableError],
+    result: Result[StoredRun[StateT, MemoryT], ThreadError],
 ) -> None:
     """Keep the thread so far after a turn whose run ended (finished or failed) with ``result``.
 

@@ -25,6 +25,7 @@ import attrs
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.running import _so_far, _turns
+from agentsm_fn.durable.running._holder import runner_of
 from agentsm_fn.durable.running._queued import Look, ended, look
 from agentsm_fn.durable.running._turns import Begun
 from agentsm_fn.durable.running.program import DurableProgram, StoredRun
@@ -35,7 +36,7 @@ from agentsm_fn.durable.thread_errors import ThreadError
 from agentsm_fn.llm.turns import TurnStart
 from agentsm_fn.stream.events import Failed, RunEvent
 
-__all__ = ["POLL", "Turn", "achat", "astream_chat", "chat"]
+__all__ = ["POLL", "Turn", "achat", "astream_chat", "chat", "keep_turn", "turn_program"]
 
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
@@ -250,3 +251,44 @@ async def astream_chat(
     result = getattr(last, "result", None)
     if isinstance(result, Success | Failure):
         await asyncio.to_thread(_so_far.keep, store, ran, result)
+
+
+def turn_program(
+    store: RunStore, program: Program[StateT, EventT, MemoryT], run_id: str
+) -> Result[Program[StateT, EventT, MemoryT], ThreadError]:
+    """The program whose run a turn of ``program``'s thread is: it, or the agent that held the thread.
+
+    One who runs a turn on (its children, after ``achat(..., inline=False)``) runs it with this.
+
+    Example:
+        >>> from agentsm_fn.agents.react import REACT_MACHINE
+        >>> from agentsm_fn.durable import SqliteStore
+        >>> store = SqliteStore.open(":memory:").unwrap()
+        >>> agent = DurableProgram(name="app:A", machine=REACT_MACHINE)
+        >>> turn_program(store, agent, "r1").failure().describe()
+        'no stored run r1'
+        >>> store.close()
+    """
+    return runner_of(store, program, run_id)
+
+
+def keep_turn(
+    store: RunStore,
+    program: Program[StateT, EventT, MemoryT],
+    result: Result[StoredRun[StateT, MemoryT], ThreadError],
+) -> None:
+    """Keep the thread so far (and its holder) after a turn of ``program`` that ended elsewhere than ``chat``.
+
+    A turn whose children ran after ``achat(..., inline=False)`` ends there; keeping what it
+    leaves then shows its holder at once (else the next turn works it out). A turn that has not
+    ended (it waits), or whose store failed, keeps nothing.
+
+    Example:
+        >>> from agentsm_fn.agents.react import REACT_MACHINE
+        >>> from agentsm_fn.durable import RunNotFound, SqliteStore
+        >>> store = SqliteStore.open(":memory:").unwrap()
+        >>> agent = DurableProgram(name="app:A", machine=REACT_MACHINE)
+        >>> keep_turn(store, agent, Failure(RunNotFound(run_id="r1")))  # not ended: nothing kept
+        >>> store.close()
+    """
+    _so_far.keep(store, program, result)

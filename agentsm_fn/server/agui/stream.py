@@ -51,6 +51,7 @@ from returns.result import Failure, Result, Success
 from agentsm_fn.durable.errors import DurableError, Stopped
 from agentsm_fn.durable.operations.threads import fork_thread
 from agentsm_fn.durable.operations.waiting_below import pending_of
+from agentsm_fn.durable.running.chat import keep_turn, turn_program
 from agentsm_fn.durable.running.durable import Durable
 from agentsm_fn.durable.running.program import DurableProgram, StoredRun
 from agentsm_fn.durable.stores.protocol.store import RunStore
@@ -179,8 +180,15 @@ async def _turned(
         )
     if isinstance(chatted, Failure):
         return Failure(chatted.failure())
-    # a turn that waits for its children (a handoff, an agent tool) has them run here, as a run does
-    return await _children_too(base, store, feed, _now(Success(chatted.unwrap().run)))
+    # a turn that waits for its children (a handoff, an agent tool) has them run here, as a run does,
+    # with the program its run is of (the agent holding the thread, after a handoff); then what it
+    # leaves is kept, so the thread names its holder at once
+    run = chatted.unwrap().run
+    program = await asyncio.to_thread(turn_program, store, base, run.run_id)
+    ran_by = program.unwrap() if isinstance(program, Success) else base
+    ended = await _children_too(ran_by, store, feed, _now(Success(run)))
+    await asyncio.to_thread(keep_turn, store, ran_by, ended)
+    return ended
 
 
 async def _now(
