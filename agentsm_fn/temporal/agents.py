@@ -16,7 +16,8 @@ from types import MappingProxyType
 from typing import Final
 
 from agentsm_fn.agents import plan_execute
-from agentsm_fn.agents.plan_execute import PLAN_EXECUTE_MACHINE, PlanExecuteMemory, ReadClock, RunTools
+from agentsm_fn.agents.output.result_type import ResultT
+from agentsm_fn.agents.plan_execute import PlanExecuteMemory, ReadClock, RunTools
 from agentsm_fn.agents.react import AgentMemory, AskHuman, Event, RunTool, RunToolBatch, State
 from agentsm_fn.llm.call import LlmCall
 from agentsm_fn.shell.plan_execute_agent import AgentFSM
@@ -57,9 +58,12 @@ def react_on_temporal(
 
 
 def plan_execute_on_temporal(
-    fsm: AgentFSM, *, llm: EffectOptions = LLM_OPTIONS, tools: EffectOptions = TOOL_OPTIONS
+    fsm: AgentFSM[ResultT], *, llm: EffectOptions = LLM_OPTIONS, tools: EffectOptions = TOOL_OPTIONS
 ) -> TemporalMachine[plan_execute.State, plan_execute.Event, PlanExecuteMemory]:
-    """The plan-and-execute machine as a workflow type (start it from ``fsm.start(input)``).
+    """The agent's machine as a workflow type (start it from ``fsm.start(input)``).
+
+    Its config is in the memory; the machine is :func:`~agentsm_fn.agents.plan_execute.plan_execute_machine`
+    of its result type (``PLAN_EXECUTE_MACHINE`` for text), so a typed result is read as its class.
 
     Clock readings (the policy's time limit) are short activities on the worker.
 
@@ -71,6 +75,5 @@ def plan_execute_on_temporal(
         >>> plan_execute_on_temporal(AgentFSM(provider=Quiet())).name
         'plan_execute'
     """
-    del fsm  # every plan-and-execute agent runs the one machine; its config is in the memory
     options = {**_options(tools, llm, RunTools), ReadClock: EffectOptions(timeout=10.0)}
-    return TemporalMachine(machine=PLAN_EXECUTE_MACHINE, options=options)
+    return TemporalMachine(machine=fsm.machine, options=options)
