@@ -8,6 +8,8 @@ invalid halts with ``OutputInvalidError`` (the ReAct agent's type), the last rep
 
 from __future__ import annotations
 
+import asyncio
+
 import attrs
 import pytest
 from returns.result import Result, Success
@@ -33,6 +35,7 @@ from agentsm_fn.llm import JsonObject, LlmReply, ToolCall
 from agentsm_fn.shell.plan_execute_agent import AgentFSM
 from agentsm_fn.shell.run import run
 from agentsm_fn.shell.scripted_llm import ScriptedLlm
+from agentsm_fn.stream.events import Finished
 from tests.agents.output.invoices import INVOICE, INVOICE_JSON, Invoice, Ticket, totals_match
 
 ACK = OutputSpec(
@@ -161,3 +164,17 @@ def test_a_validator_s_changed_value_is_the_result_and_a_result_tool_is_refused(
 
     with pytest.raises(ValueError, match="may not be called 'final_result'"):
         AgentFSM(provider=llm, tools={"final_result": final_result}, output=result_type(Invoice))
+
+
+def test_arun_and_astream_give_the_value_of_the_class_too() -> None:
+    agent, _ = invoices(BAD_TOTAL, INVOICE_JSON)
+    done: PlanExecuteCompleted[Invoice] = asyncio.run(agent.arun("Extract INV-7")).unwrap()
+    assert done.value == INVOICE
+
+    async def last_event() -> object:
+        streaming, _ = invoices(INVOICE_JSON)
+        return [event async for event in streaming.astream("Extract INV-7")][-1]
+
+    finished = asyncio.run(last_event())
+    assert isinstance(finished, Finished) and finished.state == "FINALIZE"
+    assert isinstance(finished.result, Success) and finished.result.unwrap().value == INVOICE
