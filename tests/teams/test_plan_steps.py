@@ -28,8 +28,10 @@ from agentsm_fn.agents.plan_execute import (
 )
 from agentsm_fn.agents.react import REACT_MACHINE, AgentMemory, agent_failure
 from agentsm_fn.durable import Durable, RunStatus, RunStore, cancel, child_run_id, stored_children
+from agentsm_fn.durable.operations.worker import Outcome, serve
 from agentsm_fn.durable.running.in_process import in_process_children
 from agentsm_fn.durable.stores.codec import from_bytes
+from agentsm_fn.durable.stores.protocol.queue import RunQueue
 from agentsm_fn.llm import LlmReply, LlmRequest, ToolCall, ToolResultMessage, UserMessage
 from agentsm_fn.shell.plan_execute_agent import AgentFSM
 from agentsm_fn.shell.react_agent import AgentBuilder
@@ -165,6 +167,31 @@ def test_on_a_queue_the_parent_waits_for_its_step_agent_holding_nothing_and_asks
     assert done.snapshot.memory.final_result is not None
     assert done.snapshot.memory.final_result.answer == "All done. Order A-17 is refunded in full."
     assert len(stored_children(store, "clerk").unwrap()) == 1 and ASKED == ["Refund A-17"]
+
+
+def test_a_worker_runs_the_parent_then_its_step_agent_then_the_parent_again_each_step_once(
+    store: RunStore,
+) -> None:
+    assert isinstance(store, RunQueue)
+    ASKED.clear()
+    CLERK.enqueue(store, _start(CLERK), run_id="clerk").unwrap()
+    ended: list[str] = []
+
+    async def work() -> int:
+        stop = asyncio.Event()
+
+        def report(run_id: str, outcome: Outcome) -> None:
+            ended.append(run_id)
+            if run_id == "clerk" and store.get("clerk").unwrap().status is RunStatus.FINISHED:
+                stop.set()
+
+        return await asyncio.wait_for(serve(store, [CLERK, REFUNDS], stop, report=report), timeout=60)
+
+    taken = asyncio.run(work())
+    child_id = child_run_id("clerk", stored_children(store, "clerk").unwrap()[0].seq)
+    assert ended == ["clerk", child_id, "clerk"] and taken == 3  # the parent let go while it waited
+    done = store.get("clerk").unwrap()
+    assert done.status is RunStatus.FINISHED and ASKED == ["Refund A-17"]
 
 
 def test_a_cancelled_step_agent_is_a_step_error(store: RunStore) -> None:
