@@ -16,6 +16,8 @@ from agentsm_fn.temporal import (
     react_on_temporal,
     start_run,
 )
+from tests.agents.output.durables import PLANNER
+from tests.agents.output.invoices import INVOICE, Invoice
 from tests.temporal.agents import plan_agent, react_agent
 from tests.temporal.helpers import queue, wait_for_pending
 
@@ -53,3 +55,17 @@ async def test_plan_and_execute_ends_as_it_does_locally(client: Client) -> None:
     assert finished.memory.final_result is not None
     assert finished.memory.final_result.content == "Prawn is the usual choice."
     await machine_replayer([spec]).replay_workflow(history)
+
+
+async def test_a_typed_plan_and_execute_agent_ends_with_its_result_of_the_class(client: Client) -> None:
+    task_queue = queue()
+    spec = plan_execute_on_temporal(PLANNER)  # the agent's machine: answers read as Invoices
+    # the result's class lives in tests: passed through, as memory classes are (docs/temporal.md)
+    async with machine_worker(
+        client, task_queue, [spec], PLANNER.shell().performers, passed_through=["tests"]
+    ):
+        start = PLANNER.start("Extract INV-7")
+        run = await start_run(client, spec, start, run_id=f"plan-typed-{task_queue}", task_queue=task_queue)
+        finished = (await run.result()).unwrap()
+    assert finished.state.name == "FINALIZE" and finished.memory.result == INVOICE
+    assert isinstance(finished.memory.result, Invoice)
