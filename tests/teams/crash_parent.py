@@ -1,7 +1,8 @@
 """Resume a queued parent and SIGKILL this process at one store write (the crash test's parent process).
 
-python -m tests.teams.crash_parent DB RUN_ID WRITE   (WRITE: ``add_children``, the child's row and run
-being stored; or ``wait``, the parent's wait being stored after its child was stored and queued)
+python -m tests.teams.crash_parent DB RUN_ID WRITE   (WRITE: ``wait_on_children``, the child's row
+and run being stored with the parent's wait; or ``start_effect``, the child's first effect starting
+here after that)
 """
 
 from __future__ import annotations

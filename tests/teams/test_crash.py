@@ -1,9 +1,9 @@
 """Crash tests of child runs (issue 29, item 6): real processes SIGKILLed, then recovered or replaced.
 
-* A parent process is killed as it requests its child (before the child's row and run are stored,
-  in one transaction) and between requesting it and storing that it did (the child stored and
-  queued, the parent's wait not stored): recovery finds the same child, runs it once, and the
-  parent finishes once.
+* A parent process is killed as it requests its child (before the child's row and run, the
+  parent's wait and its stop are stored, in one transaction) and right after (the child stored,
+  queued and claimed here, as its first effect starts): recovery finds the same child, runs it
+  once, and the parent finishes once.
 * A fan-out of 50 children on PostgreSQL, three ``agentsm-runs worker`` processes SIGKILLed and
   restarted while it runs: every child ends once, no child's unsafe effect runs twice, every
   parent finishes once.
@@ -38,7 +38,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
-@pytest.mark.parametrize("write", ["add_children", "wait"])
+@pytest.mark.parametrize("write", ["wait_on_children", "start_effect"])
 def test_a_parent_killed_between_requesting_its_child_and_storing_it_finishes_once(
     write: str, store_db: str, env: dict[str, str], tmp_path: Path
 ) -> None:
@@ -53,9 +53,12 @@ def test_a_parent_killed_between_requesting_its_child_and_storing_it_finishes_on
             timeout=60,
         )
         assert killed.returncode == -signal.SIGKILL
+        after = write == "start_effect"  # the parent's wait stored, its child started here
         rows = stored_children(store, "boss").unwrap()  # requested: stored and queued in one transaction
-        assert [(r.started, r.ended) for r in rows] == ([(True, False)] if write == "wait" else [])
-        assert store.get("boss").unwrap().status is RunStatus.RUNNING  # its process died holding it
+        assert [(r.started, r.ended) for r in rows] == ([(True, False)] if after else [])
+        assert (rows[0].status if after else None) in (RunStatus.RUNNING, None)  # its process died holding it
+        dead = store.get("boss").unwrap().status  # waiting on its child, or held by the process that died
+        assert dead is (RunStatus.WAITING if after else RunStatus.RUNNING)
         recover(store, [DELEGATOR, CHILD]).unwrap()
         done = store.get("boss").unwrap()
         assert done.status is RunStatus.FINISHED

@@ -13,6 +13,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Final
 
+import attrs
 from returns.result import Failure, Result, Success
 
 from agentsm_fn.core import SUSPEND
@@ -20,10 +21,11 @@ from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.durable.errors import Diverged, DurableError, RunBusy, StoreFailure
 from agentsm_fn.durable.running import _contract
 from agentsm_fn.durable.stores.codec import to_bytes
+from agentsm_fn.durable.stores.protocol.children import ChildStore, NewChild
 from agentsm_fn.durable.stores.protocol.store import JournalRow, NewRun, RunStore
 from agentsm_fn.shell.clock import Clock
 
-__all__ = ["MISSING", "Pause", "SessionState"]
+__all__ = ["MISSING", "HeldChildren", "Pause", "SessionState"]
 
 
 class Pause(enum.Enum):
@@ -43,6 +45,21 @@ class _Stop(Exception):
 
 MISSING: Final = object()
 """Marks an effect to perform now (no outcome from the journal)."""
+
+
+@attrs.frozen(kw_only=True)
+class HeldChildren:
+    """The children a run's effect starts, held to be stored with its wait (``ChildStore.wait_on_children``).
+
+    ``rows`` their rows, ``start`` the runs queued at once; ``wait`` the run's waiting entry and
+    ``started`` whether it was stored as started, once the session recorded the wait.
+    """
+
+    store: ChildStore
+    rows: tuple[NewChild, ...]
+    start: tuple[NewRun, ...]
+    wait: JournalRow | None = None
+    started: bool = False
 
 
 class SessionState:
@@ -87,6 +104,8 @@ class SessionState:
         """Whether the run was stored before this process took it (only such a run can be a child run)."""
         self.first_perform: Callable[[], None] | None = None
         """Called once, as the first effect this process performs for the run starts (its trace context)."""
+        self.children: HeldChildren | None = None
+        """The children the effect being performed starts: stored with the run's wait, in one transaction."""
         self.last: tuple[int, object] | None = None
         """The last outcome handed to the fold, with its entry number."""
         self.held: JournalRow | None = None
@@ -217,6 +236,12 @@ class SessionState:
             summary=describe_effect(effect)[:200],
             effect=encoded.unwrap(),
         )
+        if self.children is not None:  # stored with the children and where the run stops: one transaction
+            self.children = attrs.evolve(self.children, wait=row, started=started)
+            self.pause = Pause.WAIT
+            if not started:
+                self.buffer.clear()
+            return SUSPEND
         written = self.store.wait(self.run_id, row, self.owner, started, None if started else self.create)
         if isinstance(written, Failure):
             return self._stop(written.failure())[0]
@@ -244,6 +269,10 @@ class SessionState:
         if self.error is None:
             self.error = error
         self.pause = Pause.ERROR
+
+    def hold_children(self, store: ChildStore, rows: tuple[NewChild, ...], start: tuple[NewRun, ...]) -> None:
+        """Hold the children the effect being performed starts, to store them with the run's wait."""
+        self.children = HeldChildren(store=store, rows=rows, start=start)
 
     def checkpointed(self) -> None:
         """Note that a checkpoint was just taken."""

@@ -2,7 +2,8 @@
 
 The outcome a child's row keeps is written once, when the child ended (``children.child_ended``);
 these read it back (a corrupt one is a failed child saying so), and make the outcome of a child
-whose run ended but whose end was not written (its process died between the two).
+whose run ended but whose end was not written (its process died between the two), and a child's
+run as it is queued.
 """
 
 from __future__ import annotations
@@ -10,14 +11,14 @@ from __future__ import annotations
 from returns.result import Failure
 
 from agentsm_fn.durable.child_errors import ChildOutcomeCorrupt
-from agentsm_fn.durable.running.child_programs import ended_outcome, failed_outcome, load_program
+from agentsm_fn.durable.running.child_programs import AnyProgram, ended_outcome, failed_outcome, load_program
 from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.durable.stores.codec import from_bytes, to_bytes
 from agentsm_fn.durable.stores.protocol.children import ChildRecord, ChildStore, NewChild
-from agentsm_fn.durable.stores.protocol.store import RunStatus
+from agentsm_fn.durable.stores.protocol.store import NewRun, RunStatus
 from agentsm_fn.teams.values import ChildCancelled, ChildFailed, ChildFinished, ChildOutcome
 
-__all__ = ["decoded", "encoded", "fresh", "lost", "recorded"]
+__all__ = ["decoded", "encoded", "lost", "queued_run", "recorded"]
 
 
 def encoded(outcome: object) -> bytes:
@@ -41,20 +42,25 @@ def decoded(record: ChildRecord) -> ChildOutcome | None:
     )
 
 
-def fresh(row: NewChild, started: bool = False) -> ChildRecord:
-    """The record of a child just stored: not ended; queued if ``started``."""
-    return ChildRecord(
-        run_id=row.run_id,
-        parent=row.parent,
-        seq=row.seq,
-        index=row.index,
-        size=row.size,
-        program=row.program,
-        memory=row.memory,
-        limit=row.limit,
-        cancel_rest=row.cancel_rest,
-        outcome=None,
-        status=RunStatus.READY if started else None,
+def queued_run(program: AnyProgram, child: NewChild | ChildRecord, now: float) -> NewRun:
+    """The READY run of a child, as it is queued (to be claimed by a worker, or run here).
+
+    Example:
+        >>> from agentsm_fn.agents.react import REACT_MACHINE
+        >>> from agentsm_fn.durable import Durable
+        >>> program = Durable(name="app:AGENT", machine=REACT_MACHINE)
+        >>> row = NewChild(run_id="p.c0", parent="p", seq=0, index=-1, size=1, program="app:A", memory=b"")
+        >>> queued_run(program, row, 1.0).run_id
+        'p.c0'
+    """
+    return NewRun(
+        run_id=child.run_id,
+        machine=program.name,
+        fingerprint=program.fingerprint,
+        memory=child.memory,
+        created=now,
+        owner="",
+        lease_until=0.0,
     )
 
 

@@ -1,16 +1,14 @@
-"""Child runs in a store: started by the parent's effect, answering the parent when they end.
+"""Child runs in a store: how a child's end moves its group on and answers its parent, once.
 
-A durable parent's :class:`~agentsm_fn.teams.ChildRun` or :class:`~agentsm_fn.teams.Children`
-effect is performed here (:func:`store_children`): its children's rows are stored (idempotent:
-ids derive from the parent's run id and the effect's seq: ``run_ids.child_run_id``),
-the first ``limit`` are queued as READY runs, and the parent suspends (WAITING on that effect,
-holding no worker). When a child run ends (:func:`child_ended`, called where the run is
-stopped), its outcome is stored once (a conditional write); then :func:`settle` moves its
-group on: child ``i + limit`` of a fan-out is queued as child ``i`` ends; under ``CANCEL_REST``
-a failure cancels the rest; once every child ended the parent is answered (one conditional
-write: ``RunStore.answer`` refuses a second) and made READY. A parent also settles its group
-right after it stopped to wait (a child that ended before the wait was stored is seen there),
-and ``recover`` settles every waiting parent, so no crash leaves a group half done.
+A parent's request stores its children with its wait (:mod:`agentsm_fn.durable.running.child_requests`).
+When a child run ends (:func:`child_ended`, called where the run is stopped), its outcome is
+stored once (a conditional write); then :func:`settle` moves its group on: child ``i + limit``
+of a fan-out is queued as child ``i`` ends; under ``CANCEL_REST`` a failure cancels the rest;
+once every child ended the parent is answered (one conditional write: ``RunStore.answer``
+refuses a second) and made READY. A parent that finds its group stored already (asked again)
+settles it right after it stopped to wait, and ``recover`` settles every waiting parent
+(:func:`settle_waiting`), so no crash leaves a group half done. :func:`cancel_tree` cancels a
+run and its unfinished children.
 
 With plain ``Durable.start``/``resume`` (no workers), the queued children run in this process
 and the parent goes on (:mod:`agentsm_fn.durable.running.children_inline`).
@@ -23,35 +21,14 @@ from collections.abc import Iterable
 
 from returns.result import Failure
 
-from agentsm_fn.core import SUSPEND
-from agentsm_fn.durable.running._tracing import Nesting
-from agentsm_fn.durable.running.child_programs import AnyProgram, failed_outcome, load_program, start_memory
-from agentsm_fn.durable.running.child_rows import decoded, encoded, fresh, lost, recorded
+from agentsm_fn.durable.running.child_programs import AnyProgram, failed_outcome, load_program
+from agentsm_fn.durable.running.child_rows import decoded, encoded, lost, queued_run, recorded
 from agentsm_fn.durable.running.run_ids import child_run_id
-from agentsm_fn.durable.stores.codec import to_bytes
-from agentsm_fn.durable.stores.protocol.children import ChildRecord, ChildStore, NewChild
-from agentsm_fn.durable.stores.protocol.store import NewRun, RunRecord, RunStatus, RunStore, TraceContexts
-from agentsm_fn.shell.keys import effect_key
-from agentsm_fn.shell.performers import Performers
-from agentsm_fn.teams.values import (
-    ChildCancelled,
-    ChildFinished,
-    ChildOutcome,
-    Children,
-    ChildRun,
-    Gathered,
-)
+from agentsm_fn.durable.stores.protocol.children import ChildRecord, ChildStore
+from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStatus, RunStore
+from agentsm_fn.teams.values import ChildCancelled, ChildFinished, ChildOutcome, Gathered
 
-__all__ = [
-    "cancel_tree",
-    "child_ended",
-    "children_store",
-    "decoded",
-    "settle",
-    "settle_waiting",
-    "store_children",
-    "with_children",
-]
+__all__ = ["cancel_tree", "child_ended", "children_store", "decoded", "settle", "settle_waiting"]
 
 _KNOWN: dict[type, bool] = {}
 
@@ -63,91 +40,6 @@ def children_store(store: RunStore) -> ChildStore | None:
     if keeps is None:
         keeps = _KNOWN[kind] = isinstance(store, ChildStore)
     return store if keeps else None  # type: ignore[return-value]  # checked by the isinstance above
-
-
-def store_children(store: ChildStore, nest: Nesting | None = None) -> Performers:
-    """The performers of child-run effects for a durable parent in ``store`` (see the module docstring)."""
-
-    def one(effect: ChildRun) -> object:
-        key = effect_key()
-        parent, seq = ("", 0) if key is None else (key.run_id, key.seq)
-        run_id = effect.run_id or child_run_id(parent, seq)
-        _nest(store, nest, (run_id,))
-        return _request(store, parent, seq, effect.program, ((run_id, effect.memory),), 1, False, True)
-
-    def many(effect: Children) -> object:
-        key = effect_key()
-        parent, seq = ("", 0) if key is None else (key.run_id, key.seq)
-        ids = tuple((child_run_id(parent, seq, i), m) for i, m in enumerate(effect.memories))
-        _nest(store, nest, tuple(run_id for run_id, _ in ids))
-        return _request(
-            store, parent, seq, effect.program, ids, effect.limit, effect.policy.name == "CANCEL_REST", False
-        )
-
-    return Performers().on(ChildRun, one).on(Children, many)
-
-
-def _nest(store: ChildStore, nest: Nesting | None, run_ids: tuple[str, ...]) -> None:
-    """Save the trace context the children nest under as theirs (advisory; the first saved is kept)."""
-    if nest is None or not isinstance(store, TraceContexts):
-        return
-    found = nest()
-    for run_id in run_ids if found else ():
-        store.save_trace_context(run_id, found)  # a failure leaves that child's spans unnested
-
-
-def _request(
-    store: ChildStore,
-    parent: str,
-    seq: int,
-    program: str,
-    children: tuple[tuple[str, object], ...],
-    limit: int,
-    cancel_rest: bool,
-    single: bool,
-) -> object:
-    loaded = load_program(program, {})
-    starts = [] if isinstance(loaded, Failure) else [start_memory(loaded.unwrap(), m) for _, m in children]
-    why = loaded.failure().describe() if isinstance(loaded, Failure) else None
-    why = next((start.failure() for start in starts if isinstance(start, Failure)), why)
-    if why is not None:
-        failed = [failed_outcome(program, run_id, why) for run_id, _ in children]
-        return failed[0] if single else Gathered(outcomes=tuple(failed))
-    if not children:
-        return Gathered()
-    rows: list[NewChild] = []
-    for index, ((run_id, _), start) in enumerate(zip(children, starts, strict=True)):
-        encoded = to_bytes(start.unwrap())
-        if isinstance(encoded, Failure):
-            raise ValueError(f"child {run_id}'s start memory: {encoded.failure().describe()}")
-        rows.append(
-            NewChild(
-                run_id=run_id,
-                parent=parent,
-                seq=seq,
-                index=-1 if single else index,
-                size=len(children),
-                program=program,
-                memory=encoded.unwrap(),
-                limit=limit,
-                cancel_rest=cancel_rest,
-            )
-        )
-    program_ = loaded.unwrap()
-    now = time.time()
-    first = tuple(_queued(program_, row, now) for row in rows[:limit])
-    added = store.add_children(tuple(rows), first).alt(_raise).unwrap()
-    group = (
-        tuple(fresh(row, started=at < limit) for at, row in enumerate(rows))  # a new group: the first queued
-        if added == len(rows)
-        else store.children_of(parent, seq).alt(_raise).unwrap()
-    )
-    outcome = _advance(store, group)
-    return SUSPEND if outcome is None else outcome
-
-
-def _raise(error: object) -> object:
-    raise RuntimeError(getattr(error, "describe", lambda: str(error))())
 
 
 def _advance(store: ChildStore, group: tuple[ChildRecord, ...]) -> ChildOutcome | Gathered | None:
@@ -186,22 +78,13 @@ def _start(store: ChildStore, record: ChildRecord, programs: dict[str, AnyProgra
             store.end_child(record.run_id, encoded(outcome))
             return
         program = programs[record.program] = loaded.unwrap()
-    new = _queued(program, record, time.time())
+    new = queued_run(program, record, time.time())
     if isinstance(store.enqueue(new), Failure) and isinstance(store.get(record.run_id), Failure):
         store.enqueue(new).alt(_raise)  # not a second start of the same child: try once more, or fail
 
 
-def _queued(program: AnyProgram, child: NewChild | ChildRecord, now: float) -> NewRun:
-    """The READY run of a child, as it is queued."""
-    return NewRun(
-        run_id=child.run_id,
-        machine=program.name,
-        fingerprint=program.fingerprint,
-        memory=child.memory,
-        created=now,
-        owner="",
-        lease_until=0.0,
-    )
+def _raise(error: object) -> object:
+    raise RuntimeError(getattr(error, "describe", lambda: str(error))())
 
 
 def settle(store: ChildStore, parent: str, seq: int) -> bool:
@@ -266,14 +149,6 @@ def cancel_tree(store: ChildStore, run_id: str, program: str, now: float) -> lis
     if cancelled and cancelled[0] == run_id:
         child_ended(store, run_id, ChildCancelled(run_id=run_id, program=program))
     return cancelled
-
-
-def with_children(store: RunStore, performers: Performers, nest: Nesting | None = None) -> Performers:
-    """``performers`` and, in a store that keeps child runs, :func:`store_children` (unless given)."""
-    keeps = children_store(store)
-    if keeps is None or ChildRun in performers.sync or Children in performers.sync:
-        return performers
-    return store_children(keeps, nest).merge(performers)
 
 
 def settle_waiting(store: RunStore, records: Iterable[RunRecord]) -> int:

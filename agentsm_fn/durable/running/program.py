@@ -25,24 +25,23 @@ from typing import Any, Generic, TypeVar
 import attrs
 from returns.result import Failure, Result, Success
 
-from agentsm_fn.core.failures import EffectFailed, RunFailed
 from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
-from agentsm_fn.durable.errors import Diverged, DurableError, RunBusy, Stopped
-from agentsm_fn.durable.running import _contract
+from agentsm_fn.durable.errors import DurableError
 from agentsm_fn.durable.running._loading import Loaded, load_for_resume, release
+from agentsm_fn.durable.running._settling import settle_run
 from agentsm_fn.durable.running._tracing import carry, continued, nesting
 from agentsm_fn.durable.running.run_ids import refused_run_id
-from agentsm_fn.durable.running.session import Pause, Session
+from agentsm_fn.durable.running.session import Session
 from agentsm_fn.durable.running.templates import template_mismatch
 from agentsm_fn.durable.stores.codec import to_bytes
 from agentsm_fn.durable.stores.protocol.owners import this_owner
 from agentsm_fn.durable.stores.protocol.queue import RunQueue
-from agentsm_fn.durable.stores.protocol.store import Checkpoint, NewRun, RunRecord, RunStatus, RunStore
+from agentsm_fn.durable.stores.protocol.store import NewRun, RunStore
 from agentsm_fn.llm.turns import TurnStart, template_turns
 from agentsm_fn.shell.performers import Performers
-from agentsm_fn.shell.run import RunResult, Shell, arun, run
+from agentsm_fn.shell.run import Shell, arun, run
 
 __all__ = ["DurableProgram", "StoredRun"]
 
@@ -344,11 +343,11 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
         return ran
 
     @staticmethod
-    def _with_children(store: RunStore, shell: Shell) -> Performers:
+    def _with_children(session: Session, shell: Shell) -> Performers:
         """The shell's performers and, in a store keeping child runs, child-run effects' (unless given)."""
-        from agentsm_fn.durable.running.children import with_children  # noqa: PLC0415  # builds on this module
+        from agentsm_fn.durable.running.child_requests import with_children  # noqa: PLC0415  # builds on this
 
-        return with_children(store, shell.performers, nesting(shell))
+        return with_children(session.store, shell.performers, session.hold_children, nesting(shell))
 
     def _inline(
         self, store: RunStore, result: Result[StoredRun[StateT, MemoryT], DurableError]
@@ -369,14 +368,6 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
         from agentsm_fn.durable.running.children_inline import arun_inline  # noqa: PLC0415  # builds on this
 
         return await arun_inline(self, store, result)
-
-    def _told(
-        self, store: RunStore, run_id: str, snapshot: Snapshot[StateT, MemoryT], reason: str | None, seq: int
-    ) -> None:
-        """Tell the parent of run ``run_id``, if it is a child, how it ended (its group goes on)."""
-        from agentsm_fn.durable.running.children_inline import after_stop  # noqa: PLC0415  # builds on this
-
-        after_stop(self, store, run_id, snapshot, reason, seq)
 
     async def aresume(
         self, store: RunStore, run_id: str, allow_changed: bool = False, *, inline: bool = True
@@ -401,10 +392,10 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
     def _loop(
         self, session: Session, shell: Shell, start: MemoryT | Snapshot[StateT, MemoryT]
     ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
-        performers = session.performers(self._with_children(session.store, shell))
+        performers = session.performers(self._with_children(session, shell))
         journaled = attrs.evolve(shell, performers=performers, clock=session.clock)
         while True:
-            settled = self._settle(session, shell, run(self.machine, start, journaled))
+            settled = settle_run(self, session, shell, run(self.machine, start, journaled))
             if not isinstance(settled, Snapshot):
                 return settled
             start = settled
@@ -412,117 +403,12 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
     async def _aloop(
         self, session: Session, shell: Shell, start: MemoryT | Snapshot[StateT, MemoryT]
     ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
-        performers = session.performers(self._with_children(session.store, shell))
+        performers = session.performers(self._with_children(session, shell))
         journaled = attrs.evolve(shell, performers=performers, clock=session.clock)
         while True:
             result = await arun(self.machine, start, journaled)
             # Settling writes to the store (stop, checkpoint): in a thread, so the loop's other runs go on.
-            settled = await asyncio.to_thread(self._settle, session, shell, result)
+            settled = await asyncio.to_thread(settle_run, self, session, shell, result)
             if not isinstance(settled, Snapshot):
                 return settled
             start = settled
-
-    def _settle(
-        self, session: Session, shell: Shell, result: RunResult[StateT, MemoryT]
-    ) -> Snapshot[StateT, MemoryT] | Result[StoredRun[StateT, MemoryT], DurableError]:
-        """Store where the run stopped; a snapshot means: checkpointed, run on from it."""
-        run_id, store, now = session.run_id, session.store, self._now(shell)
-        snapshot = result.unwrap() if isinstance(result, Success) else result.failure().snapshot
-        record = RunRecord(
-            run_id=run_id,
-            machine=self.name,
-            fingerprint=self.fingerprint,
-            status=RunStatus.FAILED,
-            created=now,
-            updated=now,
-            state=snapshot.state.name,
-            steps=snapshot.steps,
-            effects=session.seq,
-            owner=session.owner,
-        )
-        tail = tuple(session.buffer)
-        held, session.held = session.held, None  # the last outcome: committed with where the run stopped
-
-        def stop(stopped: RunRecord, ticks: tuple[float, ...] = tail) -> Result[None, DurableError]:
-            done = store.stop(run_id, stopped, ticks, session.owner, session.create, held)
-            session.create = None
-            return done
-
-        def stop_failed(
-            failed: RunFailed[enum.Enum, object],
-        ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
-            """Store the run as failed; the failure is the store's, if that write failed."""
-            stopped = stop(attrs.evolve(record, reason=failed.reason.describe()))
-            if isinstance(stopped, Success) and session.resumed:  # a child is always stored, then resumed
-                self._told(store, run_id, snapshot, failed.reason.describe(), session.seq)
-            return Failure(
-                stopped.failure() if isinstance(stopped, Failure) else Stopped(run_id=run_id, failed=failed)
-            )
-
-        error = session.error
-        if error is not None:
-            if isinstance(error, Diverged):  # found while replaying, before any effect: nothing is held
-                error = attrs.evolve(error, step=snapshot.steps + 1)
-                release(store, run_id, session.owner, now, RunStatus.FAILED, error.describe())
-            elif not isinstance(error, RunBusy):  # a run another process owns is not ours to mark
-                stop(attrs.evolve(record, reason=error.describe(), fingerprint=""))
-            return Failure(error)
-        if isinstance(result, Failure):
-            failed = result.failure()
-            last = session.last
-            keep = None if last is None else _contract.unrouted(last[1])
-            if isinstance(failed.reason, EffectFailed) and snapshot.awaiting and keep is not None and last:
-                # The machine has no route for this failure: not taken, so not kept (as in memory)
-                if held is not None and held.seq == last[0]:  # not committed: its row is still started
-                    held = None
-                    if not keep:
-                        store.forget(run_id, last[0], keep_started=False, owner=session.owner)
-                else:
-                    store.forget(run_id, last[0], keep_started=keep, owner=session.owner)
-            return stop_failed(failed)
-        if snapshot.status is Status.FINISHED:
-            why = None if self.failure is None else self.failure(snapshot)
-            ended = RunStatus.FINISHED if why is None else RunStatus.FAILED
-            done = stop(attrs.evolve(record, status=ended, reason=why or ""))
-            if isinstance(done, Success) and session.resumed:  # a child is always stored, then resumed
-                self._told(store, run_id, snapshot, why, session.seq)
-            return done.map(lambda _: StoredRun(run_id=run_id, snapshot=snapshot))
-        pause, session.pause = session.pause, None
-        if held is not None:  # a checkpoint pause: the outcome goes in before the checkpoint that needs it
-            flushed = store.commit(run_id, held, session.owner, True)
-            if isinstance(flushed, Failure):
-                return flushed
-        saved = self._checkpoint(session, snapshot)
-        if isinstance(saved, Failure):
-            return saved
-        if pause is Pause.CHECKPOINT:
-            return snapshot
-        done = stop(attrs.evolve(record, status=RunStatus.WAITING), ())
-        if isinstance(done, Success):
-            self._told(
-                store, run_id, snapshot, None, session.seq
-            )  # a parent: its children may have ended before the wait
-        return done.map(lambda _: StoredRun(run_id=run_id, snapshot=snapshot))
-
-    def _checkpoint(
-        self, session: Session, snapshot: Snapshot[StateT, MemoryT]
-    ) -> Result[None, DurableError]:
-        memory, pending = to_bytes(snapshot.memory), to_bytes(snapshot.pending)
-        column = f"checkpoint[{session.seq}]"
-        if isinstance(memory, Failure):
-            return Failure(memory.failure().within(session.run_id, f"{column}.memory"))
-        if isinstance(pending, Failure):
-            return Failure(pending.failure().within(session.run_id, f"{column}.pending"))
-        point = Checkpoint(
-            seq=session.seq,
-            state=snapshot.state.name,
-            steps=snapshot.steps,
-            memory=memory.unwrap(),
-            pending=pending.unwrap(),
-        )
-        saved = session.store.save_checkpoint(session.run_id, point, session.owner)
-        if isinstance(saved, Failure):
-            return saved
-        session.checkpointed()
-        session.checkpoint_bytes = len(point.memory) + len(point.pending)
-        return Success(None)

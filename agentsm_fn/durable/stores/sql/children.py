@@ -13,9 +13,9 @@ from returns.result import Result
 from agentsm_fn.durable.errors import StoreFailure
 from agentsm_fn.durable.stores.protocol.children import ChildRecord, NewChild
 from agentsm_fn.durable.stores.protocol.store import NewRun, RunStatus
+from agentsm_fn.durable.stores.sql.child_stops import StoreChildStops, insert_children
 from agentsm_fn.durable.stores.sql.reads import Rows, comparable
-from agentsm_fn.durable.stores.sql.rows import new_run_values
-from agentsm_fn.durable.stores.sql.writes import INSERT_RUN, Execute, StoreWrites, answering
+from agentsm_fn.durable.stores.sql.writes import Execute, answering
 
 __all__ = ["StoreChildren", "child_schema"]
 
@@ -87,7 +87,7 @@ def _records(rows: Rows) -> tuple[ChildRecord, ...]:
     )
 
 
-class StoreChildren(StoreWrites):
+class StoreChildren(StoreChildStops):
     """Both databases' child rows (:class:`~agentsm_fn.durable.stores.protocol.children.ChildStore`)."""
 
     def add_children(
@@ -100,27 +100,7 @@ class StoreChildren(StoreWrites):
         """
 
         def work(execute: Execute) -> int:
-            added = 0
-            for c in children:
-                added += execute(
-                    "INSERT INTO children(run_id, parent, seq, idx, size, program, memory, lim, cancel_rest) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING",
-                    (
-                        c.run_id,
-                        c.parent,
-                        c.seq,
-                        c.index,
-                        c.size,
-                        c.program,
-                        c.memory,
-                        c.limit,
-                        int(c.cancel_rest),
-                    ),
-                ).rowcount
-            if added == len(children):
-                for run in start:
-                    execute(INSERT_RUN, new_run_values(run, queued=True))
-            return added
+            return insert_children(execute, children, start)
 
         parent = children[0].parent if children else ""
         return self._change("add children", work, parent, one_statement=len(children) == 1 and not start)

@@ -52,10 +52,13 @@ Execute = Callable[[str, tuple[object, ...]], Cursor]
 """Run one statement (``?`` marks a parameter) in the write's transaction."""
 
 
-def answering(execute: Execute, run_id: str, seq: int, outcome: bytes, at: float) -> bool:
+def answering(
+    execute: Execute, run_id: str, seq: int, outcome: bytes, at: float, take: tuple[str, float] | None = None
+) -> bool:
     """The answer's statements, in a write's transaction: whether the waiting effect took it (once).
 
-    A run that waits on it is made READY; a finished or cancelled run takes no answer.
+    A run that waits on it is made READY (``take``: RUNNING, owned by that owner until then, who
+    goes on with it); a finished or cancelled run takes no answer.
     """
     updated = execute(
         "UPDATE journal SET outcome = ?, at = ? WHERE run_id = ? AND seq = ? AND waiting "
@@ -63,9 +66,15 @@ def answering(execute: Execute, run_id: str, seq: int, outcome: bytes, at: float
         "AND status IN ('finished', 'cancelled'))",
         (outcome, at, run_id, comparable(seq), run_id),
     ).rowcount
-    if updated:
+    if updated and take is None:
         execute(
             "UPDATE runs SET status = 'ready', updated = ? WHERE id = ? AND status = 'waiting'", (at, run_id)
+        )
+    elif updated and take is not None:
+        execute(
+            "UPDATE runs SET status = 'running', owner = ?, lease_until = ?, updated = ? "
+            "WHERE id = ? AND status = 'waiting'",
+            (*take, at, run_id),
         )
     return updated > 0
 
