@@ -184,6 +184,8 @@ def thread_view(
     if isinstance(threads, Failure):
         return threads
     kept = threads.unwrap()
+    # first: a turn that ended outside chat (answered and resumed) gets its thread so far and holder kept
+    conversation = conversation_after(durable, store, thread_id)
     record, turns = kept.thread(thread_id), kept.turns(thread_id)
     if isinstance(record, Failure):
         return record
@@ -194,7 +196,6 @@ def thread_view(
     for turn in shown:  # each turn is a run of the agent that held the thread after the one before
         turn["program"], program = program, str(turn["holder"] or program)
     problems: list[str] = []
-    conversation = conversation_after(durable, store, thread_id)
     summary = ""
     if isinstance(conversation, Failure):
         problems.append(conversation.failure().describe())

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
+from pathlib import Path
 from typing import Any, cast
 
 import httpx
 from selenium.webdriver.chrome.webdriver import WebDriver
 
 from agentsm_fn.durable import SqliteStore
+from agentsm_fn.durable.running._so_far import forget_known
 from agentsm_fn.inspector import run_view
 from agentsm_fn.inspector.thread_view import thread_view
 from tests.inspector.pages import text_of, visit
@@ -55,3 +59,17 @@ def test_the_thread_page_and_the_tree_show_who_holds_it(browser: WebDriver, stor
         assert f"by {REFUNDS.name.lower()} finished" in who[1] and "handed" not in who[1]
         visit(browser, f"{base}/#/runs/{first}", "run")
         assert f"held by {REFUNDS.name}" in text_of(browser, ".children-tree")
+
+
+def test_the_page_works_out_the_holder_of_a_turn_that_ended_outside_chat(
+    store: SqliteStore, tmp_path: Path
+) -> None:
+    TRIAGE.chat(store, "t1", "Refund A-17 to:refunds").unwrap()
+    with closing(sqlite3.connect(tmp_path / "runs.db")) as db, db:  # as if answered and resumed: nothing kept
+        db.execute("UPDATE thread_turns SET so_far = NULL")
+        db.execute("DELETE FROM turn_holders")
+    forget_known()
+    assert store.thread("t1").unwrap().holder == TRIAGE.name  # the last turn's own program, until worked out
+    view = thread_view(store, TRIAGE, "t1").unwrap()
+    assert cast(dict[str, Any], view["thread"])["holder"] == REFUNDS.name
+    assert store.thread("t1").unwrap().holder == REFUNDS.name  # and kept
