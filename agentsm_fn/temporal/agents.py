@@ -38,7 +38,7 @@ def _options(tools: EffectOptions, llm: EffectOptions, *tool_effects: type) -> M
 
 
 def react_on_temporal(
-    agent: Agent, *, llm: EffectOptions = LLM_OPTIONS, tools: EffectOptions = TOOL_OPTIONS
+    agent: Agent[ResultT], *, llm: EffectOptions = LLM_OPTIONS, tools: EffectOptions = TOOL_OPTIONS
 ) -> TemporalMachine[State, Event, AgentMemory]:
     """The ReAct agent's machine as a workflow type; approvals awaited unless it has a callback.
 

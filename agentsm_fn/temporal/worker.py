@@ -19,6 +19,7 @@ from temporalio.client import Client
 from temporalio.worker import Replayer, Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
+from agentsm_fn.agents.output.result_type import ResultType
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.durable.running.child_programs import AnyProgram
 from agentsm_fn.shell.performers import Performers
@@ -59,7 +60,8 @@ def machine_modules(machines: Iterable[TemporalMachine[StateT, EventT, MemoryT]]
     """The top-level packages a machine's states, events and handlers come from (passed through too).
 
     A workflow decodes the machine's own values and calls its handlers: the modules they live in
-    must be the worker's, not copies the sandbox would import again.
+    must be the worker's, not copies the sandbox would import again. So must the module of a
+    typed result's class a handler reads replies as (msgspec resolves its annotations there).
 
     Example:
         >>> from agentsm_fn.agents.react import REACT_MACHINE
@@ -71,12 +73,29 @@ def machine_modules(machines: Iterable[TemporalMachine[StateT, EventT, MemoryT]]
         machine = spec.machine
         owners: list[object] = [machine.states, machine.events]
         for handler in machine.handlers.values():
-            owners.extend(getattr(handler, "functions", ()))
+            for fn in getattr(handler, "functions", ()):
+                owners.extend((fn, *_result_classes(fn)))
         for owner in owners:
             module = getattr(owner, "__module__", None)
             if isinstance(module, str) and module != "__main__":
                 found.add(module.split(".")[0])
     return tuple(sorted(found))
+
+
+def _result_classes(fn: object, depth: int = 3) -> tuple[type, ...]:
+    """The classes of the typed results ``fn`` reads replies as.
+
+    A handler made for a result type holds its :class:`~agentsm_fn.agents.output.ResultType` in
+    its closure, maybe a wrapper or two down (a guarded receive holds the typed one).
+    """
+    found: list[type] = []
+    for cell in getattr(fn, "__closure__", None) or ():
+        held = cell.cell_contents
+        if isinstance(held, ResultType) and held.target is not None:
+            found.append(held.target)
+        elif depth > 0 and callable(held):
+            found.extend(_result_classes(held, depth - 1))
+    return tuple(found)
 
 
 def machine_worker(

@@ -16,6 +16,7 @@ from agentsm_fn.temporal import (
     react_on_temporal,
     start_run,
 )
+from tests.agents.output.durables import AGENT as INVOICE_AGENT
 from tests.agents.output.durables import PLANNER
 from tests.agents.output.invoices import INVOICE, Invoice
 from tests.temporal.agents import plan_agent, react_agent
@@ -69,3 +70,13 @@ async def test_a_typed_plan_and_execute_agent_ends_with_its_result_of_the_class(
         finished = (await run.result()).unwrap()
     assert finished.state.name == "FINALIZE" and finished.memory.result == INVOICE
     assert isinstance(finished.memory.result, Invoice)
+
+
+async def test_a_typed_react_agent_ends_with_its_result_of_the_class(client: Client) -> None:
+    task_queue = queue()
+    spec = react_on_temporal(INVOICE_AGENT)
+    async with machine_worker(client, task_queue, [spec], INVOICE_AGENT.shell().performers):
+        memory = INVOICE_AGENT.memory
+        run = await start_run(client, spec, memory, run_id=f"react-typed-{task_queue}", task_queue=task_queue)
+        finished = (await run.result()).unwrap()
+    assert finished.state.name == "Done" and finished.memory.result == INVOICE
