@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agentsm_fn.agents.react import AgentMemory, AskHuman
-from agentsm_fn.durable import SqliteStore, stored_children
+from agentsm_fn.durable import RunStatus, SqliteStore, stored_children
 from agentsm_fn.durable.operations.answers import pending
 from agentsm_fn.durable.stores.codec import from_bytes
 from agentsm_fn.server.agui import AguiAgent, agui_for
@@ -69,3 +69,20 @@ def test_triage_hands_the_refund_to_the_refunds_agent_whose_refund_waits_for_app
     assert waiting.effect.request.tool_call.name == "issue_refund"
     assert waiting.effect.request.tool_call.arguments["order"] == "B-42"
     assert triage_refunds.REFUNDED == []  # not before a person approves
+
+
+
+def test_a_handoff_that_needs_no_approval_ends_the_run_with_the_refunds_agents_answer_as_a_message(
+    serve: Serve, client: Client, store: SqliteStore
+) -> None:
+    plan = {
+        "url": _served(serve),
+        "threadId": "chat-3",
+        "messages": [{"id": "u1", "role": "user", "content": "I want a refund."}],
+        "runs": [{"runId": "vague"}],
+    }
+    events = _events(client(plan), 0)
+    said = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert said == "Which order should I refund?"  # the refunds agent's; no reply of triage said it
+    assert events[-1]["type"] == "RUN_FINISHED" and events[-1]["result"] == said
+    assert [c.status for c in stored_children(store, "vague").unwrap()] == [RunStatus.FINISHED]

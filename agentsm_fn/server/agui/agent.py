@@ -81,7 +81,8 @@ class AguiAgent(Generic[StateT, EventT, MemoryT]):
     ``error`` says whether a finished run failed, as ``(code, reason)`` (None: it succeeded);
     such a run ends the AG-UI run with ``RUN_ERROR`` (that code, the reason redacted). By
     default it is the ``Durable``'s ``failure`` with the code ``"Failed"``. ``answer_message``
-    is a finished run's answer that no LLM reply said (a plan-and-execute finish tool's output):
+    is a finished run's answer that no LLM reply said (a plan-and-execute finish tool's output, a
+    ReAct agent's refusal or the answer of the agent it handed the conversation to):
     it is sent as the last text message, before ``RUN_FINISHED`` (None: the replies said it).
 
     Example:
@@ -156,7 +157,23 @@ def _react(
         return None if snapshot.state is State.Refused else agent_failure(snapshot)
 
     failed = _coded(lambda _memory: "AgentFailed", failure)
-    return AguiAgent(durable=durable, memory=memory, result=answer, answer_message=_refusal, error=failed)
+    return AguiAgent(durable=durable, memory=memory, result=answer, answer_message=_told, error=failed)
+
+
+def _told(memory: AgentMemory) -> str | None:
+    """The answer no LLM reply of the run said: a refusal, or the answer of the agent it handed off to.
+
+    Example:
+        >>> from agentsm_fn.llm import ToolCall
+        >>> from agentsm_fn.tools.spec import ToolDef
+        >>> hand = ToolDef(name="transfer_to_refunds", description="", agent="a:R", hands_off=True)
+        >>> handed = AgentMemory.new("t").with_tools([hand]).evolve(
+        ...     final_answer="Refunded.", last_observation="SUCCESS: Refunded.",
+        ...     current_tool_call=ToolCall("c1", "transfer_to_refunds", {}))
+        >>> _told(handed), _told(AgentMemory.new("t").evolve(final_answer="Paris."))
+        ('Refunded.', None)
+    """
+    return memory.final_answer if memory.handed_to() is not None else _refusal(memory)
 
 
 def _refusal(memory: AgentMemory) -> str | None:

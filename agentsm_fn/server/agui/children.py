@@ -14,6 +14,7 @@ stays open while it waits for them).
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from typing import Any, Final, cast
 
@@ -102,10 +103,12 @@ async def children_run_here(
     if stopped is None or not waits_on_children(stopped.snapshot):
         return result
     follow = ChildrenFollow(store, stopped.run_id, _durable_of)
+    one_at_a_time = threading.Lock()  # the look before the parent resumes waits for one under way
 
     def look() -> None:
-        for event in follow.look(lambda seq: seq).value_or(()):
-            put(ChildStepped(event))
+        with one_at_a_time:
+            for event in follow.look(lambda seq: seq).value_or(()):
+                put(ChildStepped(event))
 
     parent = cast(AnyProgram, _LookingFirst(durable, look))  # run_inline resumes the parent, nothing else
     inline = asyncio.ensure_future(asyncio.to_thread(run_inline, parent, store, result))
