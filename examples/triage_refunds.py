@@ -11,8 +11,9 @@ the store runs the refunds agent as a child run of the triage run, and ``TEAM`` 
 verifier proves of the two (``python -m verification examples/triage_refunds.py:TEAM``).
 
 The demo serves ``TRIAGE`` over AG-UI on 127.0.0.1 and talks to it as a chat page does: a
-customer asks for a refund, the run ends with an AG-UI interrupt asking to approve the refund,
-and the page answers it. The models are offline scripts that answer from the request alone, or
+customer asks for a refund, the run ends with an AG-UI interrupt asking to approve the refund
+(it waits in the refunds agent's run), and the page approves it: the refund is issued once and
+the refunds agent's answer is the run's. The models are offline scripts that answer from the request alone, or
 a real provider when OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST is set (``_common.py``).
 """
 
@@ -33,7 +34,6 @@ from serve_approvals import serving
 
 from agentsm_fn.agents.react import agent_failure
 from agentsm_fn.durable import Durable, SqliteStore
-from agentsm_fn.durable.operations.answers import pending
 from agentsm_fn.llm import LlmReply, LlmRequest, Message, ToolCall, ToolResultMessage, UserMessage
 from agentsm_fn.server.agui import with_agui
 from agentsm_fn.server.serve import serve_runs
@@ -140,9 +140,12 @@ def demo() -> int:
             steps = [e["stepName"] for e in events if e["type"] == "STEP_STARTED"]
             print(f"  steps: {', '.join(steps)}")
             (asked,) = events[-1]["outcome"]["interrupts"]  # RUN_FINISHED, outcome "interrupt"
-            print(f"  the AG-UI run ends with an interrupt: {asked['id']}")
-            for waiting in pending(store).unwrap():
-                print(f"  {waiting.run_id} waits: {waiting.summary}")
+            print(f"  the AG-UI run ends with an interrupt: {asked['id']} {asked['message']}")
+            answer = [{"interruptId": asked["id"], "status": "resolved", "payload": {"approved": True}}]
+            resumed = {"threadId": "chat-1", "runId": "turn-1-approved", "messages": said, "resume": answer}
+            events = _post(http, resumed)
+            text = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+            print(f"  approved; {events[-1]['type']}: {text}")
             print(f"refunds issued: {REFUNDED}")
     return 0
 
@@ -162,5 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return serve_runs(store, [TRIAGE, REFUNDS], port=args.port, routers=routers)
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+if __name__ == "__main__":  # run as the module the store loads the agents from (triage_refunds:NAME)
+    import triage_refunds
+
+    raise SystemExit(triage_refunds.main())

@@ -90,10 +90,11 @@ def test_team_orders_checks_one_order_as_a_child_and_a_batch_as_a_fan_out() -> N
     assert "many.c0.2 failed: handler of CHECKING failed: order 13 is unlucky" in out
 
 
-def test_triage_refunds_hands_off_over_agui_and_the_refund_waits_for_approval() -> None:
+def test_triage_refunds_hands_off_over_agui_and_the_refund_is_approved_there() -> None:
     out = run_example("triage_refunds.py")
     assert (
         "steps: Idle, Planning, Acting, turn-1.c1/Idle, turn-1.c1/Planning, turn-1.c1/WaitingForHuman" in out
     )
-    assert "turn-1.c1 waits: AskHuman issue_refund" in out
-    assert "refunds issued: []" in out
+    assert "interrupt: turn-1.c1#1 issue_refund(" in out
+    assert "approved; RUN_FINISHED: Done: order B-42 is refunded." in out
+    assert "refunds issued: ['B-42']" in out

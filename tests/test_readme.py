@@ -147,7 +147,9 @@ def test_the_server_example_answers_once_over_http(monkeypatch: pytest.MonkeyPat
     with contextlib.redirect_stdout(out):
         exec(compile(block, str(README), "exec"), {"__name__": "readme_server"})
     lines = [line for line in out.getvalue().splitlines() if not line.startswith("    [send_email]")]
-    pending = "[{'run_id': 'email-1', 'seq': 1, 'type': 'AskHuman', 'summary': 'AskHuman send_email'}]"
+    pending = (
+        "[{'run_id': 'email-1', 'seq': 1, 'type': 'AskHuman', 'summary': 'AskHuman send_email', 'path': []}]"
+    )
     assert lines == [pending, "finished 409"]
     assert out.getvalue().count("[send_email]") == 1
 

@@ -3,7 +3,9 @@
 ``examples/triage_refunds.py``: the triage agent calls ``transfer_to_refunds``; the refunds agent
 runs as a child run of the triage run (its steps nested in triage's ``Acting``), from what the
 input filter keeps (the customer's words only), and asks to call ``issue_refund``, which needs a
-person's approval: the AG-UI run ends with an interrupt, and nothing is refunded yet.
+person's approval: the AG-UI run ends with that approval as its interrupt, and nothing is refunded
+yet. The client approves it: the refund runs once, in the child, and the run finishes with the
+refunds agent's answer (sent as triage's last text message).
 """
 
 from __future__ import annotations
@@ -71,7 +73,6 @@ def test_triage_hands_the_refund_to_the_refunds_agent_whose_refund_waits_for_app
     assert triage_refunds.REFUNDED == []  # not before a person approves
 
 
-
 def test_a_handoff_that_needs_no_approval_ends_the_run_with_the_refunds_agents_answer_as_a_message(
     serve: Serve, client: Client, store: SqliteStore
 ) -> None:
@@ -86,3 +87,34 @@ def test_a_handoff_that_needs_no_approval_ends_the_run_with_the_refunds_agents_a
     assert said == "Which order should I refund?"  # the refunds agent's; no reply of triage said it
     assert events[-1]["type"] == "RUN_FINISHED" and events[-1]["result"] == said
     assert [c.status for c in stored_children(store, "vague").unwrap()] == [RunStatus.FINISHED]
+
+
+def test_the_client_approves_the_refund_and_the_run_finishes_with_the_refunds_agents_answer(
+    serve: Serve, client: Client, store: SqliteStore
+) -> None:
+    triage_refunds.REFUNDED.clear()
+    plan = {
+        "url": _served(serve),
+        "threadId": "chat-2",
+        "messages": [{"id": "u1", "role": "user", "content": "Please refund my order B-42."}],
+        "runs": [
+            {"runId": "ask"},
+            {"runId": "approve", "answer": {"status": "resolved", "payload": {"approved": True}}},
+        ],
+    }
+    lines = client(plan)
+    asked = _events(lines, 0)
+    (interrupt,) = asked[-1]["outcome"]["interrupts"]
+    assert interrupt["reason"] == "tool_approval"
+    assert interrupt["message"].startswith('issue_refund({"order": "B-42"})')
+    approved = _events(lines, 1)
+    assert approved[-1]["type"] == "RUN_FINISHED" and approved[-1]["outcome"]["type"] == "success"
+    said = "".join(e["delta"] for e in approved if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert said.endswith("Done: order B-42 is refunded.")
+    assert approved[-1]["result"] == said  # the refunds agent's answer is the triage run's
+    child = [
+        e["stepName"] for e in approved if e["type"] == "STEP_STARTED" and e["stepName"].startswith("ask.c1/")
+    ]
+    assert child[-3:] == ["ask.c1/Observing", "ask.c1/Planning", "ask.c1/Done"]  # the refund ran in the child
+    assert triage_refunds.REFUNDED == ["B-42"]  # the refund ran exactly once
+    assert store.get("ask").unwrap().status.value == "finished"
