@@ -71,7 +71,8 @@ class TriageScript:
 
     def complete(self, request: LlmRequest) -> LlmReply:
         if "refund" in _asked(request).lower():
-            return LlmReply(tool_calls=(ToolCall("call_transfer", "transfer_to_refunds", {}),))
+            transfer = ToolCall(f"transfer-{len(request.messages)}", "transfer_to_refunds", {})
+            return LlmReply(tool_calls=(transfer,))
         return LlmReply(content="I can help with orders; for a refund, just ask.")
 
 
@@ -84,7 +85,8 @@ class RefundsScript:
             return LlmReply(content=f"Done: {last.content.removeprefix('SUCCESS: ')}.")
         if order is None:
             return LlmReply(content="Which order should I refund?")
-        return LlmReply(tool_calls=(ToolCall("call_refund", "issue_refund", {"order": order.group(0)}),))
+        refund = ToolCall(f"refund-{len(request.messages)}", "issue_refund", {"order": order.group(0)})
+        return LlmReply(tool_calls=(refund,))  # a call id of its own: each turn's calls are in the thread
 
 
 def _durable(name: str, builder: AgentBuilder[str]) -> Durable[Any, Any, Any]:

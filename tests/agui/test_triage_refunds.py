@@ -5,7 +5,8 @@ runs as a child run of the triage run (its steps nested in triage's ``Acting``),
 input filter keeps (the customer's words only), and asks to call ``issue_refund``, which needs a
 person's approval: the AG-UI run ends with that approval as its interrupt, and nothing is refunded
 yet. The client approves it: the refund runs once, in the child, and the run finishes with the
-refunds agent's answer (sent as triage's last text message).
+refunds agent's answer (sent as triage's last text message). The thread's next turn, posted to
+triage's endpoint, is a run of refunds (the agent holding the thread), which asks for its own approval.
 """
 
 from __future__ import annotations
@@ -100,6 +101,7 @@ def test_the_client_approves_the_refund_and_the_run_finishes_with_the_refunds_ag
         "runs": [
             {"runId": "ask"},
             {"runId": "approve", "answer": {"status": "resolved", "payload": {"approved": True}}},
+            {"runId": "more", "say": "Please refund order C-7 too."},
         ],
     }
     lines = client(plan)
@@ -116,5 +118,10 @@ def test_the_client_approves_the_refund_and_the_run_finishes_with_the_refunds_ag
         e["stepName"] for e in approved if e["type"] == "STEP_STARTED" and e["stepName"].startswith("ask.c1/")
     ]
     assert child[-3:] == ["ask.c1/Observing", "ask.c1/Planning", "ask.c1/Done"]  # the refund ran in the child
-    assert triage_refunds.REFUNDED == ["B-42"]  # the refund ran exactly once
     assert store.get("ask").unwrap().status.value == "finished"
+
+    # the next turn goes to the agent holding the thread: a run of refunds, whose approval is its own
+    (again,) = _events(lines, 2)[-1]["outcome"]["interrupts"]
+    assert again["id"] == "more#1" and again["message"].startswith('issue_refund({"order": "C-7"})')
+    assert store.get("more").unwrap().machine == triage_refunds.REFUNDS.name
+    assert triage_refunds.REFUNDED == ["B-42"]  # the refund ran exactly once
