@@ -7,7 +7,9 @@ Run: .venv/bin/python benchmarks/teams.py [--quick] [--runs 200] [--rounds 5] [-
   embedded in the parent with ``embed`` (one run). The median time per parent, from
   ``Durable.start`` to its end (with no workers the child runs inline). The fixed cost of a child
   (its run row, the parent's wait and resume) is printed on its own: a child of no effects as a
-  child run against the same embedded, the difference per parent.
+  child run against the same embedded, the difference per parent. Its floor is printed too: the
+  SQLite transactions of each parent, counted on the store's connection, and what each one keeps
+  (each is what a guarantee needs: see ``commit_breakdown``).
 * On PostgreSQL with three ``agentsm-runs worker`` processes: a fan-out of 1,000 children (a
   parent enqueued, its children queued 100 at a time by the store, until the parent finished),
   children per second, against the same 1,000 runs enqueued alone (runs per second).
@@ -35,6 +37,7 @@ import _teams_side as side  # noqa: E402
 
 from agentsm_fn.durable import Durable, RunStatus, SqliteStore  # noqa: E402
 from agentsm_fn.durable.stores.postgres import PostgresStore  # noqa: E402
+from tests.durable.transactions import counted_store  # noqa: E402
 from tests.postgres import PostgresServer, postgres_binaries, throwaway_cluster  # noqa: E402
 
 TARGET = 1.5
@@ -75,6 +78,36 @@ def sqlite_figures(runs: int, rounds: int) -> list[str]:
         f"{(empty_child - empty_embedded) * 1e3:.2f} ms per child ({empty_child * 1e3:.2f} ms a parent "
         f"with a child of no effects, {empty_embedded * 1e3:.2f} ms the same embedded)",
     ]
+
+
+FLOOR = (
+    "the parent's wait: the child's row and run (taken by this process), the parent's waiting entry, "
+    "checkpoint and stop (so a crash leaves all or none, and the child's id, derived from the parent's "
+    "effect, is stored once)",
+    "the child's end: its stop, its outcome (written once) and the parent's answer, the parent handed "
+    "back to this process (exactly one outcome per child, answered once)",
+    "the parent's end (as embedded: its one transaction)",
+)
+"""What each transaction of a parent with a child of no effects keeps, in order (the floor)."""
+
+
+def transactions_of(durable: Durable[Any, Any, Any]) -> int:
+    """The SQLite transactions one parent run commits, ``start`` to its end (a new store)."""
+    with tempfile.TemporaryDirectory() as folder, counted_store(Path(folder) / "r.db") as (store, counted):
+        assert durable.start(store, 0, run_id="p").unwrap().finished
+        return counted.count
+
+
+def commit_breakdown() -> list[str]:
+    """The fixed cost in transactions: a child against the same embedded, and what each one keeps."""
+    empty, embedded = transactions_of(side.EMPTY_AS_CHILD), transactions_of(side.EMPTY_EMBEDDED)
+    twenty, twenty_embedded = transactions_of(side.AS_CHILD), transactions_of(side.EMBEDDED)
+    lines = [
+        f"SQLite transactions per parent: a child of no effects {empty} (embedded {embedded}); of "
+        f"{side.EFFECTS} effects {twenty} (embedded {twenty_embedded}): a child adds {empty - embedded}",
+    ]
+    lines += [f"  {at}. {what}" for at, what in enumerate(FLOOR[:empty], 1)]
+    return lines
 
 
 def _workers(url: str, count: int) -> list[subprocess.Popen[str]]:
@@ -149,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-postgres", action="store_true", help="only the SQLite figures")
     args = parser.parse_args(argv)
     runs, rounds, children = (10, 1, 50) if args.quick else (args.runs, args.rounds, args.children)
-    figures = sqlite_figures(runs, rounds)
+    figures = sqlite_figures(runs, rounds) + commit_breakdown()
     if not args.no_postgres:
         binaries = postgres_binaries()
         if binaries is None:

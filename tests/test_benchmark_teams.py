@@ -19,6 +19,8 @@ def test_a_quick_run_prints_the_child_against_embedded_and_the_fixed_cost(
     out = capsys.readouterr().out
     assert "SQLite, a child of 20 effects: as a child run" in out and "(target <= 1.5)" in out
     assert "the fixed cost of a child" in out
+    assert "SQLite transactions per parent: a child of no effects 3 (embedded 1)" in out
+    assert "  1. the parent's wait" in out and "  3. the parent's end" in out
 
 
 def test_every_parent_of_the_benchmark_ends_with_its_childs_work() -> None:

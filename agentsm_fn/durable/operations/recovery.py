@@ -23,7 +23,7 @@ from returns.result import Failure, Result, Success
 
 from agentsm_fn.durable.errors import DurableError, StoreFailure
 from agentsm_fn.durable.running.children import settle_waiting
-from agentsm_fn.durable.running.children_inline import staying
+from agentsm_fn.durable.running.children_up import staying
 from agentsm_fn.durable.running.program import StoredRun
 from agentsm_fn.durable.stores.protocol.owners import owner_holds
 from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStatus, RunStore

@@ -21,7 +21,7 @@ from agentsm_fn.core.effects import Effect, describe_effect
 from agentsm_fn.durable.errors import Diverged, DurableError, RunBusy, StoreFailure
 from agentsm_fn.durable.running import _contract
 from agentsm_fn.durable.stores.codec import to_bytes
-from agentsm_fn.durable.stores.protocol.children import ChildStore, NewChild
+from agentsm_fn.durable.stores.protocol.children import ChildRecord, ChildStore, NewChild
 from agentsm_fn.durable.stores.protocol.store import JournalRow, NewRun, RunStore
 from agentsm_fn.shell.clock import Clock
 
@@ -51,13 +51,15 @@ MISSING: Final = object()
 class HeldChildren:
     """The children a run's effect starts, held to be stored with its wait (``ChildStore.wait_on_children``).
 
-    ``rows`` their rows, ``start`` the runs queued at once; ``wait`` the run's waiting entry and
+    ``rows`` their rows, ``start`` the runs queued at once, ``memories`` their start memories (in
+    hand: the one child of a ``ChildRun`` may run here from it); ``wait`` the run's waiting entry and
     ``started`` whether it was stored as started, once the session recorded the wait.
     """
 
     store: ChildStore
     rows: tuple[NewChild, ...]
     start: tuple[NewRun, ...]
+    memories: tuple[object, ...]
     wait: JournalRow | None = None
     started: bool = False
 
@@ -106,6 +108,13 @@ class SessionState:
         """Called once, as the first effect this process performs for the run starts (its trace context)."""
         self.children: HeldChildren | None = None
         """The children the effect being performed starts: stored with the run's wait, in one transaction."""
+        self.take_child = False
+        """Whether this process runs the children its run waits on (inline): the one child of a
+        ``ChildRun`` is then stored as this process's, to run from its memory in hand."""
+        self.taken_child: tuple[ChildRecord, object] | None = None
+        """The child stored as this process's as the run stopped to wait on it, and its start memory."""
+        self.child: ChildRecord | None = None
+        """The run's row as a child, if it is one (read once when the run is loaded, or in hand)."""
         self.last: tuple[int, object] | None = None
         """The last outcome handed to the fold, with its entry number."""
         self.held: JournalRow | None = None
@@ -270,9 +279,15 @@ class SessionState:
             self.error = error
         self.pause = Pause.ERROR
 
-    def hold_children(self, store: ChildStore, rows: tuple[NewChild, ...], start: tuple[NewRun, ...]) -> None:
+    def hold_children(
+        self,
+        store: ChildStore,
+        rows: tuple[NewChild, ...],
+        start: tuple[NewRun, ...],
+        memories: tuple[object, ...],
+    ) -> None:
         """Hold the children the effect being performed starts, to store them with the run's wait."""
-        self.children = HeldChildren(store=store, rows=rows, start=start)
+        self.children = HeldChildren(store=store, rows=rows, start=start, memories=memories)
 
     def checkpointed(self) -> None:
         """Note that a checkpoint was just taken."""

@@ -27,6 +27,7 @@ from agentsm_fn.durable.stores.codec import to_bytes
 from agentsm_fn.durable.stores.protocol.children import ChildrenWait
 from agentsm_fn.durable.stores.protocol.store import Checkpoint, RunRecord, RunStatus
 from agentsm_fn.shell.run import RunResult, Shell
+from agentsm_fn.teams.values import Children, ChildRun
 
 if TYPE_CHECKING:
     from agentsm_fn.durable.running.program import DurableProgram, StoredRun
@@ -40,16 +41,14 @@ def _stored(run_id: str, snapshot: Snapshot[Any, Any]) -> StoredRun[Any, Any]:
     return StoredRun(run_id=run_id, snapshot=snapshot)
 
 
-def told(
-    program: DurableProgram[Any, Any, Any],
-    session: Session,
-    snapshot: Snapshot[Any, Any],
-    reason: str | None,
-) -> None:
-    """Tell the run's family how it stopped (a child its parent; a parent that waits settles its group)."""
-    from agentsm_fn.durable.running.children_inline import after_stop  # noqa: PLC0415  # builds on program
+def told(session: Session, snapshot: Snapshot[Any, Any]) -> None:
+    """A parent that stopped to wait on children it asked for before: settle their group (once all ended)."""
+    from agentsm_fn.durable.running.children import children_store, settle  # noqa: PLC0415  # builds on program
 
-    after_stop(program, session.store, session.run_id, snapshot, reason, session.seq)
+    keeps = children_store(session.store)
+    pending = snapshot.pending
+    if keeps is not None and pending is not None and isinstance(pending.underlying(), ChildRun | Children):
+        settle(keeps, session.run_id, session.seq)  # ``seq``: the effect it waits on
 
 
 def settle_run(
@@ -78,11 +77,18 @@ def settle_run(
         session.create = None
         return done
 
+    def end(stopped: RunRecord, reason: str | None) -> Result[None, DurableError]:
+        """Stop a run that ended; a child stops with its outcome and its parent's answer, at once."""
+        if session.child is None:
+            return stop(stopped)
+        from agentsm_fn.durable.running._child_ends import stop_child_run  # noqa: PLC0415  # builds on program
+
+        ended = stop_child_run(program, session, snapshot, stopped, reason, held, tail)
+        return stop(stopped) if ended is None else ended
+
     def stop_failed(failed: RunFailed[enum.Enum, object]) -> Result[StoredRun[Any, Any], DurableError]:
         """Store the run as failed; the failure is the store's, if that write failed."""
-        stopped = stop(attrs.evolve(record, reason=failed.reason.describe()))
-        if isinstance(stopped, Success) and session.resumed:  # a child is always stored, then resumed
-            told(program, session, snapshot, failed.reason.describe())
+        stopped = end(attrs.evolve(record, reason=failed.reason.describe()), failed.reason.describe())
         return Failure(
             stopped.failure() if isinstance(stopped, Failure) else Stopped(run_id=run_id, failed=failed)
         )
@@ -111,9 +117,7 @@ def settle_run(
     if snapshot.status is Status.FINISHED:
         why = None if program.failure is None else program.failure(snapshot)
         ended = RunStatus.FINISHED if why is None else RunStatus.FAILED
-        done = stop(attrs.evolve(record, status=ended, reason=why or ""))
-        if isinstance(done, Success) and session.resumed:  # a child is always stored, then resumed
-            told(program, session, snapshot, why)
+        done = end(attrs.evolve(record, status=ended, reason=why or ""), why)
         return done.map(lambda _: _stored(run_id, snapshot))
     pause, session.pause = session.pause, None
     if held is not None:  # a checkpoint pause: the outcome goes in before the checkpoint that needs it
@@ -121,7 +125,8 @@ def settle_run(
         if isinstance(flushed, Failure):
             return flushed
     if pause is Pause.WAIT and session.children is not None:
-        return _wait_on_children(program, session, snapshot, attrs.evolve(record, status=RunStatus.WAITING))
+        waiting = attrs.evolve(record, status=RunStatus.WAITING)
+        return _wait_on_children(program, session, snapshot, waiting, now + program.lease)
     saved = save_checkpoint(session, snapshot)
     if isinstance(saved, Failure):
         return saved
@@ -129,24 +134,37 @@ def settle_run(
         return snapshot
     done = stop(attrs.evolve(record, status=RunStatus.WAITING), ())
     if isinstance(done, Success):
-        told(program, session, snapshot, None)  # a parent: its children may have ended before the wait
+        told(session, snapshot)  # a parent: its children may have ended before the wait
     return done.map(lambda _: _stored(run_id, snapshot))
 
 
 def _wait_on_children(
-    program: DurableProgram[Any, Any, Any], session: Session, snapshot: Snapshot[Any, Any], record: RunRecord
+    program: DurableProgram[Any, Any, Any],
+    session: Session,
+    snapshot: Snapshot[Any, Any],
+    record: RunRecord,
+    lease_until: float,
 ) -> Result[StoredRun[Any, Any], DurableError]:
-    """Store the children the run starts, its wait, checkpoint and stop, in one transaction."""
+    """Store the children the run starts, its wait, checkpoint and stop, in one transaction.
+
+    When this process runs them (``Session.take_child``), the one child of a ``ChildRun`` is
+    stored as this process's (RUNNING, until ``lease_until``), to run from its memory in hand.
+    """
     deferred, session.children = session.children, None
     assert deferred is not None and deferred.wait is not None  # the caller checked; the wait was held
+    rows, start = deferred.rows, deferred.start
+    take = session.take_child and len(rows) == 1 and rows[0].index < 0 and len(start) == 1
+    if take:
+        start = (attrs.evolve(start[0], owner=session.owner, lease_until=lease_until),)
     point = checkpoint(session, snapshot)
     if isinstance(point, Failure):
         return point
     wait = ChildrenWait(
         wait=deferred.wait,
-        children=deferred.rows,
-        start=deferred.start,
+        children=rows,
+        start=start,
         started=deferred.started,
+        taken=take,
         checkpoint=point.unwrap(),
         record=record,
         create=None if deferred.started else session.create,
@@ -157,8 +175,12 @@ def _wait_on_children(
         return written
     session.checkpointed()
     session.checkpoint_bytes = len(point.unwrap().memory) + len(point.unwrap().pending)
-    if written.unwrap() < len(deferred.rows):  # asked before (an older store's rows): settle the group
-        told(program, session, snapshot, None)
+    if written.unwrap() < len(rows):  # asked before (an older store's rows): settle the group
+        told(session, snapshot)
+    elif take:
+        from agentsm_fn.durable.running.child_rows import record_of  # noqa: PLC0415  # builds on program
+
+        session.taken_child = (record_of(rows[0], start[0]), deferred.memories[0])
     return Success(_stored(session.run_id, snapshot))
 
 

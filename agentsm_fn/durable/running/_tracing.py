@@ -58,8 +58,8 @@ Nesting = Callable[[], Mapping[str, str]]
 
 def nesting(shell: Shell) -> Nesting | None:
     """What the children a run of ``shell`` starts nest under: its observer's effect context, if any."""
-    observer = shell.observer
-    return observer.effect_carrier if isinstance(observer, EffectCarrier) else None
+    observer = shell.observer  # checked for None first: a runtime protocol's isinstance is slow
+    return observer.effect_carrier if observer is not None and isinstance(observer, EffectCarrier) else None
 
 
 def _carrier(shell: Shell) -> TraceCarrier | None:

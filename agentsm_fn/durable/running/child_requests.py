@@ -32,8 +32,8 @@ from agentsm_fn.teams.values import Children, ChildRun, Gathered
 
 __all__ = ["Hold", "store_children", "with_children"]
 
-Hold = Callable[[ChildStore, tuple[NewChild, ...], tuple[NewRun, ...]], None]
-"""Where a parent's session holds the children its effect starts, to store them with its wait."""
+Hold = Callable[[ChildStore, tuple[NewChild, ...], tuple[NewRun, ...], tuple[object, ...]], None]
+"""Where a parent's session holds the children its effect starts (rows, first runs, start memories)."""
 
 
 def store_children(store: ChildStore, hold: Hold, nest: Nesting | None = None) -> Performers:
@@ -115,7 +115,8 @@ def _request(
             )
         )
     program_, now = loaded.unwrap(), time.time()
-    hold(store, tuple(rows), tuple(queued_run(program_, row, now) for row in rows[:limit]))
+    first = tuple(queued_run(program_, row, now) for row in rows[:limit])
+    hold(store, tuple(rows), first, tuple(start.unwrap() for start in starts))
     return SUSPEND
 
 

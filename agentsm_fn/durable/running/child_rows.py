@@ -18,7 +18,7 @@ from agentsm_fn.durable.stores.protocol.children import ChildRecord, ChildStore,
 from agentsm_fn.durable.stores.protocol.store import NewRun, RunStatus
 from agentsm_fn.teams.values import ChildCancelled, ChildFailed, ChildFinished, ChildOutcome
 
-__all__ = ["decoded", "encoded", "lost", "queued_run", "recorded"]
+__all__ = ["decoded", "encoded", "lost", "queued_run", "record_of", "recorded"]
 
 
 def encoded(outcome: object) -> bytes:
@@ -61,6 +61,32 @@ def queued_run(program: AnyProgram, child: NewChild | ChildRecord, now: float) -
         created=now,
         owner="",
         lease_until=0.0,
+    )
+
+
+def record_of(row: NewChild, run: NewRun) -> ChildRecord:
+    """The record of a child just stored with its ``run`` (RUNNING if owned, else READY), not ended.
+
+    Example:
+        >>> row = NewChild(run_id="p.c0", parent="p", seq=0, index=-1, size=1, program="app:C", memory=b"")
+        >>> run = NewRun(run_id="p.c0", machine="app:C", fingerprint="f", memory=b"", created=0.0, owner="",
+        ...              lease_until=0.0)
+        >>> record_of(row, run).status.value
+        'ready'
+    """
+    return ChildRecord(
+        run_id=row.run_id,
+        parent=row.parent,
+        seq=row.seq,
+        index=row.index,
+        size=row.size,
+        program=row.program,
+        memory=row.memory,
+        limit=row.limit,
+        cancel_rest=row.cancel_rest,
+        outcome=None,
+        status=RunStatus.RUNNING if run.owner else RunStatus.READY,
+        fingerprint=run.fingerprint,
     )
 
 

@@ -28,7 +28,16 @@ from agentsm_fn.durable.stores.protocol.children import ChildRecord, ChildStore
 from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStatus, RunStore
 from agentsm_fn.teams.values import ChildCancelled, ChildFinished, ChildOutcome, Gathered
 
-__all__ = ["cancel_tree", "child_ended", "children_store", "decoded", "settle", "settle_waiting"]
+__all__ = [
+    "cancel_tree",
+    "child_ended",
+    "child_row",
+    "children_store",
+    "decoded",
+    "moved_on",
+    "settle",
+    "settle_waiting",
+]
 
 _KNOWN: dict[type, bool] = {}
 
@@ -99,6 +108,13 @@ def settle(store: ChildStore, parent: str, seq: int) -> bool:
     return True
 
 
+def child_row(store: RunStore, run_id: str) -> ChildRecord | None:
+    """Run ``run_id``'s row as a child, or None (not a child, or a store keeping no child runs)."""
+    keeps = children_store(store)
+    found = None if keeps is None else keeps.child(run_id)
+    return None if found is None or isinstance(found, Failure) else found.unwrap()
+
+
 def child_ended(store: RunStore, run_id: str, outcome: ChildOutcome) -> None:
     """Record how run ``run_id`` ended if it is a child (once), and move its group on."""
     keeps = children_store(store)
@@ -109,12 +125,17 @@ def child_ended(store: RunStore, run_id: str, outcome: ChildOutcome) -> None:
         return
     single = found.size == 1 and found.index < 0  # the one child of a ChildRun: its outcome is the answer
     keeps.end_child(run_id, encoded(outcome), (found.parent, found.seq, time.time()) if single else None)
-    if single:
+    moved_on(keeps, found, outcome)
+
+
+def moved_on(store: ChildStore, ended: ChildRecord, outcome: ChildOutcome) -> None:
+    """A child's outcome was stored: move its group on (the one child of a ``ChildRun`` answered already)."""
+    if ended.size == 1 and ended.index < 0:
         return
-    if found.cancel_rest and not isinstance(outcome, ChildFinished):
-        settle(keeps, found.parent, found.seq)  # the policy reads the whole group
+    if ended.cancel_rest and not isinstance(outcome, ChildFinished):
+        settle(store, ended.parent, ended.seq)  # the policy reads the whole group
     else:
-        _next(keeps, found)
+        _next(store, ended)
 
 
 def _next(store: ChildStore, ended: ChildRecord) -> None:

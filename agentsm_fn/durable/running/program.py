@@ -1,46 +1,37 @@
 """A durable program: a machine run whose every effect outcome is committed to a store first.
 
 :class:`DurableProgram` (what :class:`~agentsm_fn.durable.running.durable.Durable` is, but for
-its stream, whose module builds on this one) binds a machine to the name it is found by
-(``module:attribute``, so the
-``agentsm-runs`` command line and other processes can load it) and to a factory of the
-shell that performs its effects. ``start`` runs a new stored run; ``resume`` continues a
-stored one in any process, replaying its journal (no effect whose outcome is committed
-is performed again) from its latest checkpoint. Results are values: ``StoredRun`` (the
-run id and the snapshot it stopped at: finished, or awaiting an answer) or a
-:data:`~agentsm_fn.durable.errors.DurableError`.
-
-One idea over 300 lines: the lifecycle of a durable run (start, resume, settle, checkpoint)
-is one class whose steps share its state; split, a reader would follow one run across files.
+its stream) binds a machine to the name it is found by (``module:attribute``: the command line
+and other processes load it) and to a factory of the shell that performs its effects. ``start``
+runs a new stored run; ``resume`` continues a stored one in any process, replaying its journal
+from its latest checkpoint (no committed effect is performed again). Results are ``StoredRun``
+or a :data:`~agentsm_fn.durable.errors.DurableError`. A run's session (``_sessions``), where it
+stops (``_settling``) and its child runs (``_family``) are modules of their own.
 """
 
 from __future__ import annotations
 
 import asyncio
 import enum
-import uuid
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 import attrs
-from returns.result import Failure, Result, Success
+from returns.result import Failure, Result
 
 from agentsm_fn.core.fingerprint import machine_fingerprint
 from agentsm_fn.core.machine import Machine
 from agentsm_fn.core.snapshot import Snapshot, Status
 from agentsm_fn.durable.errors import DurableError
-from agentsm_fn.durable.running._loading import Loaded, load_for_resume, release
+from agentsm_fn.durable.running._family import achildren_here, aup, children_here, journaled_shell, up
+from agentsm_fn.durable.running._sessions import new_session, resumable_session, taken_session
 from agentsm_fn.durable.running._settling import settle_run
-from agentsm_fn.durable.running._tracing import carry, continued, nesting
-from agentsm_fn.durable.running.run_ids import refused_run_id
+from agentsm_fn.durable.running._tracing import continued
 from agentsm_fn.durable.running.session import Session
 from agentsm_fn.durable.running.templates import template_mismatch
-from agentsm_fn.durable.stores.codec import to_bytes
-from agentsm_fn.durable.stores.protocol.owners import this_owner
 from agentsm_fn.durable.stores.protocol.queue import RunQueue
-from agentsm_fn.durable.stores.protocol.store import NewRun, RunStore
+from agentsm_fn.durable.stores.protocol.store import RunStore
 from agentsm_fn.llm.turns import TurnStart, template_turns
-from agentsm_fn.shell.performers import Performers
 from agentsm_fn.shell.run import Shell, arun, run
 
 __all__ = ["DurableProgram", "StoredRun"]
@@ -61,6 +52,10 @@ class StoredRun(Generic[StateT, MemoryT]):
     def finished(self) -> bool:
         """True once the run reached a terminal state."""
         return self.snapshot.finished
+
+
+Ran = Result[StoredRun[StateT, MemoryT], DurableError]
+"""Where a run stopped, or why it could not run."""
 
 
 @attrs.frozen(kw_only=True)
@@ -140,63 +135,15 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
             return None
         return self.result(snapshot.memory)
 
-    def _now(self, shell: Shell) -> float:
-        return (self.clock or shell.clock)()
-
-    def _new(
-        self,
-        store: RunStore,
-        start: Snapshot[StateT, MemoryT] | None,
-        memory: MemoryT,
-        run_id: str | None,
-        parent: tuple[str, int] = ("", -1),
-    ) -> Result[tuple[Session, Shell], DurableError]:
-        refused = None if run_id is None else refused_run_id(run_id)
-        if refused is not None:  # checked before anything is stored, for every door that makes a run
-            return Failure(refused)
-        shell = self.shell()
-        encoded = to_bytes(memory)
-        if isinstance(encoded, Failure):
-            return Failure(encoded.failure().within(run_id or "(new)", "memory"))
-        run_id = run_id or uuid.uuid4().hex
-        now, owner = self._now(shell), this_owner()
-        new = NewRun(
-            run_id=run_id,
-            machine=self.name,
-            fingerprint=self.fingerprint,
-            memory=encoded.unwrap(),
-            created=now,
-            owner=owner,
-            lease_until=now + self.lease,
-            parent=parent[0],
-            parent_step=parent[1] if start is None else start.steps,
-            start_state="" if start is None else start.state.name,
-        )
-        session = Session(
-            run_id=run_id,
-            store=store,
-            owner=owner,
-            clock=shell.clock,
-            rows=(),
-            tail=(),
-            first_seq=0,
-            skip_first_ticks=False,
-            checkpoint_after=self.checkpoint_after,
-            checkpoint_bytes=len(encoded.unwrap()),
-            create=new,
-        )
-        carry(session, shell)
-        return Success((session, shell))
-
     def start_at(
         self,
         store: RunStore,
         snapshot: Snapshot[StateT, MemoryT],
         run_id: str | None = None,
         parent: tuple[str, int] = ("", -1),
-    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+    ) -> Ran[StateT, MemoryT]:
         """Store a new run that starts from a READY ``snapshot`` (a fork: see ``travel.fork``)."""
-        made = self._new(store, snapshot, snapshot.memory, run_id, parent)
+        made = new_session(self, store, snapshot, snapshot.memory, run_id, parent)
         if isinstance(made, Failure):
             return made
         session, shell = made.unwrap()
@@ -204,18 +151,19 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
 
     def start(
         self, store: RunStore, memory: MemoryT, run_id: str | None = None, *, inline: bool = True
-    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+    ) -> Ran[StateT, MemoryT]:
         """Store a new run from ``memory`` and run it until it finishes, waits, or fails.
 
         Children it waits on run here, then it goes on, unless ``inline`` is False (a worker's
         way: they are left queued): :mod:`~agentsm_fn.durable.running.children_inline`.
         """
-        made = self._new(store, None, memory, run_id)
+        made = new_session(self, store, None, memory, run_id)
         if isinstance(made, Failure):
             return made
         session, shell = made.unwrap()
+        session.take_child = inline
         ran = self._loop(session, shell, memory)
-        return self._inline(store, ran) if inline else ran
+        return children_here(self, store, ran, session) if inline else ran
 
     def enqueue(
         self, store: RunQueue, memory: MemoryT, run_id: str | None = None
@@ -232,7 +180,7 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
             ('r1', 'ready')
             >>> store.close()
         """
-        made = self._new(store, None, memory, run_id)
+        made = new_session(self, store, None, memory, run_id)
         if isinstance(made, Failure):
             return made
         new = made.unwrap()[0].create
@@ -241,35 +189,19 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
 
     async def astart(
         self, store: RunStore, memory: MemoryT, run_id: str | None = None, *, inline: bool = True
-    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+    ) -> Ran[StateT, MemoryT]:
         """:meth:`start` on asyncio (async performers are awaited; a fan-out's children run concurrently)."""
-        made = self._new(store, None, memory, run_id)
+        made = new_session(self, store, None, memory, run_id)
         if isinstance(made, Failure):
             return made
         session, shell = made.unwrap()
+        session.take_child = inline
         ran = await self._aloop(session, shell, memory)
-        return await self._ainline(store, ran) if inline else ran
-
-    def _taken(self, store: RunStore, run_id: str, size: int) -> tuple[Session, Shell]:
-        shell = self.shell()
-        session = Session(
-            run_id=run_id,
-            store=store,
-            owner=this_owner(),
-            clock=shell.clock,
-            rows=(),
-            tail=(),
-            first_seq=0,
-            skip_first_ticks=False,
-            checkpoint_after=self.checkpoint_after,
-            checkpoint_bytes=size,
-        )
-        carry(session, shell)
-        return session, shell
+        return await achildren_here(self, store, ran, session) if inline else ran
 
     def run_taken(
         self, store: RunStore, memory: MemoryT, run_id: str, size: int, *, inline: bool = True
-    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+    ) -> Ran[StateT, MemoryT]:
         """Run a new run this process stored already from ``memory`` (``size`` bytes encoded), as its owner.
 
         A thread's turn: its run is stored in the transaction that takes the turn, so it is
@@ -277,50 +209,23 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
         it waits on (a handoff's agent) run here, then it goes on, as with :meth:`start` (unless
         ``inline`` is False: the caller runs them, as the AG-UI server does to show their steps).
         """
-        session, shell = self._taken(store, run_id, size)
+        session, shell = taken_session(self, store, run_id, size)
+        session.take_child = inline
         ran = self._loop(session, shell, memory)
-        return self._inline(store, ran) if inline else ran
+        return children_here(self, store, ran, session) if inline else ran
 
     async def arun_taken(
         self, store: RunStore, memory: MemoryT, run_id: str, size: int, *, inline: bool = True
-    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+    ) -> Ran[StateT, MemoryT]:
         """:meth:`run_taken` on asyncio."""
-        session, shell = self._taken(store, run_id, size)
+        session, shell = taken_session(self, store, run_id, size)
+        session.take_child = inline
         ran = await self._aloop(session, shell, memory)
-        return await self._ainline(store, ran) if inline else ran
-
-    def _resumable(
-        self, store: RunStore, run_id: str, allow_changed: bool
-    ) -> Result[tuple[Session, Shell, Loaded[StateT, MemoryT]], DurableError]:
-        shell = self.shell()
-        now, owner = self._now(shell), this_owner()
-        claimed = store.claim(run_id, owner, now, now + self.lease)
-        if isinstance(claimed, Failure):
-            return claimed
-        loaded = load_for_resume(store, self.machine, run_id, self.fingerprint, allow_changed)
-        if isinstance(loaded, Failure):
-            release(store, run_id, owner, now)
-            return loaded
-        found = loaded.unwrap()
-        session = Session(
-            run_id=run_id,
-            store=store,
-            owner=owner,
-            clock=shell.clock,
-            rows=found.rows,
-            tail=found.tail,
-            first_seq=found.first_seq,
-            skip_first_ticks=found.from_checkpoint,
-            checkpoint_after=self.checkpoint_after,
-            checkpoint_bytes=found.checkpoint_bytes,
-        )
-        session.resumed = True
-        carry(session, shell)
-        return Success((session, shell, found))
+        return await achildren_here(self, store, ran, session) if inline else ran
 
     def resume(
         self, store: RunStore, run_id: str, allow_changed: bool = False, *, inline: bool = True
-    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+    ) -> Ran[StateT, MemoryT]:
         """Continue a stored run in this process: replay its journal, then run on.
 
         A run stored by a machine with another fingerprint is refused
@@ -329,71 +234,53 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
         answered its parent goes on with the parent here, up the chain (it returns its own run):
         :mod:`~agentsm_fn.durable.running.children_inline`.
         """
-        ready = self._resumable(store, run_id, allow_changed)
+        return self._resume(store, run_id, allow_changed, inline, False)
+
+    def _resume(
+        self, store: RunStore, run_id: str, allow_changed: bool, inline: bool, taken: bool
+    ) -> Ran[StateT, MemoryT]:
+        """:meth:`resume`; ``taken``: this process owns the run already (a parent its child answered)."""
+        ready = resumable_session(self, store, run_id, allow_changed, taken)
         if isinstance(ready, Failure):
             return ready
         session, shell, loaded = ready.unwrap()
+        session.take_child = inline
         with continued(store, run_id, shell):  # linked to the trace that started the run
             ran = self._loop(session, shell, loaded.start)
-            ran = self._inline(store, ran) if inline else ran
-        if inline:
-            from agentsm_fn.durable.running.children_inline import go_up  # noqa: PLC0415  # builds on this
-
-            go_up(store, run_id)
+            ran = children_here(self, store, ran, session) if inline else ran
+        if inline:  # a child: its parent may go on here
+            up(store, session)
         return ran
-
-    @staticmethod
-    def _with_children(session: Session, shell: Shell) -> Performers:
-        """The shell's performers and, in a store keeping child runs, child-run effects' (unless given)."""
-        from agentsm_fn.durable.running.child_requests import with_children  # noqa: PLC0415  # builds on this
-
-        return with_children(session.store, shell.performers, session.hold_children, nesting(shell))
-
-    def _inline(
-        self, store: RunStore, result: Result[StoredRun[StateT, MemoryT], DurableError]
-    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
-        """A parent that stopped to wait for its children: run them here, then go on (no workers needed)."""
-        if isinstance(result, Failure) or result.unwrap().snapshot.pending is None:
-            return result
-        from agentsm_fn.durable.running.children_inline import run_inline  # noqa: PLC0415  # builds on this
-
-        return run_inline(self, store, result)
-
-    async def _ainline(
-        self, store: RunStore, result: Result[StoredRun[StateT, MemoryT], DurableError]
-    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
-        """:meth:`_inline` on asyncio: a fan-out's children run concurrently."""
-        if isinstance(result, Failure) or result.unwrap().snapshot.pending is None:
-            return result
-        from agentsm_fn.durable.running.children_inline import arun_inline  # noqa: PLC0415  # builds on this
-
-        return await arun_inline(self, store, result)
 
     async def aresume(
         self, store: RunStore, run_id: str, allow_changed: bool = False, *, inline: bool = True
-    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
+    ) -> Ran[StateT, MemoryT]:
         """:meth:`resume` on asyncio; claiming and loading the run (store reads) run in a thread meanwhile.
 
         A worker passes ``inline=False``: the children and the parent are left to the workers.
         """
-        ready = await asyncio.to_thread(self._resumable, store, run_id, allow_changed)
+        return await self._aresume(store, run_id, allow_changed, inline, False)
+
+    async def _aresume(
+        self, store: RunStore, run_id: str, allow_changed: bool, inline: bool, taken: bool
+    ) -> Ran[StateT, MemoryT]:
+        """:meth:`_resume` on asyncio."""
+        ready = await asyncio.to_thread(resumable_session, self, store, run_id, allow_changed, taken)
         if isinstance(ready, Failure):
             return ready
         session, shell, loaded = ready.unwrap()
+        session.take_child = inline
         with continued(store, run_id, shell):
             ran = await self._aloop(session, shell, loaded.start)
-            ran = await self._ainline(store, ran) if inline else ran
+            ran = await achildren_here(self, store, ran, session) if inline else ran
         if inline:
-            from agentsm_fn.durable.running.children_inline import ago_up  # noqa: PLC0415  # builds on this
-
-            await ago_up(store, run_id)
+            await aup(store, session)
         return ran
 
     def _loop(
         self, session: Session, shell: Shell, start: MemoryT | Snapshot[StateT, MemoryT]
-    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
-        performers = session.performers(self._with_children(session, shell))
-        journaled = attrs.evolve(shell, performers=performers, clock=session.clock)
+    ) -> Ran[StateT, MemoryT]:
+        journaled = journaled_shell(session, shell)
         while True:
             settled = settle_run(self, session, shell, run(self.machine, start, journaled))
             if not isinstance(settled, Snapshot):
@@ -402,9 +289,8 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
 
     async def _aloop(
         self, session: Session, shell: Shell, start: MemoryT | Snapshot[StateT, MemoryT]
-    ) -> Result[StoredRun[StateT, MemoryT], DurableError]:
-        performers = session.performers(self._with_children(session, shell))
-        journaled = attrs.evolve(shell, performers=performers, clock=session.clock)
+    ) -> Ran[StateT, MemoryT]:
+        journaled = journaled_shell(session, shell)
         while True:
             result = await arun(self.machine, start, journaled)
             # Settling writes to the store (stop, checkpoint): in a thread, so the loop's other runs go on.
