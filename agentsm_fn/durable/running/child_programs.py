@@ -24,7 +24,15 @@ from agentsm_fn.shell.targets import import_target
 from agentsm_fn.teams.turns import StartTurn
 from agentsm_fn.teams.values import ChildFailed, ChildFinished, ChildOutcome
 
-__all__ = ["AnyProgram", "by_name", "ended_outcome", "failed_outcome", "load_program", "start_memory"]
+__all__ = [
+    "AnyProgram",
+    "by_name",
+    "ended_outcome",
+    "failed_outcome",
+    "known",
+    "load_program",
+    "start_memory",
+]
 
 AnyProgram: TypeAlias = DurableProgram[Any, Any, Any]
 """A durable program of any states, events and memory (a parent's children are of many kinds)."""
@@ -32,6 +40,18 @@ AnyProgram: TypeAlias = DurableProgram[Any, Any, Any]
 
 _LOADED: dict[str, AnyProgram] = {}
 """The programs imported by name in this process."""
+
+
+def known(programs: Iterable[AnyProgram]) -> None:
+    """Make ``programs`` found by their names in this process (``Durable(programs=...)``), before any import.
+
+    Example:
+        >>> from agentsm_fn.agents.react import REACT_MACHINE
+        >>> child = DurableProgram(name="__main__:HELPER", machine=REACT_MACHINE)
+        >>> known([child]); load_program("__main__:HELPER", {}).unwrap() is child
+        True
+    """
+    _LOADED.update(by_name(programs))
 
 
 def by_name(programs: Iterable[AnyProgram]) -> Mapping[str, AnyProgram]:

@@ -28,6 +28,7 @@ from agentsm_fn.durable.running._sessions import new_session, resumable_session,
 from agentsm_fn.durable.running._settling import settle_run
 from agentsm_fn.durable.running._tracing import continued
 from agentsm_fn.durable.running.session import Session
+from agentsm_fn.durable.running.stored import Ran, StoredRun
 from agentsm_fn.durable.running.templates import template_mismatch
 from agentsm_fn.durable.stores.protocol.queue import RunQueue
 from agentsm_fn.durable.stores.protocol.store import RunStore
@@ -39,23 +40,6 @@ __all__ = ["DurableProgram", "StoredRun"]
 StateT = TypeVar("StateT", bound=enum.Enum)
 EventT = TypeVar("EventT", bound=enum.Enum)
 MemoryT = TypeVar("MemoryT")
-
-
-@attrs.frozen(kw_only=True)
-class StoredRun(Generic[StateT, MemoryT]):
-    """Where a durable run stopped: finished, or awaiting an answer (``snapshot.pending``)."""
-
-    run_id: str
-    snapshot: Snapshot[StateT, MemoryT]
-
-    @property
-    def finished(self) -> bool:
-        """True once the run reached a terminal state."""
-        return self.snapshot.finished
-
-
-Ran = Result[StoredRun[StateT, MemoryT], DurableError]
-"""Where a run stopped, or why it could not run."""
 
 
 @attrs.frozen(kw_only=True)
@@ -107,11 +91,19 @@ class DurableProgram(Generic[StateT, EventT, MemoryT]):
     """How a turn of this program's thread runs on the agent that holds the thread after a handoff (given
     that agent's ``Durable``, imported by name): e.g. with the same observer as this program's shell
     (the AG-UI server streams the holder's turn so). None: as that agent's own ``Durable`` runs."""
+    programs: tuple[DurableProgram[Any, Any, Any], ...] = ()
+    """The programs its runs start as children, found by name in this process before any is imported
+    (so a child defined in a script's ``__main__``, a notebook or a test can run on a store here;
+    a worker in another process still imports its children by ``module:attribute``)."""
 
     def __attrs_post_init__(self) -> None:
         mismatch = template_mismatch(self.name, self.machine, self.template)
         if mismatch is not None:  # a programmer's error, shown where the Durable is made
             raise mismatch
+        if self.programs:
+            from agentsm_fn.durable.running.child_programs import known  # noqa: PLC0415  # builds on this
+
+            known(self.programs)
 
     @property
     def fingerprint(self) -> str:
