@@ -14,10 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import httpx
+
 from agentsm_fn.agents.react import AgentMemory, AskHuman
 from agentsm_fn.durable import RunStatus, SqliteStore, stored_children
 from agentsm_fn.durable.operations.answers import pending
 from agentsm_fn.durable.stores.codec import from_bytes
+from agentsm_fn.llm import Conversation
 from agentsm_fn.server.agui import AguiAgent, agui_for
 from tests.agui.conftest import Lines, Served
 from tests.example_modules import example
@@ -102,6 +105,7 @@ def test_the_client_approves_the_refund_and_the_run_finishes_with_the_refunds_ag
             {"runId": "ask"},
             {"runId": "approve", "answer": {"status": "resolved", "payload": {"approved": True}}},
             {"runId": "more", "say": "Please refund order C-7 too."},
+            {"runId": "more-approved", "answer": {"status": "resolved", "payload": {"approved": True}}},
         ],
     }
     lines = client(plan)
@@ -124,4 +128,25 @@ def test_the_client_approves_the_refund_and_the_run_finishes_with_the_refunds_ag
     (again,) = _events(lines, 2)[-1]["outcome"]["interrupts"]
     assert again["id"] == "more#1" and again["message"].startswith('issue_refund({"order": "C-7"})')
     assert store.get("more").unwrap().machine == triage_refunds.REFUNDS.name
-    assert triage_refunds.REFUNDED == ["B-42"]  # the refund ran exactly once
+    last = _events(lines, 3)  # answered through triage's endpoint: the holder's run goes on
+    said = "".join(e["delta"] for e in last if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert said == "Done: order C-7 is refunded." and last[-1]["outcome"]["type"] == "success"
+    assert triage_refunds.REFUNDED == ["B-42", "C-7"]  # each refund ran exactly once
+
+
+def test_a_refunds_run_of_no_triage_thread_is_not_answered_through_triage(
+    serve: Serve, store: SqliteStore
+) -> None:
+    triage_refunds.REFUNDED.clear()
+    refunds = triage_refunds.REFUNDS
+    refunds.start(store, refunds.template.start_turn(Conversation(), "Refund B-42"), run_id="alone").unwrap()
+    body = {
+        "threadId": "elsewhere",
+        "runId": "sneak",
+        "messages": [{"id": "u1", "role": "user", "content": "Refund B-42"}],
+        "resume": [{"interruptId": "alone#1", "status": "resolved", "payload": {"approved": True}}],
+    }
+    refused = httpx.post(_served(serve), json=body, timeout=30)
+    assert refused.status_code == 422
+    assert refused.json()["error"]["detail"].endswith("run alone is not a run of triage_refunds:TRIAGE")
+    assert triage_refunds.REFUNDED == [] and store.get("alone").unwrap().status is RunStatus.WAITING

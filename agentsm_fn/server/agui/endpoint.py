@@ -37,10 +37,13 @@ from agentsm_fn.agents.react.effects import AskHuman
 from agentsm_fn.durable.errors import DurableError
 from agentsm_fn.durable.operations.answers import waiting_effect
 from agentsm_fn.durable.operations.waiting_below import above, answer_below
+from agentsm_fn.durable.running.chat import turn_program
 from agentsm_fn.durable.running.durable import Durable
 from agentsm_fn.durable.running.fields import FieldProblem
+from agentsm_fn.durable.running.program import DurableProgram
 from agentsm_fn.durable.running.replay import replay_stored
 from agentsm_fn.durable.stores.protocol.store import RunStore
+from agentsm_fn.durable.stores.protocol.threads import ThreadStore
 from agentsm_fn.server.agui.agent import AguiAgent, agui_for
 from agentsm_fn.server.agui.interrupts import answer_from, waiting_entry
 from agentsm_fn.server.agui.request import AguiRequest, read_request
@@ -103,7 +106,8 @@ def _resume(
     if isinstance(served, Failure):
         return _failed(served.failure())
     top, machine = served.unwrap()
-    if machine != agent.name:
+    held = agent.durable if machine == agent.name else _holder(store, agent, top)
+    if held is None or machine != held.name:
         return _bad(
             FieldProblem(field="resume[0].interruptId", detail=f"run {run_id} is not a run of {agent.name}")
         )
@@ -120,7 +124,7 @@ def _resume(
     outcome = answer_from(entry, waiting.effect, "resume[0]")
     if isinstance(outcome, Failure):
         return _bad(outcome.failure())
-    before = replay_stored(store, agent.durable.machine, top)
+    before = replay_stored(store, held.machine, top)
     if isinstance(before, Failure):
         return _failed(before.failure())
     answered = answer_below(store, top, run_id, seq, outcome.unwrap())  # a child's: through its top
@@ -133,6 +137,20 @@ def _resume(
         stored=top, state=snapshot.state.name, shown=public_state(snapshot.memory), announced=asked
     )
     return resumed_turn(agent, store, request, opening, snapshot.memory)
+
+
+def _holder(
+    store: RunStore, agent: AguiAgent[Any, Any, Any], run_id: str
+) -> DurableProgram[Any, Any, Any] | None:
+    """The agent a turn of one of ``agent``'s threads ran on (it held the thread after a handoff), or None."""
+    if not isinstance(store, ThreadStore):
+        return None
+    turns = store.turns_of_run(run_id).value_or(())
+    if not any(
+        store.thread(turn.thread_id).map(lambda t: t.machine == agent.name).value_or(False) for turn in turns
+    ):
+        return None
+    return turn_program(store, agent.durable, run_id).value_or(None)
 
 
 def _served(store: RunStore, run_id: str) -> Result[tuple[str, str], DurableError]:

@@ -204,13 +204,23 @@ def _go(
     base = agent.durable
     if opening.turn is not None and not opening.turn.resumed:
         return _turned(base, store, opening, feed)
-    durable: Durable[Any, Any, Any] = attrs.evolve(base, shell=lambda: observed(base.shell(), feed))
     if opening.memory is None:
-        return _children_too(base, store, feed, durable.aresume(store, opening.stored, inline=False))
+        return _resumed(base, store, opening, feed)
+    durable: Durable[Any, Any, Any] = attrs.evolve(base, shell=lambda: observed(base.shell(), feed))
     # inline=False: the children are run by _children_too, which shows their steps as they run
     return _children_too(
         base, store, feed, durable.astart(store, opening.memory, run_id=opening.stored, inline=False)
     )
+
+
+async def _resumed(
+    base: Durable[Any, Any, Any], store: RunStore, opening: StartingPoint, feed: Feed
+) -> Outcome:
+    """A run resumed after an answer: a thread's turn on the agent that held the thread (a handoff's) too."""
+    program = await asyncio.to_thread(turn_program, store, base, opening.stored)
+    held = program.unwrap() if isinstance(program, Success) and opening.turn is not None else base
+    ran: Durable[Any, Any, Any] = attrs.evolve(held, shell=lambda: observed(held.shell(), feed))
+    return await _children_too(held, store, feed, ran.aresume(store, opening.stored, inline=False))
 
 
 async def _children_too(
