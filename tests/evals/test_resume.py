@@ -33,11 +33,18 @@ def test_a_killed_experiment_resumes_and_runs_every_case_exactly_once(tmp_path: 
     again = worker(db, log)
     assert again.returncode == 0, again.stderr
     assert again.stdout.strip() == f"ran {6 - len(judged_before)}"  # judged cases were not run again
-    assert Counter(log.read_text().splitlines()) == Counter(
-        f"note task {i}" for i in range(6)
-    )  # each tool once
+    notes = Counter(log.read_text().splitlines())
+    assert set(notes.values()) == {1}, notes  # no tool ever ran twice
     with closing(SqliteStore.open(db).unwrap()) as store:
         runs = experiment_runs(store, "noted").unwrap()
+        for run in runs:  # a note not written was in flight beside c3's when the process died:
+            if f"note task {run.case[1:]}" not in notes:  # not retry-safe, so never run again
+                journal = store.journal(run.run_id).unwrap()
+                assert run.case != "c3" and any(  # its outcome stays "unknown"
+                    row.outcome is None or b"in flight when its process died" in row.outcome
+                    for row in journal
+                ), run.case
+        assert len(notes) >= 5  # two cases run at once: at most the one beside c3 was cut
         assert sorted(r.case for r in runs) == [f"c{i}" for i in range(6)]
         assert {r.run_id for r in runs} == {case_run_id("noted", f"c{i}", 0) for i in range(6)}
         assert all(store.get(r.run_id).unwrap().status is RunStatus.FINISHED for r in runs)
