@@ -146,3 +146,23 @@ def test_a_child_stops_with_its_outcome_and_its_parents_answer_once(
     expected = (RunStatus.RUNNING, "me") if take_until else (RunStatus.READY, "")
     assert (parent.status, parent.owner) == expected
     assert [r.outcome for r in stored_children(store, "p").unwrap()] == [b"first"]
+
+
+def test_the_first_unstarted_child_is_the_lowest_index_with_no_run_and_no_outcome(store: RunStore) -> None:
+    assert isinstance(store, ChildStore)
+    children = tuple(attrs.evolve(_child(i), size=4) for i in range(4))
+    store.wait_on_children("p", "me", _wait(children, _run("p", "me"))).unwrap()  # child 0 is started
+
+    def first() -> str | None:
+        found = store.first_unstarted("p", 0).unwrap()
+        return None if found is None else found.run_id
+
+    assert first() == children[1].run_id
+    assert store.end_child(children[1].run_id, b"cancelled before it started").unwrap()
+    assert first() == children[2].run_id
+    store.enqueue(_run(children[2].run_id)).unwrap()
+    assert first() == children[3].run_id
+    assert store.first_unstarted("p", 0, after=3).unwrap() is None  # none above the last
+    assert store.first_unstarted("p", 1).unwrap() is None and store.first_unstarted("q", 0).unwrap() is None
+    store.enqueue(_run(children[3].run_id)).unwrap()
+    assert first() is None

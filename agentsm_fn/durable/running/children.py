@@ -2,13 +2,13 @@
 
 A parent's request stores its children with its wait (:mod:`agentsm_fn.durable.running.child_requests`).
 When a child run ends (:func:`child_ended`, called where the run is stopped), its outcome is
-stored once (a conditional write); then :func:`settle` moves its group on: child ``i + limit``
-of a fan-out is queued as child ``i`` ends; under ``CANCEL_REST`` a failure cancels the rest;
-once every child ended the parent is answered (one conditional write: ``RunStore.answer``
-refuses a second) and made READY. A parent that finds its group stored already (asked again)
-settles it right after it stopped to wait, and ``recover`` settles every waiting parent
-(:func:`settle_waiting`), so no crash leaves a group half done. :func:`cancel_tree` cancels a
-run and its unfinished children.
+stored once (a conditional write); then :func:`settle` moves its group on: as a fan-out's
+child ends, the first child still waiting (lowest index) is queued in its place; under
+``CANCEL_REST`` a failure cancels the rest; once every child ended the parent is answered
+(one conditional write: ``RunStore.answer`` refuses a second) and made READY. A parent that
+finds its group stored already (asked again) settles it right after it stopped to wait, and
+``recover`` settles every waiting parent (:func:`settle_waiting`), so no crash leaves a group
+half done. :func:`cancel_tree` cancels a run and its unfinished children.
 
 With plain ``Durable.start``/``resume`` (no workers), the queued children run in this process
 and the parent goes on (:mod:`agentsm_fn.durable.running.children_inline`).
@@ -19,11 +19,10 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
-from returns.result import Failure
+from returns.result import Failure, Success
 
 from agentsm_fn.durable.running.child_programs import AnyProgram, failed_outcome, load_program
 from agentsm_fn.durable.running.child_rows import decoded, encoded, lost, queued_run, recorded
-from agentsm_fn.durable.running.run_ids import child_run_id
 from agentsm_fn.durable.stores.protocol.children import ChildRecord, ChildStore
 from agentsm_fn.durable.stores.protocol.store import RunRecord, RunStatus, RunStore
 from agentsm_fn.teams.values import ChildCancelled, ChildFinished, ChildOutcome, Gathered
@@ -67,29 +66,35 @@ def _advance(store: ChildStore, group: tuple[ChildRecord, ...]) -> ChildOutcome 
                     cancel_tree(store, record.run_id, record.program, time.time())
                     known[at], ended[at] = ChildCancelled(run_id=record.run_id, program=record.program), True
     programs: dict[str, AnyProgram] = {}
-    for at, record in enumerate(group):
-        earlier = at - record.limit
-        if record.started or ended[at] or (earlier >= 0 and not ended[earlier]):
-            continue
-        _start(store, record, programs)
+    running = sum(1 for at, record in enumerate(group) if record.started and not ended[at])
+    for at, record in enumerate(group):  # the first waiting ones, up to the free places
+        if running >= record.limit:
+            break
+        if not record.started and not ended[at] and _start(store, record, programs):
+            running += 1
     if not all(ended):
         return None
     outcomes = tuple(known[at] or decoded(r) or lost(r) for at, r in enumerate(group))
     return outcomes[0] if group and group[0].index < 0 else Gathered(outcomes=outcomes)
 
 
-def _start(store: ChildStore, record: ChildRecord, programs: dict[str, AnyProgram]) -> None:
+def _start(store: ChildStore, record: ChildRecord, programs: dict[str, AnyProgram]) -> bool:
+    """Queue the child's run; whether this call started it (not: another did, or its program is unknown)."""
     program = programs.get(record.program)
     if program is None:
         loaded = load_program(record.program, {})
         if isinstance(loaded, Failure):
             outcome = failed_outcome(record.program, record.run_id, loaded.failure().describe())
             store.end_child(record.run_id, encoded(outcome))
-            return
+            return False
         program = programs[record.program] = loaded.unwrap()
     new = queued_run(program, record, time.time())
-    if isinstance(store.enqueue(new), Failure) and isinstance(store.get(record.run_id), Failure):
-        store.enqueue(new).alt(_raise)  # not a second start of the same child: try once more, or fail
+    if isinstance(store.enqueue(new), Success):
+        return True
+    if isinstance(store.get(record.run_id), Success):
+        return False  # another process started it
+    store.enqueue(new).alt(_raise)  # not a second start of the same child: try once more, or fail
+    return True
 
 
 def _raise(error: object) -> object:
@@ -139,16 +144,19 @@ def moved_on(store: ChildStore, ended: ChildRecord, outcome: ChildOutcome) -> No
 
 
 def _next(store: ChildStore, ended: ChildRecord) -> None:
-    """A fan-out's child ended: start the one ``limit`` after it; answer the parent if it was the last.
+    """A fan-out's child ended: start the first one waiting; answer the parent if it was the last.
 
     A few rows read, not the group (a fan-out of N children reads N rows once, to gather): each
     child ends after its own outcome is stored, so the last of them to count sees none unended.
+    Each end starts at most one child, so no more than ``limit`` run at once, and as many as that
+    while any wait, whatever order they end in. A child another end took at the same moment is
+    passed over for the next.
     """
-    later = ended.index + ended.limit
-    if later < ended.size:
-        waiting = store.child(child_run_id(ended.parent, ended.seq, later)).value_or(None)
-        if waiting is not None and not waiting.started and not waiting.ended:
-            _start(store, waiting, {})
+    programs: dict[str, AnyProgram] = {}
+    for _ in range(ended.size):
+        waiting = store.first_unstarted(ended.parent, ended.seq, ended.index).value_or(None)
+        if waiting is None or _start(store, waiting, programs):
+            break
     if store.unended(ended.parent, ended.seq).value_or(1) == 0:
         settle(store, ended.parent, ended.seq)
 

@@ -187,6 +187,16 @@ class ChildStore(RunQueue, Protocol):
         """How many children of ``parent``'s effect ``seq`` have no outcome yet."""
         ...
 
+    def first_unstarted(
+        self, parent: str, seq: int, after: int = -1
+    ) -> Result[ChildRecord | None, StoreFailure]:
+        """The child of ``parent``'s effect ``seq`` of lowest index above ``after`` not started nor ended.
+
+        None if there is none. Children start in index order, so a child that ends may pass its own
+        index as ``after``: the rows below it need no reading.
+        """
+        ...
+
     def end_child(
         self, run_id: str, outcome: bytes, answer: tuple[str, int, float] | None = None
     ) -> Result[bool, StoreFailure]:

@@ -135,6 +135,18 @@ class StoreChildren(StoreChildStops):
             "count unended children", sql, (parent, comparable(seq)), lambda rows: int(str(rows[0][0]))
         )
 
+    def first_unstarted(
+        self, parent: str, seq: int, after: int = -1
+    ) -> Result[ChildRecord | None, StoreFailure]:
+        """The lowest-index child of ``parent``'s effect ``seq`` above ``after``: no run, no outcome."""
+        return self._query(
+            "read the first unstarted child",
+            f"{_SELECT} WHERE c.parent = ? AND c.seq = ? AND c.idx > ? AND c.outcome IS NULL "
+            "AND r.id IS NULL ORDER BY c.idx LIMIT 1",
+            (parent, comparable(seq), comparable(after)),
+            lambda rows: (_records(rows) or (None,))[0],
+        )
+
     def end_child(
         self, run_id: str, outcome: bytes, answer: tuple[str, int, float] | None = None
     ) -> Result[bool, StoreFailure]:
